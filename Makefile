@@ -1,0 +1,101 @@
+# clockprobe build.  `make run` boots the probe under QEMU and shows its
+# report; `make test` runs every test.  Both install missing Debian
+# packages first (scripts/install-deps).
+#
+# Outputs all go to build/ (never committed).
+
+BUILD      := build
+CC         := gcc
+LD         := ld
+OBJCOPY    := objcopy
+EFI_INC    := /usr/include/efi
+EFI_LIB    := /usr/lib
+PYTHON     := python3
+
+WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
+COMMON     := -std=gnu11 -O2 -g $(WARN) -Iinclude
+# The probe: freestanding, no SSE/x87 (no floating point may sneak in, and
+# direct boot starts with SSE off), no red zone (interrupt frames land on
+# the stack), no stack protector (no runtime to back it).
+FREESTANDING := $(COMMON) -ffreestanding -fno-stack-protector -fno-stack-check \
+	-fno-strict-aliasing -mno-red-zone -mgeneral-regs-only -fshort-wchar
+EFI_CFLAGS := $(FREESTANDING) -fpic -maccumulate-outgoing-args \
+	-DGNU_EFI_USE_MS_ABI -I$(EFI_INC) -I$(EFI_INC)/x86_64
+HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Itests/unit
+
+# Pure logic: compiled into the probe and into every host unit test.
+PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/discover/*.c src/analysis/*.c) $(wildcard src/verdict.c))
+# Hardware-touching core shared by every boot path.
+CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/sources/*.c src/measure/*.c src/report/*.c) src/main.c)
+CORE_ASM   := $(sort $(wildcard src/arch/*.S))
+UEFI_SRCS  := src/platform/uefi.c
+
+EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_SRCS)) \
+	      $(patsubst %.S,$(BUILD)/efi/%.o,$(CORE_ASM))
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all efi images run test unit deps fuzz matrix clean
+all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso
+
+deps:
+	@sh scripts/install-deps
+
+efi: $(BUILD)/clockprobe.efi
+
+$(BUILD)/efi/%.o: %.c $(wildcard include/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+$(BUILD)/efi/%.o: %.S Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+# -z defs: gnu-efi links with -shared, which would otherwise accept an
+# undefined symbol (say a 128-bit divide helper) and crash at run time.
+$(BUILD)/clockprobe.so: $(EFI_OBJS)
+	$(LD) -shared -Bsymbolic -nostdlib -z defs -z noexecstack -T $(EFI_LIB)/elf_x86_64_efi.lds \
+		$(EFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -o $@ -L$(EFI_LIB) -lefi -lgnuefi
+
+$(BUILD)/clockprobe.efi: $(BUILD)/clockprobe.so
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
+		-j .rela -j .rel.* -j .rela.* -j .reloc --target=efi-app-x86_64 \
+		--subsystem=10 $< $@
+
+$(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/mkmedia.py
+	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/clockprobe.img --iso $(BUILD)/clockprobe.iso
+
+images: $(BUILD)/clockprobe.img
+	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $< $(BUILD)/clockprobe.vmdk
+	qemu-img convert -f raw -O vhdx -o subformat=dynamic $< $(BUILD)/clockprobe.vhdx
+	qemu-img convert -f raw -O qcow2 $< $(BUILD)/clockprobe.qcow2
+	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $< $(BUILD)/clockprobe.vhd
+	rm -rf $(BUILD)/gce && mkdir -p $(BUILD)/gce && cp $< $(BUILD)/gce/disk.raw
+	tar --format=oldgnu -Sczf $(BUILD)/clockprobe-gce.tar.gz -C $(BUILD)/gce disk.raw
+	@ls -l $(BUILD)/clockprobe.*
+
+# Host unit tests: every tests/unit/test_X.c with all pure sources.
+$(BUILD)/host/%: tests/unit/%.c tests/unit/check.c $(PURE_SRCS) $(wildcard include/*.h) tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) tests/unit/check.c $< $(PURE_SRCS) -o $@
+
+unit: $(UNIT_TESTS)
+
+run: deps all
+	$(PYTHON) scripts/run
+
+test: deps all unit
+	$(PYTHON) tests/run.py
+
+fuzz: deps
+	@mkdir -p $(BUILD)/fuzz
+	clang -std=gnu11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \
+		tests/fuzz/fuzz_acpi.c $(PURE_SRCS) -o $(BUILD)/fuzz/fuzz_acpi
+	$(BUILD)/fuzz/fuzz_acpi -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 \
+		$(BUILD)/fuzz/corpus tests/fixtures/acpi
+
+matrix: deps all
+	$(PYTHON) scripts/matrix
+
+clean:
+	rm -rf $(BUILD)

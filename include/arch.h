@@ -1,0 +1,147 @@
+/* The only place the probe touches the CPU directly: one tiny inline
+ * wrapper per instruction, in the spirit of kvm-unit-tests' lib/x86.
+ * Everything that can fault (MSRs, MMIO at table-given addresses) has a
+ * *_safe twin in fault.h that reports the fault instead of killing the VM. */
+#ifndef CP_ARCH_H
+#define CP_ARCH_H
+#include <stdint.h>
+#include <stdbool.h>
+
+static inline void cpuid_raw(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+			 : "a"(leaf), "c"(subleaf));
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* LFENCE before RDTSC keeps earlier instructions from finishing after the
+ * time stamp is taken (Intel SDM; AMD guarantees it once LFENCE is made
+ * dispatch-serializing, which every current kernel and firmware does). */
+static inline uint64_t rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* RDTSCP waits for earlier instructions; the trailing LFENCE keeps later
+ * ones from starting before the stamp.  Only when CPUID says RDTSCP exists:
+ * qemu64 has none and an unconditional RDTSCP hangs OVMF. */
+static inline uint64_t rdtscp_ordered(uint32_t *aux)
+{
+	uint32_t lo, hi, c;
+	__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(c)::"memory");
+	if (aux)
+		*aux = c;
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t rdtscp_raw(uint32_t *aux)
+{
+	uint32_t lo, hi, c;
+	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(c));
+	*aux = c;
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void lfence(void) { __asm__ volatile("lfence" ::: "memory"); }
+static inline void compiler_barrier(void) { __asm__ volatile("" ::: "memory"); }
+static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port));
+}
+static inline void outw(uint16_t port, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" ::"a"(v), "Nd"(port));
+}
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port));
+}
+
+static inline uint32_t mmio_read32(uint64_t addr)
+{
+	return *(volatile uint32_t *)(uintptr_t)addr;
+}
+static inline uint64_t mmio_read64(uint64_t addr)
+{
+	return *(volatile uint64_t *)(uintptr_t)addr;
+}
+static inline void mmio_write32(uint64_t addr, uint32_t v)
+{
+	*(volatile uint32_t *)(uintptr_t)addr = v;
+}
+static inline void mmio_write64(uint64_t addr, uint64_t v)
+{
+	*(volatile uint64_t *)(uintptr_t)addr = v;
+}
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t f;
+	__asm__ volatile("pushfq; popq %0" : "=r"(f)::"memory");
+	return f;
+}
+#define RFLAGS_IF (1u << 9)
+
+/* Masks interrupts and returns whether they were on, for irq_restore. */
+static inline bool irq_save(void)
+{
+	bool was_on = read_rflags() & RFLAGS_IF;
+	__asm__ volatile("cli" ::: "memory");
+	return was_on;
+}
+static inline void irq_restore(bool was_on)
+{
+	if (was_on)
+		__asm__ volatile("sti" ::: "memory");
+}
+static inline bool irq_enabled(void) { return read_rflags() & RFLAGS_IF; }
+
+static inline void halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+struct descriptor_table_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+static inline void sidt(struct descriptor_table_ptr *p) { __asm__ volatile("sidt %0" : "=m"(*p)); }
+static inline void lidt(const struct descriptor_table_ptr *p) { __asm__ volatile("lidt %0" ::"m"(*p)); }
+static inline uint16_t read_cs(void)
+{
+	uint16_t cs;
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	return cs;
+}
+#endif

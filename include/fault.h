@@ -1,0 +1,41 @@
+/* Fault guard: accesses that may fault (an MSR the CPU lacks, MMIO at an
+ * address a table gave us, an instruction CPUID did not promise) run through
+ * these wrappers.  Our #UD/#GP/#PF handlers recognise the exact instruction
+ * address of each wrapper and resume at its recovery label with the vector
+ * number as the result, the way Linux's exception tables work.  Any other
+ * fault is fatal: reported on the serial console, then the VM is left with
+ * the "probe failed" exit value instead of hanging. */
+#ifndef CP_FAULT_H
+#define CP_FAULT_H
+#include <stdint.h>
+#include <stdbool.h>
+
+#define FAULT_NONE 0
+#define FAULT_UD 6
+#define FAULT_GP 13
+#define FAULT_PF 14
+
+/* Installs the guard on the calling CPU: copies the current IDT (so the
+ * firmware's own interrupt vectors keep working) and overrides the three
+ * fault vectors. */
+void fault_guard_install(void);
+void fault_guard_remove(void);
+bool fault_guard_installed(void);
+/* Loads the already-built guard IDT on another CPU (an AP). */
+void fault_guard_load_on_this_cpu(void);
+
+/* Each returns FAULT_NONE or the vector that was caught. */
+int rdmsr_safe(uint32_t msr, uint64_t *value);
+int wrmsr_safe(uint32_t msr, uint64_t value);
+int mmio_read32_safe(uint64_t addr, uint32_t *value);
+int mmio_read64_safe(uint64_t addr, uint64_t *value);
+int mmio_write32_safe(uint64_t addr, uint32_t value);
+int read_byte_safe(uint64_t addr, uint8_t *value);
+
+const char *fault_name(int vector);
+/* Number of faults caught by the guard since boot (for the report). */
+uint32_t fault_caught_count(void);
+
+/* Called for a fault no wrapper expected; must not return. */
+void fault_set_fatal_handler(void (*handler)(int vector, uint64_t rip, uint64_t error_code));
+#endif

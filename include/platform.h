@@ -1,0 +1,62 @@
+/* The thin layer between the measuring core and whatever booted it.
+ * UEFI (src/platform/uefi.c) and direct PVH boot (src/platform/pvh.c)
+ * each fill one of these; nothing that measures, decides or reports calls
+ * firmware any other way.  Every member may be NULL where the boot path
+ * cannot offer it; callers then report the fact as absent. */
+#ifndef CP_PLATFORM_H
+#define CP_PLATFORM_H
+#include "util.h"
+
+#define PLATFORM_MAX_CPUS 256
+
+struct platform_cpu {
+	uint32_t apic_id;
+	uint32_t package, core, thread;
+	bool bsp, enabled, healthy;
+};
+
+/* Work handed to other CPUs runs with the SysV convention; the platform
+ * wraps it for its firmware's calling convention. */
+typedef void (*ap_work_fn)(void *arg);
+
+struct platform {
+	const char *boot; /* "uefi" | "pvh" */
+
+	/* Firmware identity; vendor NULL when there is no firmware. */
+	char firmware_vendor[64];
+	uint32_t firmware_revision;
+	uint32_t uefi_revision; /* (major << 16) | minor, 0 when not UEFI */
+	const char *firmware_absent_reason;
+
+	uint64_t acpi_rsdp;       /* 0 when none was handed over or found */
+	const char *acpi_rsdp_via; /* "EFI ACPI 2.0 table", "PVH start info", ... */
+	uint64_t smbios3_entry;   /* 64-bit entry point, 0 when none */
+	uint64_t smbios_entry;    /* 32-bit entry point, 0 when none */
+
+	/* Text for a person at the screen; may re-enable interrupts. */
+	void (*screen_write)(const char *text);
+
+	/* Zeroed, page-aligned memory that lives until exit; NULL if none. */
+	void *(*alloc_pages)(size_t bytes);
+
+	/* CPUs: fills up to cap entries, returns how many exist. */
+	unsigned (*cpu_list)(struct platform_cpu *cpus, unsigned cap);
+	const char *cpu_list_source; /* "EFI MP services", "MADT", ... */
+	/* Starts fn(arg) on every enabled AP at once without waiting; each AP
+	 * finds its own role through shared memory.  0 on success. */
+	int (*aps_start)(ap_work_fn fn, void *arg, uint64_t timeout_us);
+	/* Waits (bounded) until the work started by aps_start returned on
+	 * every AP; false on timeout (the platform notes which). */
+	bool (*aps_wait)(uint64_t timeout_us);
+
+	/* Settings text ("key=value key2=value2", newlines allowed) from the
+	 * load options and \clockprobe.cfg; returns bytes written. */
+	size_t (*read_settings)(char *buf, size_t cap);
+	/* Writes a file on the boot volume; NULL on success, else why not. */
+	const char *(*write_file)(const char *name, const void *data, size_t len);
+	/* Waits for a key press or timeout_ms; true if a key was pressed. */
+	bool (*wait_key)(uint64_t timeout_ms);
+	/* Powers off (or resets); never returns. */
+	void (*power_off)(void) __attribute__((noreturn));
+};
+#endif

@@ -1,0 +1,23 @@
+/* Bounded text building for the human summary and console lines: no printf
+ * in the probe, so numbers are formatted here, without floating point. */
+#ifndef CP_STRBUF_H
+#define CP_STRBUF_H
+#include "util.h"
+
+struct strbuf {
+	char *buf;
+	size_t cap, len;
+	bool truncated;
+};
+
+void sb_init(struct strbuf *sb, char *buf, size_t cap);
+void sb_str(struct strbuf *sb, const char *s);
+void sb_char(struct strbuf *sb, char c);
+void sb_u64(struct strbuf *sb, uint64_t v);
+void sb_i64(struct strbuf *sb, int64_t v);
+/* v / 10^decimals, e.g. sb_fixed(sb, 12345, 3) -> "12.345" */
+void sb_fixed(struct strbuf *sb, int64_t v, unsigned decimals);
+void sb_hex(struct strbuf *sb, uint64_t v, unsigned min_digits);
+/* Pads with spaces up to column width (counted from the last newline). */
+void sb_pad_to(struct strbuf *sb, size_t column);
+#endif

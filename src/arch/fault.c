@@ -1,0 +1,136 @@
+#include "fault.h"
+#include "arch.h"
+#include "util.h"
+
+struct fault_frame {
+	uint64_t rbx, rax, rcx, rdx, rsi, rdi, r8, r9, r10, r11;
+	uint64_t vector, error_code;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+struct idt_gate {
+	uint16_t offset_low;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_high;
+	uint32_t reserved;
+} __attribute__((packed));
+
+#define IDT_VECTORS 256
+
+extern char fault_stub_ud[], fault_stub_gp[], fault_stub_pf[];
+#define GUARDED(name) extern char name##_insn[], name##_fixup[]
+GUARDED(rdmsr);
+GUARDED(wrmsr);
+GUARDED(mmio_read32);
+GUARDED(mmio_read64);
+GUARDED(mmio_write32);
+GUARDED(read_byte);
+
+static struct idt_gate guard_idt[IDT_VECTORS] __attribute__((aligned(16)));
+static struct descriptor_table_ptr saved_idt;
+static bool installed;
+static volatile uint32_t caught;
+static void (*fatal_handler)(int, uint64_t, uint64_t);
+
+/* Resolved at run time with RIP-relative addresses, so the table needs no
+ * relocations in either the PE (UEFI) or the static ELF (PVH) build. */
+static uint64_t fixup_for(uint64_t rip)
+{
+	const struct {
+		char *insn, *fixup;
+	} table[] = {
+		{ rdmsr_insn, rdmsr_fixup },
+		{ wrmsr_insn, wrmsr_fixup },
+		{ mmio_read32_insn, mmio_read32_fixup },
+		{ mmio_read64_insn, mmio_read64_fixup },
+		{ mmio_write32_insn, mmio_write32_fixup },
+		{ read_byte_insn, read_byte_fixup },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (rip == (uint64_t)(uintptr_t)table[i].insn)
+			return (uint64_t)(uintptr_t)table[i].fixup;
+	return 0;
+}
+
+void fault_dispatch(struct fault_frame *f);
+void fault_dispatch(struct fault_frame *f)
+{
+	uint64_t fixup = fixup_for(f->rip);
+	if (fixup) {
+		caught++;
+		f->rip = fixup;
+		f->rax = f->vector;
+		return;
+	}
+	if (fatal_handler)
+		fatal_handler((int)f->vector, f->rip, f->error_code);
+	halt_forever();
+}
+
+static void set_gate(struct idt_gate *g, void *handler, uint16_t cs)
+{
+	uint64_t a = (uint64_t)(uintptr_t)handler;
+	g->offset_low = (uint16_t)a;
+	g->selector = cs;
+	g->ist = 0;
+	g->type_attr = 0x8E; /* present, DPL 0, 64-bit interrupt gate */
+	g->offset_mid = (uint16_t)(a >> 16);
+	g->offset_high = (uint32_t)(a >> 32);
+	g->reserved = 0;
+}
+
+void fault_guard_install(void)
+{
+	if (installed)
+		return;
+	sidt(&saved_idt);
+	size_t have = saved_idt.base ? ((size_t)saved_idt.limit + 1) / sizeof(struct idt_gate) : 0;
+	memset(guard_idt, 0, sizeof guard_idt);
+	if (have > IDT_VECTORS)
+		have = IDT_VECTORS;
+	if (have)
+		memcpy(guard_idt, (void *)(uintptr_t)saved_idt.base, have * sizeof(struct idt_gate));
+	uint16_t cs = read_cs();
+	set_gate(&guard_idt[FAULT_UD], fault_stub_ud, cs);
+	set_gate(&guard_idt[FAULT_GP], fault_stub_gp, cs);
+	set_gate(&guard_idt[FAULT_PF], fault_stub_pf, cs);
+	fault_guard_load_on_this_cpu();
+	installed = true;
+}
+
+void fault_guard_load_on_this_cpu(void)
+{
+	struct descriptor_table_ptr p = { sizeof guard_idt - 1, (uint64_t)(uintptr_t)guard_idt };
+	lidt(&p);
+}
+
+void fault_guard_remove(void)
+{
+	if (!installed)
+		return;
+	if (saved_idt.base)
+		lidt(&saved_idt);
+	installed = false;
+}
+
+bool fault_guard_installed(void) { return installed; }
+uint32_t fault_caught_count(void) { return caught; }
+
+void fault_set_fatal_handler(void (*handler)(int, uint64_t, uint64_t))
+{
+	fatal_handler = handler;
+}
+
+const char *fault_name(int vector)
+{
+	switch (vector) {
+	case FAULT_NONE: return "none";
+	case FAULT_UD: return "#UD (invalid opcode)";
+	case FAULT_GP: return "#GP (general protection)";
+	case FAULT_PF: return "#PF (page fault)";
+	default: return "unexpected exception";
+	}
+}

@@ -1,0 +1,94 @@
+#include "strbuf.h"
+
+void sb_init(struct strbuf *sb, char *buf, size_t cap)
+{
+	sb->buf = buf;
+	sb->cap = cap;
+	sb->len = 0;
+	sb->truncated = cap == 0;
+	if (cap)
+		buf[0] = 0;
+}
+
+void sb_char(struct strbuf *sb, char c)
+{
+	if (sb->len + 1 >= sb->cap) {
+		sb->truncated = true;
+		return;
+	}
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = 0;
+}
+
+void sb_str(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		s = "(null)";
+	while (*s)
+		sb_char(sb, *s++);
+}
+
+void sb_u64(struct strbuf *sb, uint64_t v)
+{
+	char tmp[21];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		sb_char(sb, tmp[--n]);
+}
+
+void sb_i64(struct strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		sb_char(sb, '-');
+		sb_u64(sb, (uint64_t)0 - (uint64_t)v);
+	} else {
+		sb_u64(sb, (uint64_t)v);
+	}
+}
+
+void sb_fixed(struct strbuf *sb, int64_t v, unsigned decimals)
+{
+	uint64_t scale = 1;
+	for (unsigned i = 0; i < decimals && i < 19; i++)
+		scale *= 10;
+	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	if (v < 0)
+		sb_char(sb, '-');
+	sb_u64(sb, mag / scale);
+	if (!decimals)
+		return;
+	sb_char(sb, '.');
+	uint64_t frac = mag % scale;
+	for (uint64_t div = scale / 10; div; div /= 10) {
+		sb_char(sb, (char)('0' + frac / div));
+		frac %= div;
+	}
+}
+
+void sb_hex(struct strbuf *sb, uint64_t v, unsigned min_digits)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	unsigned n = 0;
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v && n < 16);
+	while (n < min_digits && n < 16)
+		tmp[n++] = '0';
+	while (n)
+		sb_char(sb, tmp[--n]);
+}
+
+void sb_pad_to(struct strbuf *sb, size_t column)
+{
+	size_t line_start = sb->len;
+	while (line_start && sb->buf[line_start - 1] != '\n')
+		line_start--;
+	while (sb->len - line_start < column && !sb->truncated)
+		sb_char(sb, ' ');
+}

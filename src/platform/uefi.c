@@ -1,0 +1,284 @@
+/* UEFI implementation of the platform layer (gnu-efi).  All firmware calls
+ * of the probe live in this file. */
+#include <efi.h>
+#include <efilib.h>
+#include "platform.h"
+#include "probe.h"
+
+/* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
+#define MP_SERVICES_GUID \
+	{ 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+
+typedef struct {
+	UINT32 Package, Core, Thread;
+} CPU_LOCATION;
+
+typedef struct {
+	UINT64 ProcessorId;
+	UINT32 StatusFlag; /* bit0 BSP, bit1 enabled, bit2 healthy */
+	CPU_LOCATION Location;
+	/* ExtendedInformation follows in newer PI versions; with bit 24 of the
+	 * processor number clear, firmware fills only the part above. */
+	UINT8 Extended[24];
+} PROCESSOR_INFORMATION;
+
+typedef VOID(EFIAPI *AP_PROCEDURE)(VOID *Arg);
+struct mp_services;
+typedef struct mp_services {
+	EFI_STATUS(EFIAPI *GetNumberOfProcessors)(struct mp_services *, UINTN *, UINTN *);
+	EFI_STATUS(EFIAPI *GetProcessorInfo)(struct mp_services *, UINTN, PROCESSOR_INFORMATION *);
+	EFI_STATUS(EFIAPI *StartupAllAPs)(struct mp_services *, AP_PROCEDURE, BOOLEAN, EFI_EVENT, UINTN, VOID *, UINTN **);
+	EFI_STATUS(EFIAPI *StartupThisAP)(struct mp_services *, AP_PROCEDURE, UINTN, EFI_EVENT, UINTN, VOID *, BOOLEAN *);
+	EFI_STATUS(EFIAPI *SwitchBSP)(struct mp_services *, UINTN, BOOLEAN);
+	EFI_STATUS(EFIAPI *EnableDisableAP)(struct mp_services *, UINTN, BOOLEAN, UINT32 *);
+	EFI_STATUS(EFIAPI *WhoAmI)(struct mp_services *, UINTN *);
+} MP_SERVICES;
+
+static EFI_HANDLE image;
+static struct mp_services *mp;
+static EFI_FILE_HANDLE boot_volume;
+static EFI_EVENT ap_event;
+static ap_work_fn ap_fn;
+static void *ap_arg;
+
+static bool guid_equal(const EFI_GUID *a, const EFI_GUID *b)
+{
+	return mem_equal(a, b, sizeof *a);
+}
+
+static void *config_table(EFI_GUID guid)
+{
+	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++)
+		if (guid_equal(&ST->ConfigurationTable[i].VendorGuid, &guid))
+			return ST->ConfigurationTable[i].VendorTable;
+	return NULL;
+}
+
+static void uefi_screen_write(const char *text)
+{
+	CHAR16 chunk[128];
+	size_t n = 0;
+	for (; *text; text++) {
+		if (*text == '\n')
+			chunk[n++] = L'\r';
+		chunk[n++] = (CHAR16)(unsigned char)*text;
+		if (n >= ARRAY_SIZE(chunk) - 2) {
+			chunk[n] = 0;
+			uefi_call_wrapper(ST->ConOut->OutputString, 2, ST->ConOut, chunk);
+			n = 0;
+		}
+	}
+	chunk[n] = 0;
+	if (n)
+		uefi_call_wrapper(ST->ConOut->OutputString, 2, ST->ConOut, chunk);
+}
+
+static void *uefi_alloc_pages(size_t bytes)
+{
+	EFI_PHYSICAL_ADDRESS addr = 0;
+	UINTN pages = (bytes + 4095) / 4096;
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, pages, &addr) != EFI_SUCCESS)
+		return NULL;
+	memset((void *)(uintptr_t)addr, 0, pages * 4096);
+	return (void *)(uintptr_t)addr;
+}
+
+static unsigned uefi_cpu_list(struct platform_cpu *cpus, unsigned cap)
+{
+	UINTN total = 0, enabled = 0;
+	if (!mp || uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &total, &enabled) != EFI_SUCCESS)
+		return 0;
+	for (UINTN i = 0; i < total && i < cap; i++) {
+		PROCESSOR_INFORMATION info;
+		memset(&info, 0, sizeof info);
+		if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) != EFI_SUCCESS)
+			continue;
+		cpus[i].apic_id = (uint32_t)info.ProcessorId;
+		cpus[i].package = info.Location.Package;
+		cpus[i].core = info.Location.Core;
+		cpus[i].thread = info.Location.Thread;
+		cpus[i].bsp = info.StatusFlag & 1;
+		cpus[i].enabled = info.StatusFlag & 2;
+		cpus[i].healthy = info.StatusFlag & 4;
+	}
+	return (unsigned)total;
+}
+
+/* MP services calls AP procedures with the Microsoft x64 convention. */
+static VOID EFIAPI ap_trampoline(VOID *unused)
+{
+	(void)unused;
+	ap_fn(ap_arg);
+}
+
+static int uefi_aps_start(ap_work_fn fn, void *arg, uint64_t timeout_us)
+{
+	if (!mp)
+		return -1;
+	ap_fn = fn;
+	ap_arg = arg;
+	if (!ap_event && uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ap_event) != EFI_SUCCESS)
+		return -1;
+	EFI_STATUS s = uefi_call_wrapper(mp->StartupAllAPs, 7, mp, ap_trampoline, FALSE, ap_event,
+					 (UINTN)timeout_us, NULL, NULL);
+	return s == EFI_SUCCESS ? 0 : -1;
+}
+
+static bool uefi_aps_wait(uint64_t timeout_us)
+{
+	/* CheckEvent is polled with a bounded number of 1 ms stalls: the
+	 * firmware signals completion from its own ~50 ms poll. */
+	for (uint64_t waited = 0; waited <= timeout_us; waited += 1000) {
+		if (uefi_call_wrapper(BS->CheckEvent, 1, ap_event) == EFI_SUCCESS)
+			return true;
+		uefi_call_wrapper(BS->Stall, 1, 1000);
+	}
+	return false;
+}
+
+static size_t append_ascii(char *buf, size_t cap, size_t len, const CHAR16 *s, size_t max_chars)
+{
+	for (size_t i = 0; i < max_chars && s[i] && len + 1 < cap; i++)
+		buf[len++] = s[i] < 0x80 ? (char)s[i] : '?';
+	buf[len] = 0;
+	return len;
+}
+
+static size_t uefi_read_settings(char *buf, size_t cap)
+{
+	size_t len = 0;
+	if (!cap)
+		return 0;
+	buf[0] = 0;
+	if (boot_volume) {
+		EFI_FILE_HANDLE f;
+		if (uefi_call_wrapper(boot_volume->Open, 5, boot_volume, &f, L"\\clockprobe.cfg",
+				      EFI_FILE_MODE_READ, 0) == EFI_SUCCESS) {
+			UINTN n = cap / 2;
+			if (uefi_call_wrapper(f->Read, 3, f, &n, buf) == EFI_SUCCESS)
+				len = n;
+			uefi_call_wrapper(f->Close, 1, f);
+			buf[len++] = '\n';
+			buf[len] = 0;
+		}
+	}
+	/* Load options from the shell start with the image name; the parser
+	 * ignores words that are not key=value, so they can be passed whole. */
+	EFI_LOADED_IMAGE *li;
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) == EFI_SUCCESS &&
+	    li->LoadOptions && li->LoadOptionsSize >= 2) {
+		len = append_ascii(buf, cap, len, li->LoadOptions, li->LoadOptionsSize / 2);
+	}
+	return len;
+}
+
+static const char *uefi_write_file(const char *name, const void *data, size_t len)
+{
+	CHAR16 path[64];
+	size_t i = 0;
+	if (!boot_volume)
+		return "boot volume has no file system protocol";
+	path[i++] = L'\\';
+	for (; name[i - 1] && i < ARRAY_SIZE(path) - 1; i++)
+		path[i] = (CHAR16)name[i - 1];
+	path[i] = 0;
+	EFI_FILE_HANDLE f;
+	EFI_STATUS s = uefi_call_wrapper(boot_volume->Open, 5, boot_volume, &f, path,
+					 EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
+	if (s == EFI_WRITE_PROTECTED || s == EFI_ACCESS_DENIED || s == EFI_MEDIA_CHANGED)
+		return "boot volume is read-only";
+	if (s != EFI_SUCCESS)
+		return "cannot create the file on the boot volume";
+	/* Truncate an older, longer report. */
+	EFI_FILE_INFO *info = LibFileInfo(f);
+	if (info) {
+		info->FileSize = 0;
+		uefi_call_wrapper(f->SetInfo, 4, f, &GenericFileInfo, info->Size, info);
+		FreePool(info);
+	}
+	UINTN n = len;
+	s = uefi_call_wrapper(f->Write, 3, f, &n, (void *)data);
+	uefi_call_wrapper(f->Close, 1, f);
+	if (s == EFI_WRITE_PROTECTED)
+		return "boot volume is read-only";
+	return s == EFI_SUCCESS && n == len ? NULL : "write failed";
+}
+
+static bool uefi_wait_key(uint64_t timeout_ms)
+{
+	EFI_EVENT events[2];
+	EFI_EVENT timer;
+	UINTN index = 0;
+	uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+	if (uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
+		return false;
+	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, timeout_ms * 10000);
+	events[0] = ST->ConIn->WaitForKey;
+	events[1] = timer;
+	uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &index);
+	uefi_call_wrapper(BS->CloseEvent, 1, timer);
+	return index == 0;
+}
+
+static void __attribute__((noreturn)) uefi_power_off(void)
+{
+	uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+static void open_boot_volume(void)
+{
+	EFI_LOADED_IMAGE *li;
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) != EFI_SUCCESS)
+		return;
+	boot_volume = LibOpenRoot(li->DeviceHandle);
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
+{
+	static struct platform plat;
+	InitializeLib(image_handle, system_table);
+	image = image_handle;
+	/* The boot manager's 5-minute watchdog must not cut a thorough run. */
+	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+
+	plat.boot = "uefi";
+	size_t n = 0;
+	for (CHAR16 *v = ST->FirmwareVendor; v && *v && n + 1 < sizeof plat.firmware_vendor; v++)
+		plat.firmware_vendor[n++] = *v < 0x80 ? (char)*v : '?';
+	plat.firmware_revision = ST->FirmwareRevision;
+	plat.uefi_revision = ST->Hdr.Revision;
+
+	void *rsdp = config_table((EFI_GUID)ACPI_20_TABLE_GUID);
+	plat.acpi_rsdp_via = "EFI configuration table (ACPI 2.0 GUID)";
+	if (!rsdp) {
+		rsdp = config_table((EFI_GUID)ACPI_TABLE_GUID);
+		plat.acpi_rsdp_via = "EFI configuration table (ACPI 1.0 GUID)";
+	}
+	if (!rsdp)
+		plat.acpi_rsdp_via = "no ACPI table in the EFI configuration table";
+	plat.acpi_rsdp = (uint64_t)(uintptr_t)rsdp;
+	plat.smbios3_entry = (uint64_t)(uintptr_t)config_table((EFI_GUID)SMBIOS3_TABLE_GUID);
+	plat.smbios_entry = (uint64_t)(uintptr_t)config_table((EFI_GUID)SMBIOS_TABLE_GUID);
+
+	EFI_GUID mp_guid = MP_SERVICES_GUID;
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS)
+		mp = NULL;
+	open_boot_volume();
+
+	plat.screen_write = uefi_screen_write;
+	plat.alloc_pages = uefi_alloc_pages;
+	plat.cpu_list = mp ? uefi_cpu_list : NULL;
+	plat.cpu_list_source = mp ? "EFI MP services" : NULL;
+	plat.aps_start = mp ? uefi_aps_start : NULL;
+	plat.aps_wait = mp ? uefi_aps_wait : NULL;
+	plat.read_settings = uefi_read_settings;
+	plat.write_file = uefi_write_file;
+	plat.wait_key = uefi_wait_key;
+	plat.power_off = uefi_power_off;
+
+	probe_main(&plat);
+	/* probe_main leaves through the platform; reaching here is a bug. */
+	uefi_power_off();
+}

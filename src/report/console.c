@@ -1,0 +1,37 @@
+#include "console.h"
+#include "crc32.h"
+#include "strbuf.h"
+
+struct console con;
+
+void con_log(const char *text)
+{
+	uart_puts(&con.uart, text);
+	uart_puts(&con.uart, "\r\n");
+}
+
+void con_say(const char *text)
+{
+	con_log(text);
+	if (con.plat && con.plat->screen_write) {
+		con.plat->screen_write(text);
+		con.plat->screen_write("\n");
+	}
+}
+
+void con_emit_report(const char *json, size_t len)
+{
+	char end[96];
+	struct strbuf sb;
+	sb_init(&sb, end, sizeof end);
+	sb_str(&sb, "==== CLOCKPROBE REPORT END crc32=");
+	sb_hex(&sb, crc32_update(0, json, len), 8);
+	sb_str(&sb, " bytes=");
+	sb_u64(&sb, len);
+	sb_str(&sb, " ====\r\n");
+	/* The blank line first ends any partial line the firmware left. */
+	uart_puts(&con.uart, "\r\n==== CLOCKPROBE REPORT BEGIN schema=1 ====\r\n");
+	uart_write(&con.uart, json, len);
+	uart_puts(&con.uart, "\r\n");
+	uart_puts(&con.uart, end);
+}
