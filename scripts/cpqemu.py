@@ -404,18 +404,31 @@ def tiny_efi_app():
 
 
 PVH_ASM = """\
-/* KVM check image: PVH entry (32-bit protected mode, paging off) writes
-   0x10 to isa-debug-exit so QEMU exits with status 33.  No multiboot header:
-   QEMU tries multiboot before PVH. */
+/* KVM check image: PVH entry (32-bit protected mode, paging off).  Sends
+   the optional payload to COM1, then writes 0x10 to isa-debug-exit so QEMU
+   exits with status 33.  No multiboot header: QEMU tries multiboot before
+   PVH. */
 	.section .text, "ax"
 	.code32
 	.globl _start
 _start:
-	movb $0x10, %al
-	outb %al, $0xf4
-1:	cli
-	hlt
+	cld
+	movl $payload, %esi
+	movl $payload_end, %ecx
+	movw $0x3f8, %dx
+1:	cmpl %ecx, %esi
+	je 2f
+	lodsb
+	outb %al, %dx
 	jmp 1b
+2:	movb $0x10, %al
+	outb %al, $0xf4
+3:	cli
+	hlt
+	jmp 3b
+payload:
+	.incbin "payload.bin"
+payload_end:
 
 	.section .note.pvh, "a"
 	.p2align 2
@@ -437,9 +450,15 @@ SECTIONS {
 """
 
 
-def build_pvh_check_image(dest=None):
-    """Assemble build/kvmcheck.elf (needs binutils `as` and `ld`)."""
+def build_pvh_check_image(dest=None, serial_text=b""):
+    """Assemble a tiny PVH ELF (default build/kvmcheck.elf; needs binutils).
+
+    serial_text (bytes) is written to COM1 before the exit; tests use it to
+    stand in for the probe (e.g. a framed report) without booting firmware.
+    """
     dest = dest or os.path.join(BUILD, "kvmcheck.elf")
+    if isinstance(serial_text, str):
+        serial_text = serial_text.encode("utf-8")
     work = tempfile.mkdtemp(prefix="kvmcheck-")
     try:
         src = os.path.join(work, "k.S")
@@ -449,9 +468,11 @@ def build_pvh_check_image(dest=None):
             f.write(PVH_ASM)
         with open(lds, "w") as f:
             f.write(PVH_LDS)
+        with open(os.path.join(work, "payload.bin"), "wb") as f:
+            f.write(serial_text)
         subprocess.run(["as", "--32", "-o", obj, src], check=True,
-                       capture_output=True)
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
+                       capture_output=True, cwd=work)
+        os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
         subprocess.run(["ld", "-m", "elf_i386", "-nostdlib", "-T", lds,
                         "-o", dest, obj], check=True, capture_output=True)
     except (OSError, subprocess.CalledProcessError) as e:
@@ -548,10 +569,26 @@ def _lines(text):
     return [ANSI_RE.sub("", ln) for ln in re.split(r"\r\n|\r|\n", text)]
 
 
-def extract_report(text):
-    """Find and verify the LAST complete framed report in a serial log.
+def _fail(reason):
+    return None, reason, None
 
-    Returns (report_dict, None) or (None, reason).  Line ends may be LF, CRLF
+
+def extract_report(text):
+    """Return (report, None) or (None, reason); see extract_report_meta."""
+    report, err, _ = extract_report_meta(text)
+    return report, err
+
+
+def extract_report_meta(text):
+    """Like extract_report, plus a dict {bytes, crc32, schema} (or None).
+
+    Find and verify the LAST complete framed report in a serial log.
+
+    "Complete" means a BEGIN line followed by an END line before any further
+    BEGIN; a trailing copy without END is ignored when an earlier complete
+    one exists ("truncated: END marker missing" when none does).
+
+    Line ends may be LF, CRLF
     or CR; escape sequences and other text around the markers are ignored.
     The JSON line must match the END marker's byte count and zlib CRC-32
     exactly (it is checked as UTF-8, the bytes the probe sent).
@@ -561,45 +598,49 @@ def extract_report(text):
     lines = _lines(text)
     begins = [i for i, ln in enumerate(lines) if BEGIN_RE.search(ln)]
     if not begins:
-        return None, "no report: BEGIN marker not found"
-    # The last BEGIN that has an END after it; a BEGIN after the last
-    # complete pair means the final copy was cut off.
-    last_begin = begins[-1]
-    end_idx = None
-    for j in range(last_begin + 1, len(lines)):
-        if END_RE.search(lines[j]):
-            end_idx = j
-            break
-        if BEGIN_RE.search(lines[j]):
+        return _fail("no report: BEGIN marker not found")
+    # Walk back from the last BEGIN to the last one closed by an END before
+    # the next BEGIN: a copy cut off by a reset or a full buffer does not
+    # hide an earlier whole one.  The chosen pair is then verified as is --
+    # a corrupted last copy is an error, never a silent fall-back.
+    last_begin = end_idx = None
+    for b_i, b in enumerate(reversed(begins)):
+        stop = begins[len(begins) - b_i] if b_i else len(lines)
+        for j in range(b + 1, stop):
+            if END_RE.search(lines[j]):
+                last_begin, end_idx = b, j
+                break
+        if end_idx is not None:
             break
     if end_idx is None:
-        return None, "truncated: END marker missing"
+        return _fail("truncated: END marker missing")
     schema = int(BEGIN_RE.search(lines[last_begin]).group(1))
     body = [ln for ln in lines[last_begin + 1:end_idx] if ln.strip()]
     if len(body) != 1:
-        return None, ("malformed: expected one JSON line between the "
-                      "markers, found %d" % len(body))
+        return _fail("malformed: expected one JSON line between the "
+                     "markers, found %d" % len(body))
     json_line = body[0].strip()
     m = END_RE.search(lines[end_idx])
     want_crc, want_len = int(m.group(1), 16), int(m.group(2))
     data = json_line.encode("utf-8")
     if len(data) != want_len:
-        return None, ("length mismatch: END says %d bytes, JSON line has %d"
-                      % (want_len, len(data)))
+        return _fail("length mismatch: END says %d bytes, JSON line has %d"
+                     % (want_len, len(data)))
     crc = zlib.crc32(data) & 0xFFFFFFFF
     if crc != want_crc:
-        return None, ("CRC mismatch: END says %08x, JSON bytes give %08x"
-                      % (want_crc, crc))
+        return _fail("CRC mismatch: END says %08x, JSON bytes give %08x"
+                     % (want_crc, crc))
     try:
         report = json.loads(json_line)
     except ValueError as e:
-        return None, "JSON does not parse: %s" % e
+        return _fail("JSON does not parse: %s" % e)
     if not isinstance(report, dict):
-        return None, "JSON is not an object"
+        return _fail("JSON is not an object")
     if report.get("schema", schema) != schema:
-        return None, ("schema mismatch: marker says %d, JSON says %r"
-                      % (schema, report.get("schema")))
-    return report, None
+        return _fail("schema mismatch: marker says %d, JSON says %r"
+                     % (schema, report.get("schema")))
+    return report, None, {"bytes": want_len, "crc32": "%08x" % crc,
+                          "schema": schema}
 
 
 def frame_report(report_or_json):
