@@ -58,12 +58,12 @@ TEST(rate_window_hpet32_wrap)
 TEST(rate_window_pit_down_wrap)
 {
 	/* PIT counts down: 0x0100 -> 0xF000 is 0x100 + 0x1000 = 4352 ticks
-	 * = 4352 / 1193182 s = 3.6474068 ms; a 1 GHz TSC advanced 3647407
-	 * cycles: 3647407 * 1193182 / 4352 = 1000000088.4 -> 1000000088 */
+	 * = 4352 / 1193182 s = 3.64739 ms; a 1 GHz TSC advanced 3647390
+	 * cycles: 3647390 * 1193182 / 4352 = 1000000021.8 -> 1000000022 */
 	uint64_t ticks = counter_delta_down(0x0100, 0xF000, 16);
 
 	CHECK_EQ_U64(ticks, 4352);
-	CHECK_EQ_U64(rate_from_window(3647407, RATE_PIT_HZ, ticks), 1000000088);
+	CHECK_EQ_U64(rate_from_window(3647390, RATE_PIT_HZ, ticks), 1000000022);
 }
 
 TEST(rate_window_degenerate)
