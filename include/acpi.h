@@ -1,0 +1,186 @@
+/* ACPI table discovery as a pure function over memory reached through a
+ * caller-supplied map callback: RSDP -> XSDT/RSDT -> FADT (PM timer, DSDT,
+ * FACS), HPET, MADT (CPUs), SPCR (serial port).
+ *
+ * Nothing here trusts the firmware: every length is bounded before it is
+ * used, every table is mapped before it is read, and every problem becomes
+ * a named entry in errors[] while parsing carries on with what is valid.
+ * The result holds no pointers into the tables, so it stays valid after
+ * the mapping is gone. */
+#ifndef CP_ACPI_H
+#define CP_ACPI_H
+#include "util.h"
+
+/* Maps len bytes at a physical address; returns NULL when that memory
+ * cannot be read.  The probe passes an identity map guarded against
+ * faults; host tests map fixture buffers at their captured addresses. */
+typedef const void *(*acpi_map_fn)(void *ctx, uint64_t phys, uint32_t len);
+
+#define ACPI_MAX_TABLES 64
+#define ACPI_MAX_ERRORS 16
+#define ACPI_MAX_CPUS 512
+/* Largest table we agree to map.  Real DSDTs stay well below 1 MiB; a
+ * header claiming more is treated as corrupt instead of mapping gigabytes. */
+#define ACPI_MAX_TABLE_LENGTH (4u << 20)
+#define ACPI_HEADER_LENGTH 36u
+
+/* Generic Address Structure address space ids the probe can use. */
+#define ACPI_SPACE_MEMORY 0
+#define ACPI_SPACE_IO 1
+
+/* FADT flag bits (ACPI spec table "Fixed ACPI Description Table Fixed
+ * Feature Flags"). */
+#define ACPI_FADT_TMR_VAL_EXT (1u << 8)
+#define ACPI_FADT_HW_REDUCED (1u << 20)
+
+/* MADT flag bit 0 and local (x2)APIC flag bits. */
+#define ACPI_MADT_PCAT_COMPAT (1u << 0)
+#define ACPI_MADT_CPU_ENABLED (1u << 0)
+#define ACPI_MADT_CPU_ONLINE_CAPABLE (1u << 1)
+
+struct acpi_gas {
+	uint8_t space_id;
+	uint8_t bit_width;
+	uint8_t bit_offset;
+	uint8_t access_size;
+	uint64_t address;
+};
+
+struct acpi_rsdp_info {
+	bool found;          /* signature matched at the given address */
+	uint64_t address;
+	uint8_t revision;
+	uint32_t length;     /* 20 for revision 0, else the Length field */
+	bool checksum_ok;    /* first 20 bytes */
+	bool ext_checksum_ok; /* all Length bytes; false when revision < 2 */
+	char oem_id[7];
+	uint32_t rsdt_address;
+	uint64_t xsdt_address;
+	char root_signature[5]; /* "XSDT", "RSDT" or "" when none was usable */
+	uint64_t root_address;
+};
+
+/* One table, as listed by the root table or referenced by the FADT. */
+struct acpi_table {
+	char signature[5];   /* "" when the entry could not be read */
+	uint64_t address;
+	uint32_t length;     /* the header's claim, even when bogus */
+	uint8_t revision;
+	bool readable;       /* header and the whole claimed length mapped */
+	bool checksum_ok;    /* FACS has no checksum and reports true */
+	char oem_id[7];
+	char oem_table_id[9];
+	char via[5];         /* who pointed at it: "XSDT", "RSDT", "FACP" */
+	char status[64];     /* "" when fine, else e.g. "bad checksum" */
+};
+
+struct acpi_error {
+	const char *code;    /* static string, e.g. "ACPI_TABLE_CHECKSUM" */
+	char message[96];
+};
+
+struct acpi_fadt_info {
+	bool present;
+	uint64_t address;
+	uint32_t length;
+	uint8_t revision;
+	uint8_t minor_revision; /* 0 when the table is too short to have it */
+	uint32_t flags;
+	bool hw_reduced;
+	uint64_t dsdt_address;  /* X_DSDT when non-zero, else DSDT */
+	uint64_t facs_address;  /* X_FIRMWARE_CTRL when non-zero, else FIRMWARE_CTRL */
+};
+
+struct acpi_pm_timer_info {
+	bool present;
+	struct acpi_gas gas;
+	uint32_t width_bits;    /* 24, or 32 with TMR_VAL_EXT */
+	const char *source;     /* "X_PM_TMR_BLK", "PM_TMR_BLK" or NULL */
+	char absent_reason[80];
+};
+
+struct acpi_hpet_info {
+	bool present;           /* an HPET table was found and is long enough */
+	bool usable;            /* base in system memory at a non-zero address */
+	uint64_t table_address;
+	uint32_t event_timer_block_id;
+	struct acpi_gas base;
+	uint8_t sequence;
+	uint16_t min_tick;
+	uint8_t page_protection; /* the whole byte; low 4 bits are the protection */
+	char absent_reason[80]; /* why not present/usable; "" when usable */
+};
+
+struct acpi_madt_cpu {
+	uint32_t apic_id;
+	uint32_t processor_uid;
+	uint32_t flags;
+	uint8_t type;           /* 0 local APIC, 9 local x2APIC */
+	bool linux_possible;    /* counted into possible_cpus (see acpi.c) */
+};
+
+struct acpi_madt_info {
+	bool present;
+	uint8_t revision;
+	uint32_t local_apic_address;
+	uint64_t local_apic_override; /* type 5 entry, 0 when none */
+	uint32_t flags;
+	bool pcat_compat;       /* dual 8259 PIC present: Linux calibrates with the PIT only then */
+	uint32_t cpu_entries;   /* type 0 and 9 entries seen, valid or not */
+	uint32_t cpu_count;     /* entries stored in cpus[] */
+	struct acpi_madt_cpu cpus[ACPI_MAX_CPUS];
+	uint32_t enabled;
+	uint32_t online_capable; /* not enabled, Online Capable set */
+	uint32_t disabled;       /* neither bit */
+	uint32_t invalid_ids;    /* APIC id 0xff / x2APIC id 0xffffffff */
+	/* What Linux sizes cpu_possible_mask from, in a guest (hypervisor
+	 * present) and on bare metal; see the rule in acpi.c. */
+	uint32_t possible_cpus;
+	uint32_t possible_cpus_bare_metal;
+	bool online_capable_honoured; /* FADT >= 6.3: Linux reads bit 1 */
+	uint32_t ioapic_count;
+};
+
+struct acpi_spcr_info {
+	bool present;
+	uint8_t revision;
+	uint8_t interface_type; /* 0 = full 16550, 1 = 16450 subset, ... */
+	struct acpi_gas uart;
+	uint8_t interrupt_type;
+	uint8_t irq;
+	uint32_t gsi;
+	uint8_t baud_rate_code; /* 0 = as configured, 3/4/6/7 = 9600..115200 */
+	uint32_t baud_rate;     /* decoded; 0 = keep what firmware set */
+	bool io_port_usable;    /* I/O space, port in 1..0xFFF8 */
+};
+
+struct acpi_info {
+	struct acpi_rsdp_info rsdp;
+	uint32_t table_count;
+	uint32_t tables_dropped; /* entries beyond ACPI_MAX_TABLES */
+	struct acpi_table tables[ACPI_MAX_TABLES];
+	struct acpi_fadt_info fadt;
+	struct acpi_pm_timer_info pm_timer;
+	struct acpi_hpet_info hpet;
+	struct acpi_madt_info madt;
+	struct acpi_spcr_info spcr;
+	uint32_t error_count;
+	uint32_t errors_dropped;
+	struct acpi_error errors[ACPI_MAX_ERRORS];
+};
+
+/* Parses everything reachable from the RSDP at rsdp_phys into *out (which
+ * it clears first).  Returns 0 when an RSDP and a root table were usable,
+ * -1 otherwise; either way *out describes what was found and why not. */
+int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,
+	       void *ctx);
+
+/* The n-th (0-based) listed table with this 4-character signature, or
+ * NULL.  For raw dumps map (address, length) of a readable entry. */
+const struct acpi_table *acpi_find_table(const struct acpi_info *info,
+					 const char *signature,
+					 uint32_t instance);
+
+/* Whether an error with this code was recorded. */
+bool acpi_has_error(const struct acpi_info *info, const char *code);
+#endif
