@@ -371,36 +371,62 @@ def _kvm_watch(serial, stderr):
     return None
 
 
-def tiny_efi_app():
-    """A minimal PE32+ EFI application: out 0x10 to port 0xf4, then halt.
+def _align(n, a):
+    return (n + a - 1) // a * a
 
-    Hand-assembled so the KVM check needs no toolchain and no probe build:
-    "mov al, 0x10; out 0xf4, al; cli; hlt; jmp $-2".  No relocations are
-    needed (the code holds no addresses) and RELOCS_STRIPPED stays clear so
-    the loader may place it anywhere.
+
+def tiny_efi_app(serial_text=b""):
+    """A minimal PE32+ EFI application: print serial_text on COM1, exit 0x10.
+
+    Hand-assembled so the KVM check needs no toolchain and no probe build
+    (tests also use it, with a framed report as payload, as a stand-in for
+    the probe under OVMF).  The code is position independent and holds no
+    addresses, so it needs no relocations; RELOCS_STRIPPED stays clear so
+    the loader may place it anywhere.  UEFI enters with DF clear; cld anyway.
     """
-    code = bytes([0xB0, EXIT_VALUE_COMPLETE, 0xE6, DEBUG_EXIT_PORT,
-                  0xFA, 0xF4, 0xEB, 0xFC])
+    if isinstance(serial_text, str):
+        serial_text = serial_text.encode("utf-8")
+    head = bytes([0xFC])                                   # cld
+    # lea rsi, [rip + payload]  (disp filled below)
+    lea_at = len(head)
+    head += bytes([0x48, 0x8D, 0x35, 0, 0, 0, 0])
+    head += bytes([0xB9]) + struct.pack("<I", len(serial_text))  # mov ecx
+    head += bytes([0x66, 0xBA, 0xF8, 0x03])                # mov dx, 0x3f8
+    loop = len(head)
+    body = bytes([0x85, 0xC9,                              # test ecx, ecx
+                  0x74, 0x06,                              # jz done
+                  0xAC,                                    # lodsb
+                  0xEE,                                    # out dx, al
+                  0xFF, 0xC9])                             # dec ecx
+    jmp_at = loop + len(body)
+    body += bytes([0xEB, (loop - (jmp_at + 2)) & 0xFF])    # jmp loop
+    tail = bytes([0xB0, EXIT_VALUE_COMPLETE,               # mov al, 0x10
+                  0xE6, DEBUG_EXIT_PORT,                   # out 0xf4, al
+                  0xFA, 0xF4, 0xEB, 0xFC])                 # cli; hlt; jmp
+    code = bytearray(head + body + tail)
+    struct.pack_into("<i", code, lea_at + 3, len(code) - (lea_at + 7))
+    code += serial_text
     file_align, sect_align = 0x200, 0x1000
     text_rva, text_off = 0x1000, 0x200
-    size_of_image = 0x2000
+    raw_size = _align(len(code), file_align)
+    size_of_image = text_rva + _align(len(code), sect_align)
     dos = bytearray(64)
     dos[0:2] = b"MZ"
     struct.pack_into("<I", dos, 0x3C, 64)
     coff = struct.pack("<HHIIIHH", 0x8664, 1, 0, 0, 0, 240,
                        0x0002 | 0x0020)  # EXECUTABLE | LARGE_ADDRESS_AWARE
     opt = struct.pack("<HBBIIIIIQIIHHHHHHIIIIHHQQQQII",
-                      0x20B, 0, 0, file_align, 0, 0, text_rva, text_rva,
+                      0x20B, 0, 0, raw_size, 0, 0, text_rva, text_rva,
                       0x0, sect_align, file_align, 0, 0, 0, 0, 0, 0, 0,
                       size_of_image, 0x200, 0, 10, 0,  # subsystem EFI app
                       0x10000, 0x1000, 0x10000, 0x1000, 0, 16)
     opt += bytes(16 * 8)  # empty data directories
-    sect = struct.pack("<8sIIIIIIHHI", b".text", sect_align, text_rva,
-                       file_align, text_off, 0, 0, 0, 0,
+    sect = struct.pack("<8sIIIIIIHHI", b".text", len(code), text_rva,
+                       raw_size, text_off, 0, 0, 0, 0,
                        0x60000020)  # CODE | EXECUTE | READ
     hdr = bytes(dos) + b"PE\0\0" + coff + opt + sect
     hdr += bytes(text_off - len(hdr))
-    return hdr + code + bytes(file_align - len(code))
+    return hdr + bytes(code) + bytes(raw_size - len(code))
 
 
 PVH_ASM = """\
