@@ -1,0 +1,57 @@
+/* SMBIOS entry point and structure table, parsed as a pure function over
+ * memory reached through a map callback (same contract as acpi_map_fn).
+ * Only identity strings are kept: BIOS vendor/version/date (type 0) and
+ * system manufacturer/product/version/family (type 1).  The serial number
+ * and UUID are deliberately never read: reports get shared. */
+#ifndef CP_SMBIOS_H
+#define CP_SMBIOS_H
+#include "util.h"
+
+/* Maps len bytes at a physical address; NULL when it cannot be read. */
+typedef const void *(*smbios_map_fn)(void *ctx, uint64_t phys, uint32_t len);
+
+#define SMBIOS_MAX_ERRORS 8
+#define SMBIOS_STRING_MAX 64
+/* Structure tables are a few KiB; refuse to map more than this. */
+#define SMBIOS_MAX_TABLE_LENGTH (1u << 20)
+
+struct smbios_error {
+	const char *code;       /* static string, e.g. "SMBIOS_ENTRY_CHECKSUM" */
+	char message[80];
+};
+
+struct smbios_info {
+	bool present;           /* an entry point with a known anchor was found */
+	uint64_t entry_address;
+	char anchor[6];         /* "_SM3_" (64-bit) or "_SM_" (32-bit) */
+	bool entry_checksum_ok; /* and, for _SM_, the _DMI_ checksum */
+	uint8_t major, minor;
+	uint64_t table_address;
+	uint32_t table_length;  /* 3.x: the maximum size field */
+	uint32_t structures;    /* structures walked, end marker included */
+
+	bool has_bios;          /* a type 0 structure was found */
+	char bios_vendor[SMBIOS_STRING_MAX + 1];
+	char bios_version[SMBIOS_STRING_MAX + 1];
+	char bios_release_date[SMBIOS_STRING_MAX + 1];
+
+	bool has_system;        /* a type 1 structure was found */
+	char manufacturer[SMBIOS_STRING_MAX + 1];
+	char product[SMBIOS_STRING_MAX + 1];
+	char version[SMBIOS_STRING_MAX + 1];
+	char family[SMBIOS_STRING_MAX + 1];
+
+	uint32_t error_count;
+	uint32_t errors_dropped;
+	struct smbios_error errors[SMBIOS_MAX_ERRORS];
+};
+
+/* Parses the entry point at entry_phys ("_SM3_" or "_SM_") and the table
+ * it names into *out (cleared first).  Returns 0 when the structure table
+ * was walked, -1 when no usable entry point or table was found; *out says
+ * why in errors[].  Strings absent from the table stay "". */
+int smbios_parse(struct smbios_info *out, uint64_t entry_phys,
+		 smbios_map_fn map, void *ctx);
+
+bool smbios_has_error(const struct smbios_info *info, const char *code);
+#endif
