@@ -1,0 +1,204 @@
+/* The verdict: from what the probe discovered and measured, predict which
+ * clocksource a Linux guest will select on this machine, whether
+ * clock_gettime() stays in the vDSO, what one clock read will cost, and
+ * which named problems (warnings) explain it, each with a concrete fix.
+ *
+ * The input is plain facts only, so the rules can be unit-tested on the host
+ * with recorded platforms.  Every fact that the probe may fail to learn is a
+ * tri-state (or 0 = unknown for counts): the rules then say "unknown" in
+ * their reasoning instead of guessing silently.
+ *
+ * The rules and their kernel citations: docs/verdict-rules.md. */
+#ifndef CP_VERDICT_H
+#define CP_VERDICT_H
+#include "util.h"
+
+struct json;
+
+/* Zero-initialised input means "unknown" everywhere. */
+enum verdict_tri {
+	VERDICT_UNKNOWN = 0,
+	VERDICT_NO,
+	VERDICT_YES,
+};
+
+enum verdict_vendor {
+	VERDICT_VENDOR_UNKNOWN = 0,
+	VERDICT_VENDOR_INTEL,
+	VERDICT_VENDOR_AMD,
+	VERDICT_VENDOR_HYGON,
+	VERDICT_VENDOR_CENTAUR,
+	VERDICT_VENDOR_ZHAOXIN,
+	VERDICT_VENDOR_OTHER,
+};
+
+/* Clock sources the rules know, named as Linux names its clocksource where
+ * one exists (verdict_source_name() gives the string). */
+enum verdict_source {
+	VERDICT_SRC_TSC = 0,
+	VERDICT_SRC_KVMCLOCK,
+	VERDICT_SRC_HPET,
+	VERDICT_SRC_ACPI_PM,
+	VERDICT_SRC_PIT,
+	VERDICT_SRC_HV_MSR,	/* Hyper-V reference counter MSR 0x40000020 */
+	VERDICT_SRC_HV_TSC_PAGE,	/* Hyper-V reference TSC page */
+	VERDICT_SRC_XEN,	/* Xen vcpu_time_info pvclock */
+	VERDICT_SRC_COUNT,
+};
+
+enum verdict_read_path {
+	VERDICT_PATH_UNKNOWN = 0,
+	VERDICT_PATH_NATIVE,	/* no VM exit (instruction or shared page) */
+	VERDICT_PATH_EXIT,	/* a VM exit handled in the hypervisor */
+	VERDICT_PATH_DEVICE_MODEL,	/* an exit to the device model (QEMU) */
+};
+
+/* Who told the probe the TSC frequency (platform.tsc.freq_chosen.source). */
+enum verdict_freq_by {
+	VERDICT_FREQ_NONE = 0,
+	VERDICT_FREQ_CPUID_15,	/* leaf 0x15 with a non-zero crystal */
+	VERDICT_FREQ_CPUID_16,	/* leaf 0x16 base MHz */
+	VERDICT_FREQ_HYPERVISOR_LEAF,	/* 0x40000010 EAX */
+	VERDICT_FREQ_PVCLOCK,	/* kvm-clock / Xen mul+shift */
+	VERDICT_FREQ_HYPERV_MSR,	/* HV_X64_MSR_TSC_FREQUENCY */
+	VERDICT_FREQ_VMWARE_GETHZ,	/* VMware backdoor GETHZ */
+};
+
+struct verdict_source_fact {
+	enum verdict_tri present;
+	/* p50 cost of one read, ns * 1000 (fixed point); 0 = not measured */
+	uint64_t read_ns_milli;
+	enum verdict_read_path read_path;
+};
+
+#define VERDICT_MAX_SIGNATURES 8
+#define VERDICT_MAX_DRIFT 8
+
+struct verdict_drift {
+	const char *a, *b;	/* source names, as in the report's drift[] */
+	int64_t ppm;
+	uint64_t window_ms;
+};
+
+struct verdict_input {
+	/* CPU identity (CPUID leaf 0/1, display family/model). */
+	enum verdict_vendor vendor;
+	uint32_t family, model;
+
+	/* Hypervisor: CPUID.1:ECX[31], the primary (lowest-range) name and
+	 * every signature that answered ("kvm", "hyperv", "vmware", "xen",
+	 * "tcg", "bhyve", "acrn", ...).  NULL name = none found. */
+	enum verdict_tri hypervisor_bit;
+	const char *hypervisor;
+	const char *signatures[VERDICT_MAX_SIGNATURES];
+	uint32_t signature_count;
+
+	/* KVM leaf base+1 EAX bits 0, 3, 24; the pvclock flags byte as read
+	 * from the registered page (Xen's vcpu_time_info uses the same bit). */
+	enum verdict_tri kvm_clocksource, kvm_clocksource2, kvm_stable_bit;
+	enum verdict_tri pvclock_stable;
+
+	/* Hyper-V privileges (0x40000003): EAX[1] reference counter, EAX[9]
+	 * TSC page, EAX[11]+EDX[8] frequency MSRs, EAX[15] TSC invariant
+	 * control; whether the TSC page showed a valid (non-zero) sequence. */
+	enum verdict_tri hv_ref_counter, hv_tsc_page, hv_freq_msrs;
+	enum verdict_tri hv_tsc_invariant_control, hv_tsc_page_valid;
+
+	/* VMware backdoor GETHZ returned a frequency (EBX != 0xffffffff). */
+	enum verdict_tri vmware_gethz;
+
+	/* TSC capabilities. */
+	enum verdict_tri tsc, invariant_tsc, tsc_adjust, tsc_deadline, rdtscp;
+
+	/* CPU counts: logical = running, possible = MADT entries incl.
+	 * disabled/online-capable ones (what num_possible_cpus() counts),
+	 * packages = sockets (topology_max_packages()).  0 = unknown. */
+	uint32_t logical_cpus, possible_cpus, packages;
+	enum verdict_tri legacy_pic;	/* MADT flags PCAT_COMPAT */
+	enum verdict_tri acpi, hw_reduced;
+
+	struct verdict_source_fact sources[VERDICT_SRC_COUNT];
+
+	/* Cross-CPU TSC warp test: CPUs tested (0 = not run). */
+	uint32_t xcpu_tested;
+	uint64_t xcpu_warps, xcpu_max_skew_cycles;
+
+	/* TSC frequency: advertised (by whom) vs measured. */
+	enum verdict_freq_by freq_by;
+	uint64_t freq_advertised_hz, freq_measured_hz;
+	bool freq_disagreement_known;
+	int64_t freq_disagreement_ppm;
+
+	/* Gaps (the vCPU did not run). */
+	bool gaps_measured;
+	uint64_t gap_count, gap_max_ns, gap_total_ns, gap_window_ms;
+
+	struct verdict_drift drift[VERDICT_MAX_DRIFT];
+	uint32_t drift_count;
+};
+
+#define VERDICT_MAX_REASONS 16
+#define VERDICT_REASON_LEN 200
+#define VERDICT_MAX_RANGES 6
+#define VERDICT_MAX_WARNINGS 16
+#define VERDICT_MSG_LEN 200
+#define VERDICT_EVIDENCE_LEN 320
+#define VERDICT_AVAILABLE_LEN 128
+
+struct verdict_kernel_range {
+	const char *from, *to;	/* "5.6"-style; to NULL = newest */
+	const char *linux_clocksource;
+	bool vdso;
+	const char *note;
+};
+
+struct verdict_warning {
+	const char *code;
+	const char *severity;	/* "info" | "warning" | "critical" */
+	char message[VERDICT_MSG_LEN];
+	char evidence[VERDICT_EVIDENCE_LEN];
+	const char *fix;
+	const char *fix_brief;	/* the same fix in a few words, for the summary */
+};
+
+struct verdict {
+	const char *linux_clocksource;
+	const char *linux_kernel;	/* the kernel the main prediction is for */
+	bool vdso;
+	/* The source's measured read cost plus, on the syscall path, the
+	 * syscall estimate below.  ns * 1000; 0 with !read_cost_measured. */
+	uint64_t predicted_read_ns_milli;
+	bool read_cost_measured;
+	uint64_t syscall_overhead_ns_estimate;	/* an estimate, not measured */
+	uint64_t tsc_read_ns_milli;	/* for "~M x a TSC read"; 0 = unknown */
+	const char *confidence;	/* "high" | "medium" | "low" */
+	const char *why;	/* the decisive rule in words */
+	char why_text[VERDICT_REASON_LEN];	/* "Why: ..." of the summary */
+	const char *current_clocksource;
+	char available_clocksource[VERDICT_AVAILABLE_LEN];
+
+	char reasoning[VERDICT_MAX_REASONS][VERDICT_REASON_LEN];
+	uint32_t reasoning_count;
+
+	struct verdict_kernel_range by_kernel[VERDICT_MAX_RANGES];
+	uint32_t by_kernel_count;
+
+	struct verdict_warning warnings[VERDICT_MAX_WARNINGS];
+	uint32_t warning_count;
+};
+
+void verdict_decide(struct verdict *out, const struct verdict_input *in);
+
+/* Emits "verdict":{...} into the enclosing report object (schema v1 names
+ * plus current_clocksource, available_clocksource, confidence,
+ * syscall_overhead_ns_estimate). */
+void verdict_to_json(struct json *j, const struct verdict *v);
+
+/* The human one/two-liner that opens the summary. */
+void verdict_summary_line(const struct verdict *v, char *buf, size_t cap);
+
+const char *verdict_source_name(enum verdict_source s);
+/* NULL when the warning is absent: for tests and the summary. */
+const struct verdict_warning *verdict_find_warning(const struct verdict *v,
+						   const char *code);
+#endif
