@@ -26,7 +26,7 @@ HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=
 # Pure logic: compiled into the probe and into every host unit test.
 PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/discover/*.c src/analysis/*.c) $(wildcard src/verdict.c))
 # Hardware-touching core shared by every boot path.
-CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/sources/*.c src/measure/*.c src/report/*.c) src/main.c)
+CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/probe/*.c src/sources/*.c src/measure/*.c src/report/*.c) src/main.c)
 CORE_ASM   := $(sort $(wildcard src/arch/*.S))
 UEFI_SRCS  := src/platform/uefi.c
 
@@ -45,11 +45,11 @@ efi: $(BUILD)/clockprobe.efi
 
 $(BUILD)/efi/%.o: %.c $(wildcard include/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
 $(BUILD)/efi/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
 # -z defs: gnu-efi links with -shared, which would otherwise accept an
 # undefined symbol (say a 128-bit divide helper) and crash at run time.

@@ -1,0 +1,15 @@
+#ifndef CP_DISCOVER_H
+#define CP_DISCOVER_H
+#include "results.h"
+
+/* CPUID, hypervisor, ACPI, SMBIOS, CPUs, VMware backdoor, a rough TSC
+ * rate: the hardware side of discovery, feeding the pure decoders. */
+void discover_platform(struct run_results *r);
+/* Picks and opens the UART: settings, else ACPI SPCR, else COM1. */
+void discover_console(struct run_results *r);
+/* The real CPUID instruction as a cpuid_fn for the pure decoders. */
+void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+/* Identity map of physical memory, every page probed through the fault
+ * guard first: a table pointer into nowhere becomes NULL, not a #PF. */
+const void *phys_map_guarded(void *ctx, uint64_t phys, uint32_t len);
+#endif

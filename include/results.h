@@ -1,0 +1,47 @@
+/* Everything one run found and measured, as the report writer and the
+ * verdict see it.  Filled by main.c in order: discover, measure, decide. */
+#ifndef CP_RESULTS_H
+#define CP_RESULTS_H
+#include "facts.h"
+#include "measure.h"
+#include "smbios.h"
+#include "verdict.h"
+
+#define MAX_SOURCES 12
+#define MAX_RUN_ERRORS 24
+
+struct run_error {
+	const char *code;
+	char message[120];
+};
+
+struct vmware_backdoor {
+	bool probed;
+	bool present;
+	uint32_t version, type;
+	bool gethz_valid;
+	uint64_t tsc_hz, apic_hz;
+};
+
+struct run_results {
+	struct probe_facts facts;
+	uint64_t start_tsc;
+	const char *phase;
+	struct smbios_info smbios;
+	struct platform_cpu cpus[PLATFORM_MAX_CPUS];
+	unsigned cpu_count, cpus_enabled;
+	const char *cpu_count_source;
+	unsigned packages;
+	struct vmware_backdoor vmware;
+	const char *method;
+	struct baselines baselines;
+	struct source_result sources[MAX_SOURCES];
+	unsigned source_count;
+	struct verdict verdict;
+	uint32_t error_count;
+	struct run_error errors[MAX_RUN_ERRORS];
+	uint64_t elapsed_ms;
+};
+
+void results_error(struct run_results *r, const char *code, const char *message);
+#endif

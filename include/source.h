@@ -1,0 +1,38 @@
+/* One clock source = one file in src/sources/ filling one of these.  The
+ * measurement engine knows sources only through this interface; adding a
+ * source touches its file and the table in src/sources/registry.c. */
+#ifndef CP_SOURCE_H
+#define CP_SOURCE_H
+#include "facts.h"
+#include "json.h"
+
+enum source_status { SOURCE_OK, SOURCE_ABSENT, SOURCE_ERROR };
+
+struct source_desc {
+	/* One read of the counter: the measured operation, chosen by prepare
+	 * for the hardware found (port or MMIO flavour).  No arguments, so the
+	 * harness around it is identical for every source. */
+	uint64_t (*read)(void);
+	uint64_t freq_hz;     /* counter ticks per second */
+	unsigned width_bits;  /* counter width, for wrap-safe deltas */
+	bool counts_down;     /* PIT */
+	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
+	char reason[160];     /* why absent / what failed */
+};
+
+struct clock_source {
+	const char *name; /* Linux clocksource name where one exists */
+	/* Decides presence and prepares the counter (enables a halted HPET,
+	 * registers the pvclock page).  Runs with interrupts on, may call the
+	 * platform.  Fills d (d->read on OK); on ABSENT/ERROR d->reason says
+	 * why. */
+	enum source_status (*prepare)(struct source_desc *d, const struct probe_facts *f);
+	/* Undoes prepare (restores HPET configuration, unregisters pvclock). */
+	void (*finish)(void);
+	/* Source-specific figures for the report (may be NULL). */
+	void (*report_extra)(struct json *j);
+};
+
+extern const struct clock_source *const clock_sources[];
+extern const unsigned clock_source_count;
+#endif

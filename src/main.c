@@ -1,0 +1,173 @@
+/* Orchestration only: discover, measure, decide, report, leave. */
+#include "probe.h"
+#include "arch.h"
+#include "console.h"
+#include "fault.h"
+#include "kvmclock.h"
+#include "rate.h"
+#include "readpath.h"
+#include "report.h"
+#include "results.h"
+#include "strbuf.h"
+#include "discover.h"
+
+#define DEBUG_EXIT_PORT 0xf4
+#define EXIT_REPORT_COMPLETE 0x10
+#define EXIT_PROBE_FAILED 0x11
+#define DEFAULT_WAIT_KEY_SECONDS 30
+#define REPORT_BUFFER_BYTES (1u << 20)
+
+static struct run_results run;
+
+void results_error(struct run_results *r, const char *code, const char *message)
+{
+	if (r->error_count >= MAX_RUN_ERRORS)
+		return;
+	r->errors[r->error_count].code = code;
+	str_copy(r->errors[r->error_count].message, sizeof r->errors[0].message, message);
+	r->error_count++;
+}
+
+/* isa-debug-exit answers 0x00 at its port; without it the bus floats to
+ * 0xff.  Only asked inside a VM: on bare metal the port may be decoded by
+ * something else, so the probe neither reads nor writes it there. */
+static bool harness_attached(const struct probe_facts *f)
+{
+	return f->hv.present && inb(DEBUG_EXIT_PORT) == 0x00;
+}
+
+static void __attribute__((noreturn)) leave(int code)
+{
+	struct platform *plat = run.facts.plat;
+	bool harness = harness_attached(&run.facts);
+	int32_t wait_s = run.facts.settings.wait_key_seconds;
+	if (wait_s < 0)
+		wait_s = harness ? 0 : DEFAULT_WAIT_KEY_SECONDS;
+	if (wait_s > 0 && plat->wait_key) {
+		char line[96];
+		struct strbuf sb;
+		sb_init(&sb, line, sizeof line);
+		sb_str(&sb, "clockprobe: press a key to power off (or wait ");
+		sb_u64(&sb, (uint64_t)wait_s);
+		sb_str(&sb, " s)");
+		con_say(line);
+		plat->wait_key((uint64_t)wait_s * 1000);
+	}
+	if (harness)
+		outb(DEBUG_EXIT_PORT, (uint8_t)code);
+	plat->power_off();
+}
+
+static void fatal_fault(int vector, uint64_t rip, uint64_t error_code)
+{
+	char line[128];
+	struct strbuf sb;
+	sb_init(&sb, line, sizeof line);
+	sb_str(&sb, "clockprobe: FATAL unexpected ");
+	sb_str(&sb, fault_name(vector));
+	sb_str(&sb, " (vector ");
+	sb_u64(&sb, (uint64_t)vector);
+	sb_str(&sb, ") at rip 0x");
+	sb_hex(&sb, rip, 1);
+	sb_str(&sb, " error 0x");
+	sb_hex(&sb, error_code, 1);
+	con_log(line);
+	if (harness_attached(&run.facts))
+		outb(DEBUG_EXIT_PORT, EXIT_PROBE_FAILED);
+	halt_forever();
+}
+
+static void progress(const char *what)
+{
+	char line[96];
+	struct strbuf sb;
+	sb_init(&sb, line, sizeof line);
+	sb_str(&sb, "clockprobe: ");
+	sb_str(&sb, what);
+	con_log(line);
+}
+
+static void measure_sources(struct run_results *r, const struct measure_plan *plan)
+{
+	struct read_path_baselines rb = {
+		.harness = r->baselines.harness.cycles.p50,
+		.cpuid = r->baselines.cpuid.throughput_milli / 1000,
+		.port = r->baselines.port.throughput_milli / 1000,
+	};
+	for (unsigned i = 0; i < clock_source_count && i < MAX_SOURCES; i++) {
+		struct source_result *s = &r->sources[r->source_count++];
+		s->src = clock_sources[i];
+		s->status = s->src->prepare(&s->desc, &r->facts);
+		if (s->status == SOURCE_OK) {
+			progress(s->src->name);
+			measure_behaviour(&s->behaviour, &s->desc, plan);
+			if (s->behaviour.frozen) {
+				s->status = SOURCE_ERROR;
+				str_copy(s->desc.reason, sizeof s->desc.reason,
+					 "counter never moved during the behaviour test");
+			} else {
+				measure_op(&s->cost, s->desc.read, plan);
+			}
+		}
+		if (s->src == clock_sources[0] && s->status == SOURCE_OK)
+			rb.rdtsc = s->cost.throughput_milli / 1000;
+		if (s->status == SOURCE_OK)
+			s->read_path = read_path_name(read_path_classify(s->cost.throughput_milli / 1000, &rb));
+		if (str_equal(s->src->name, "kvm-clock") && s->status == SOURCE_OK)
+			kvmclock_measure_msrs(plan);
+	}
+}
+
+static void finish_sources(struct run_results *r)
+{
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src->finish)
+			r->sources[i].src->finish();
+}
+
+void probe_main(struct platform *plat)
+{
+	static char settings_text[2048];
+	struct run_results *r = &run;
+	struct probe_facts *f = &r->facts;
+
+	r->start_tsc = rdtsc();
+	r->phase = "boot_services";
+	f->plat = plat;
+	con.plat = plat;
+	fault_set_fatal_handler(fatal_fault);
+	fault_guard_install();
+
+	settings_defaults(&f->settings);
+	if (plat->read_settings) {
+		plat->read_settings(settings_text, sizeof settings_text);
+		settings_parse(&f->settings, settings_text);
+	}
+	discover_platform(r);
+	discover_console(r);
+	con_say("clockprobe " PROBE_VERSION ": measuring the clocks of this machine");
+	for (uint32_t i = 0; i < f->settings.problem_count; i++)
+		results_error(r, "SETTINGS", f->settings.problems[i]);
+
+	static uint64_t *scratch;
+	scratch = plat->alloc_pages ? plat->alloc_pages(f->settings.samples * sizeof(uint64_t)) : NULL;
+	if (!scratch) {
+		results_error(r, "NO_MEMORY", "cannot allocate the sample buffer");
+	} else {
+		struct measure_plan plan = {
+			.samples = f->settings.samples,
+			.budget_cycles = facts_ms_to_cycles(f, f->settings.mode == MODE_THOROUGH ? 5000 : 300),
+			.window_deadline_cycles = facts_ms_to_cycles(f, 2),
+			.scratch = scratch,
+		};
+		r->method = measure_init(f->cpu.rdtscp);
+		progress("baselines");
+		measure_baselines(&r->baselines, &plan);
+		measure_sources(r, &plan);
+	}
+	finish_sources(r);
+
+	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, f->tsc_hz_rough) / 1000000;
+	bool complete = report_emit(r);
+	leave(complete ? EXIT_REPORT_COMPLETE : EXIT_PROBE_FAILED);
+}

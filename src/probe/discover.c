@@ -1,0 +1,189 @@
+#include "discover.h"
+#include "arch.h"
+#include "console.h"
+#include "fault.h"
+#include "rate.h"
+#include "strbuf.h"
+
+#define COM1 0x3f8
+#define VMWARE_MAGIC 0x564d5868u
+#define VMWARE_PORT 0x5658
+#define VMWARE_CMD_GETVERSION 10
+#define VMWARE_CMD_GETHZ 45
+/* Deadlines need some rate before anything is measured; 4 GHz errs on the
+ * long side for every real TSC, and only bounds loops. */
+#define ASSUMED_TSC_HZ 4000000000ull
+#define PM_TIMER_HZ 3579545ull
+#define ROUGH_CALIBRATION_PM_TICKS 35795 /* 10 ms */
+
+void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	(void)ctx;
+	cpuid_raw(leaf, subleaf, regs);
+}
+
+const void *phys_map_guarded(void *ctx, uint64_t phys, uint32_t len)
+{
+	(void)ctx;
+	uint8_t byte;
+	if (!phys || !len || phys + len < phys)
+		return NULL;
+	for (uint64_t a = phys; a < phys + len; a = (a | 4095) + 1)
+		if (read_byte_safe(a, &byte))
+			return NULL;
+	if (read_byte_safe(phys + len - 1, &byte))
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
+static void copy_acpi_errors(struct run_results *r)
+{
+	for (uint32_t i = 0; i < r->facts.acpi.error_count && i < ACPI_MAX_ERRORS; i++)
+		results_error(r, r->facts.acpi.errors[i].code, r->facts.acpi.errors[i].message);
+}
+
+static void discover_cpus(struct run_results *r)
+{
+	struct probe_facts *f = &r->facts;
+	if (f->plat->cpu_list) {
+		r->cpu_count = f->plat->cpu_list(r->cpus, PLATFORM_MAX_CPUS);
+		r->cpu_count_source = f->plat->cpu_list_source;
+	}
+	if (!r->cpu_count && f->acpi.madt.present) {
+		for (uint32_t i = 0; i < f->acpi.madt.cpu_count && r->cpu_count < PLATFORM_MAX_CPUS; i++) {
+			const struct acpi_madt_cpu *c = &f->acpi.madt.cpus[i];
+			if (!(c->flags & ACPI_MADT_CPU_ENABLED))
+				continue;
+			struct platform_cpu *p = &r->cpus[r->cpu_count++];
+			p->apic_id = c->apic_id;
+			p->package = c->apic_id >> f->cpu.package_shift;
+			p->enabled = true;
+			p->bsp = c->apic_id == (f->cpu.x2apic_id_valid ? f->cpu.x2apic_id : f->cpu.initial_apic_id);
+		}
+		r->cpu_count_source = "ACPI MADT (enabled entries)";
+	}
+	if (!r->cpu_count) {
+		r->cpu_count = 1;
+		r->cpus[0].bsp = r->cpus[0].enabled = true;
+		r->cpu_count_source = "none (assumed the running CPU only)";
+		results_error(r, "CPU_COUNT_UNKNOWN", "neither MP services nor a MADT lists the CPUs");
+	}
+	/* Packages: distinct package ids among the CPUs (bounded n^2, n<=256). */
+	unsigned packages = 0;
+	for (unsigned i = 0; i < r->cpu_count && i < PLATFORM_MAX_CPUS; i++) {
+		bool seen = false;
+		for (unsigned k = 0; k < i && !seen; k++)
+			seen = r->cpus[k].package == r->cpus[i].package;
+		if (!seen)
+			packages++;
+		if (r->cpus[i].enabled)
+			r->cpus_enabled++;
+	}
+	r->packages = packages;
+}
+
+/* VMware backdoor: IN from port 0x5658 with the magic in EAX.  Anything
+ * but a hypervisor returns the floating bus (0xffffffff) or leaves EBX. */
+static void vmware_backdoor(uint32_t cmd, uint32_t regs[4])
+{
+	uint32_t a = VMWARE_MAGIC, b = 0xffffffffu, c = cmd, d = VMWARE_PORT;
+	__asm__ volatile("inl (%%dx), %%eax" : "+a"(a), "+b"(b), "+c"(c), "+d"(d));
+	regs[0] = a;
+	regs[1] = b;
+	regs[2] = c;
+	regs[3] = d;
+}
+
+static void discover_vmware(struct run_results *r)
+{
+	uint32_t v[4];
+	if (!r->facts.hv.present)
+		return;
+	r->vmware.probed = true;
+	vmware_backdoor(VMWARE_CMD_GETVERSION, v);
+	if (v[1] != VMWARE_MAGIC || v[0] == 0xffffffffu)
+		return;
+	r->vmware.present = true;
+	r->vmware.version = v[0];
+	r->vmware.type = v[2];
+	vmware_backdoor(VMWARE_CMD_GETHZ, v);
+	if (v[1] != 0xffffffffu) {
+		r->vmware.gethz_valid = true;
+		r->vmware.tsc_hz = ((uint64_t)v[1] << 32) | v[0];
+		r->vmware.apic_hz = v[2];
+	}
+}
+
+/* 10 ms against the PM timer when the FADT names one: enough for loop
+ * deadlines (the real frequency measurement comes later). */
+static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm)
+{
+	if (!pm->present || pm->gas.space_id != ACPI_SPACE_IO || !pm->gas.address || pm->gas.address > 0xfffc)
+		return 0;
+	uint16_t port = (uint16_t)pm->gas.address;
+	uint32_t start = inl(port) & 0xffffff;
+	uint64_t t0 = rdtsc();
+	for (uint32_t i = 0; i < 10000000; i++) {
+		uint32_t now = inl(port) & 0xffffff;
+		uint32_t ticks = (now - start) & 0xffffff;
+		if (ticks >= ROUGH_CALIBRATION_PM_TICKS)
+			return rate_from_window(rdtsc() - t0, PM_TIMER_HZ, ticks);
+		if (rdtsc() - t0 > ASSUMED_TSC_HZ) /* a second at 4 GHz: frozen timer */
+			return 0;
+	}
+	return 0;
+}
+
+static void rough_tsc_rate(struct run_results *r)
+{
+	struct probe_facts *f = &r->facts;
+	uint64_t hz = 0;
+	if (f->hv.timing.valid) {
+		f->tsc_hz_rough = (uint64_t)f->hv.timing.tsc_khz * 1000;
+		f->tsc_hz_rough_source = "hypervisor timing leaf";
+	} else if (f->cpu.leaf15.valid && f->cpu.leaf15.tsc_hz) {
+		f->tsc_hz_rough = f->cpu.leaf15.tsc_hz;
+		f->tsc_hz_rough_source = "CPUID 0x15";
+	} else if ((hz = calibrate_rough(&f->acpi.pm_timer)) != 0) {
+		f->tsc_hz_rough = hz;
+		f->tsc_hz_rough_source = "10 ms against the ACPI PM timer";
+	} else {
+		f->tsc_hz_rough = ASSUMED_TSC_HZ;
+		f->tsc_hz_rough_source = "assumed 4 GHz (nothing to calibrate against yet)";
+	}
+}
+
+void discover_platform(struct run_results *r)
+{
+	struct probe_facts *f = &r->facts;
+	cpuid_decode(&f->cpu, cpuid_hw, NULL);
+	hypervisor_decode(&f->hv, &f->cpu, cpuid_hw, NULL);
+	if (f->plat->acpi_rsdp) {
+		f->acpi_parsed = acpi_parse(&f->acpi, f->plat->acpi_rsdp, phys_map_guarded, NULL) == 0;
+		copy_acpi_errors(r);
+	} else {
+		results_error(r, "ACPI_RSDP_MISSING", f->plat->acpi_rsdp_via);
+	}
+	/* The 64-bit SMBIOS 3 entry point when the firmware offers it. */
+	uint64_t smbios = f->plat->smbios3_entry ? f->plat->smbios3_entry : f->plat->smbios_entry;
+	if (smbios)
+		smbios_parse(&r->smbios, smbios, phys_map_guarded, NULL);
+	else
+		results_error(r, "SMBIOS_MISSING", "no SMBIOS entry point handed over by the firmware");
+	discover_cpus(r);
+	discover_vmware(r);
+	rough_tsc_rate(r);
+}
+
+void discover_console(struct run_results *r)
+{
+	struct probe_facts *f = &r->facts;
+	const struct acpi_spcr_info *spcr = &f->acpi.spcr;
+	if (f->settings.serial_from_settings && uart_init(&con.uart, f->settings.serial_port, "settings"))
+		return;
+	if (spcr->present && spcr->io_port_usable && spcr->interface_type <= 1 &&
+	    uart_init(&con.uart, (uint16_t)spcr->uart.address, "ACPI SPCR"))
+		return;
+	if (!uart_init(&con.uart, COM1, "COM1 (default)"))
+		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1: report on screen/file only");
+}

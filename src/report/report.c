@@ -1,0 +1,498 @@
+/* The machine-readable report: schema v1 of design.md.  Names here are a
+ * contract with tools outside this repository: extend, never rename. */
+#include "report.h"
+#include "console.h"
+#include "crc32.h"
+#include "fault.h"
+#include "probe.h"
+#include "kvmclock.h"
+#include "rate.h"
+#include "strbuf.h"
+
+static uint64_t tsc_hz_for_ns(const struct run_results *r)
+{
+	return r->facts.tsc_hz_rough;
+}
+
+static void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t hz, bool as_ns)
+{
+	json_object_begin(j, key);
+	const uint64_t v[] = { d->min, d->p50, d->p90, d->p99, d->p999, d->max, d->mean };
+	const char *names[] = { "min", "p50", "p90", "p99", "p999", "max", "mean" };
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		if (as_ns)
+			json_fixed(j, names[i], (int64_t)rate_cycles_to_ns_milli(v[i], hz), 3);
+		else
+			json_u64(j, names[i], v[i]);
+	}
+	json_object_end(j);
+}
+
+static void histogram_json(struct json *j, const struct log2_hist *h)
+{
+	json_object_begin(j, "histogram");
+	json_string(j, "unit", "cycles");
+	json_array_begin(j, "log2_bins");
+	int top = log2_hist_highest(h);
+	for (int i = 0; i <= top; i++)
+		json_u64(j, NULL, h->bins[i]);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void baseline_json(struct json *j, const char *key, const struct op_cost *c)
+{
+	json_object_begin(j, key);
+	json_u64(j, "min", c->cycles.min);
+	json_u64(j, "p50", c->cycles.p50);
+	json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
+	json_u64(j, "samples", c->cycles.n);
+	json_u64(j, "windows_discarded", c->windows_discarded);
+	json_object_end(j);
+}
+
+static void cpu_json(struct json *j, const struct run_results *r)
+{
+	const struct cpu_info *c = &r->facts.cpu;
+	const struct acpi_madt_info *m = &r->facts.acpi.madt;
+	json_object_begin(j, "cpu");
+	json_string(j, "vendor", c->vendor);
+	json_string(j, "brand", c->brand);
+	json_u64(j, "family", c->family);
+	json_u64(j, "model", c->model);
+	json_u64(j, "stepping", c->stepping);
+	json_u64(j, "logical_cpus", r->cpus_enabled);
+	json_string(j, "logical_cpus_source", r->cpu_count_source);
+	if (m->present)
+		json_u64(j, "possible_cpus", m->possible_cpus);
+	else
+		json_null(j, "possible_cpus");
+	json_u64(j, "packages", r->packages);
+	json_object_end(j);
+}
+
+static void hypervisor_json(struct json *j, const struct run_results *r)
+{
+	const struct hv_info *h = &r->facts.hv;
+	json_object_begin(j, "hypervisor");
+	json_bool(j, "present", h->present);
+	if (h->range_count) {
+		json_string(j, "signature", h->signature);
+		json_string(j, "name", h->name);
+		json_u64(j, "max_leaf", h->max_leaf);
+	} else {
+		json_null(j, "signature");
+		json_string(j, "name", h->present ? "unknown" : NULL);
+		json_null(j, "max_leaf");
+	}
+	json_array_begin(j, "signatures");
+	for (size_t i = 0; i < h->range_count; i++) {
+		json_object_begin(j, NULL);
+		json_u64(j, "leaf", h->ranges[i].base);
+		json_string(j, "signature", h->ranges[i].signature);
+		json_string(j, "name", h->ranges[i].name);
+		json_u64(j, "max_leaf", h->ranges[i].max_leaf);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_begin(j, "vmware_backdoor");
+	json_bool(j, "probed", r->vmware.probed);
+	json_bool(j, "present", r->vmware.present);
+	if (r->vmware.present) {
+		json_u64(j, "version", r->vmware.version);
+		json_u64(j, "type", r->vmware.type);
+		if (r->vmware.gethz_valid) {
+			json_u64(j, "tsc_hz", r->vmware.tsc_hz);
+			json_u64(j, "apic_hz", r->vmware.apic_hz);
+		} else {
+			json_null(j, "tsc_hz");
+		}
+	}
+	json_object_end(j);
+	if (h->hyperv.found) {
+		json_object_begin(j, "hyperv");
+		json_u64(j, "base", h->hyperv.base);
+		json_bool(j, "interface_hv1", h->hyperv.interface_hv1);
+		json_u64(j, "privileges_eax", h->hyperv.privileges_eax);
+		json_bool(j, "ref_counter", h->hyperv.ref_counter);
+		json_bool(j, "tsc_page", h->hyperv.tsc_page);
+		json_bool(j, "frequency_msrs", h->hyperv.frequency_msrs);
+		json_bool(j, "tsc_invariant_control", h->hyperv.tsc_invariant_control);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void hz_or_null(struct json *j, const char *key, uint64_t hz)
+{
+	if (hz)
+		json_u64(j, key, hz);
+	else
+		json_null(j, key);
+}
+
+static void tsc_json(struct json *j, const struct run_results *r)
+{
+	const struct cpu_info *c = &r->facts.cpu;
+	const struct hv_info *h = &r->facts.hv;
+	json_object_begin(j, "tsc");
+	json_bool(j, "present", c->tsc);
+	json_bool(j, "invariant", c->invariant_tsc);
+	json_bool(j, "rdtscp", c->rdtscp);
+	json_bool(j, "deadline", c->tsc_deadline);
+	json_bool(j, "tsc_adjust", c->tsc_adjust);
+	json_object_begin(j, "freq_hz");
+	hz_or_null(j, "cpuid_15", c->leaf15.valid ? c->leaf15.tsc_hz : 0);
+	hz_or_null(j, "cpuid_16", c->leaf16.valid ? (uint64_t)c->leaf16.base_mhz * 1000000 : 0);
+	hz_or_null(j, "hypervisor_leaf", h->timing.valid ? (uint64_t)h->timing.tsc_khz * 1000 : 0);
+	hz_or_null(j, "pvclock", kvmclock_get_facts()->tsc_hz);
+	hz_or_null(j, "vmware_gethz", r->vmware.gethz_valid ? r->vmware.tsc_hz : 0);
+	json_object_end(j);
+	json_object_begin(j, "freq_chosen");
+	json_string(j, "source", r->facts.tsc_hz_rough_source);
+	json_u64(j, "hz", tsc_hz_for_ns(r));
+	json_object_end(j);
+	json_object_end(j);
+}
+
+static void kvm_json(struct json *j, const struct run_results *r)
+{
+	const struct hv_kvm *k = &r->facts.hv.kvm;
+	json_object_begin(j, "kvm");
+	json_bool(j, "signature", k->found);
+	json_bool(j, "clocksource", k->clocksource);
+	json_bool(j, "clocksource2", k->clocksource2);
+	json_bool(j, "stable_bit", k->stable_bit);
+	json_u64(j, "features_eax", k->features_eax);
+	json_object_end(j);
+}
+
+static void gas_json(struct json *j, const char *key, const struct acpi_gas *g)
+{
+	json_object_begin(j, key);
+	json_string(j, "space", g->space_id == ACPI_SPACE_IO ? "io" : g->space_id == ACPI_SPACE_MEMORY ? "memory" : "other");
+	json_u64(j, "address", g->address);
+	json_u64(j, "bit_width", g->bit_width);
+	json_object_end(j);
+}
+
+static void acpi_json(struct json *j, const struct run_results *r)
+{
+	const struct acpi_info *a = &r->facts.acpi;
+	json_object_begin(j, "acpi");
+	json_string(j, "rsdp_via", r->facts.plat->acpi_rsdp_via);
+	if (a->rsdp.found)
+		json_u64(j, "rsdp_revision", a->rsdp.revision);
+	else
+		json_null(j, "rsdp_revision");
+	json_string(j, "root_table", a->rsdp.root_signature[0] ? a->rsdp.root_signature : NULL);
+	json_array_begin(j, "tables");
+	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++) {
+		const struct acpi_table *t = &a->tables[i];
+		json_object_begin(j, NULL);
+		json_string(j, "signature", t->signature);
+		json_u64(j, "address", t->address);
+		json_u64(j, "length", t->length);
+		json_u64(j, "revision", t->revision);
+		json_bool(j, "checksum_ok", t->checksum_ok);
+		json_string(j, "oem_id", t->oem_id);
+		json_string(j, "via", t->via);
+		if (t->status[0])
+			json_string(j, "status", t->status);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_begin(j, "pm_timer");
+	json_bool(j, "present", a->pm_timer.present);
+	if (a->pm_timer.present) {
+		json_string(j, "space", a->pm_timer.gas.space_id == ACPI_SPACE_IO ? "io" : "memory");
+		json_u64(j, "address", a->pm_timer.gas.address);
+		json_u64(j, "width_bits", a->pm_timer.width_bits);
+		json_string(j, "from", a->pm_timer.source);
+	} else {
+		json_string(j, "reason", a->pm_timer.absent_reason[0] ? a->pm_timer.absent_reason : "no ACPI tables");
+	}
+	json_object_end(j);
+	json_object_begin(j, "hpet");
+	json_bool(j, "present", a->hpet.present && a->hpet.usable);
+	if (a->hpet.present && a->hpet.usable) {
+		json_u64(j, "address", a->hpet.base.address);
+		json_u64(j, "event_timer_block_id", a->hpet.event_timer_block_id);
+		extern uint64_t hpet_capabilities(void);
+		uint64_t cap = hpet_capabilities();
+		if (cap) {
+			json_u64(j, "period_fs", cap >> 32);
+			json_bool(j, "counter_64bit", cap & (1u << 13));
+		} else {
+			json_null(j, "period_fs");
+			json_null(j, "counter_64bit");
+		}
+	} else {
+		json_string(j, "reason", a->hpet.absent_reason[0] ? a->hpet.absent_reason : "no ACPI tables");
+	}
+	json_object_end(j);
+	json_object_begin(j, "fadt");
+	json_bool(j, "present", a->fadt.present);
+	if (a->fadt.present) {
+		json_u64(j, "revision", a->fadt.revision);
+		json_u64(j, "length", a->fadt.length);
+		json_u64(j, "flags", a->fadt.flags);
+		json_bool(j, "hw_reduced", a->fadt.hw_reduced);
+	}
+	json_object_end(j);
+	json_object_begin(j, "madt");
+	json_bool(j, "present", a->madt.present);
+	if (a->madt.present) {
+		json_u64(j, "enabled", a->madt.enabled);
+		json_u64(j, "online_capable", a->madt.online_capable);
+		json_u64(j, "disabled", a->madt.disabled);
+		json_u64(j, "possible_cpus", a->madt.possible_cpus);
+		json_bool(j, "pcat_compat", a->madt.pcat_compat);
+		json_u64(j, "ioapics", a->madt.ioapic_count);
+	}
+	json_object_end(j);
+	if (a->spcr.present) {
+		json_object_begin(j, "spcr");
+		json_u64(j, "interface_type", a->spcr.interface_type);
+		gas_json(j, "uart", &a->spcr.uart);
+		json_u64(j, "baud_rate", a->spcr.baud_rate);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void platform_json(struct json *j, const struct run_results *r)
+{
+	const struct platform *p = r->facts.plat;
+	json_object_begin(j, "platform");
+	cpu_json(j, r);
+	json_object_begin(j, "firmware");
+	if (p->firmware_vendor[0]) {
+		json_string(j, "vendor", p->firmware_vendor);
+		json_u64(j, "revision", p->firmware_revision);
+		char rev[16];
+		struct strbuf sb;
+		sb_init(&sb, rev, sizeof rev);
+		sb_u64(&sb, p->uefi_revision >> 16);
+		sb_char(&sb, '.');
+		sb_u64(&sb, (p->uefi_revision & 0xffff) / 10);
+		if ((p->uefi_revision & 0xffff) % 10) {
+			sb_char(&sb, '.');
+			sb_u64(&sb, (p->uefi_revision & 0xffff) % 10);
+		}
+		json_string(j, "uefi_revision", rev);
+	} else {
+		json_string(j, "status", "absent");
+		json_string(j, "reason", p->firmware_absent_reason);
+	}
+	json_object_end(j);
+	json_object_begin(j, "smbios");
+	json_bool(j, "present", r->smbios.present);
+	json_string(j, "manufacturer", r->smbios.present ? r->smbios.manufacturer : NULL);
+	json_string(j, "product", r->smbios.present ? r->smbios.product : NULL);
+	json_string(j, "version", r->smbios.present ? r->smbios.version : NULL);
+	json_object_end(j);
+	hypervisor_json(j, r);
+	tsc_json(j, r);
+	kvm_json(j, r);
+	acpi_json(j, r);
+	json_object_begin(j, "serial");
+	json_u64(j, "port", con.uart.base);
+	json_string(j, "source", con.uart.source);
+	json_bool(j, "divisor_kept", con.uart.divisor_kept);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+static void source_json(struct json *j, const struct source_result *s, const struct run_results *r)
+{
+	static const char *const status_names[] = { "ok", "absent", "error" };
+	uint64_t hz = tsc_hz_for_ns(r);
+	json_object_begin(j, NULL);
+	json_string(j, "name", s->src->name);
+	json_string(j, "status", status_names[s->status]);
+	if (s->status != SOURCE_OK) {
+		json_string(j, "reason", s->desc.reason);
+		json_object_end(j);
+		return;
+	}
+	json_u64(j, "freq_hz", s->desc.freq_hz);
+	json_string(j, "freq_origin", s->desc.freq_origin);
+	json_u64(j, "width_bits", s->desc.width_bits);
+	json_string(j, "read_path", s->read_path);
+	json_object_begin(j, "read_cost");
+	dist_json(j, "cycles", &s->cost.cycles, hz, false);
+	dist_json(j, "ns", &s->cost.cycles, hz, true);
+	json_u64(j, "samples", s->cost.cycles.n);
+	json_string(j, "method", r->method);
+	json_u64(j, "windows_discarded", s->cost.windows_discarded);
+	json_u64(j, "below_harness", s->cost.below_harness);
+	json_bool(j, "deadline_hit", s->cost.deadline_hit);
+	json_object_end(j);
+	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
+	/* resolution: the smallest forward step, in the source's own ticks
+	 * converted to ns at its frequency. */
+	uint64_t step = s->behaviour.min_step_ticks;
+	if (step && s->desc.freq_hz)
+		json_fixed(j, "resolution_ns", (int64_t)mul_div_u64(step, 1000000000000ull, s->desc.freq_hz), 3);
+	else
+		json_null(j, "resolution_ns");
+	json_u64(j, "backward_steps", s->behaviour.backward);
+	json_object_begin(j, "behaviour");
+	json_u64(j, "pairs", s->behaviour.reads);
+	json_u64(j, "forward", s->behaviour.forward);
+	json_u64(j, "same", s->behaviour.same);
+	json_u64(j, "wraps", s->behaviour.wraps);
+	json_u64(j, "backward", s->behaviour.backward);
+	json_u64(j, "max_backward_ticks", s->behaviour.max_backward_ticks);
+	json_u64(j, "min_step_ticks", s->behaviour.min_step_ticks);
+	json_object_end(j);
+	histogram_json(j, &s->cost.hist);
+	if (s->src->report_extra)
+		s->src->report_extra(j);
+	json_object_end(j);
+}
+
+static void kvmclock_json(struct json *j)
+{
+	const struct kvmclock_facts *k = kvmclock_get_facts();
+	json_object_begin(j, "kvmclock");
+	json_bool(j, "registered", k->registered);
+	if (k->registered) {
+		json_u64(j, "msr", k->msr);
+		json_u64(j, "msr_write_cycles", k->msr_write.cycles.p50);
+		json_u64(j, "msr_read_cycles", k->msr_read.cycles.p50);
+		json_object_begin(j, "msr_write");
+		json_u64(j, "min", k->msr_write.cycles.min);
+		json_u64(j, "p50", k->msr_write.cycles.p50);
+		json_u64(j, "p99", k->msr_write.cycles.p99);
+		json_u64(j, "samples", k->msr_write.cycles.n);
+		json_object_end(j);
+		json_object_begin(j, "pvclock");
+		json_u64(j, "version", k->snapshot.version);
+		json_u64(j, "tsc_to_system_mul", k->snapshot.tsc_to_system_mul);
+		json_i64(j, "tsc_shift", k->snapshot.tsc_shift);
+		json_u64(j, "flags", k->snapshot.flags);
+		json_bool(j, "stable", k->stable);
+		json_u64(j, "tsc_hz", k->tsc_hz);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void raw_json(struct json *j, const struct run_results *r)
+{
+	static struct cpuid_record recs[CPUID_RECORD_MAX];
+	extern void cpuid_hw(void *, uint32_t, uint32_t, uint32_t[4]);
+	size_t n = cpuid_record_leaves(cpuid_hw, NULL, recs, ARRAY_SIZE(recs));
+	json_object_begin(j, "raw");
+	json_array_begin(j, "cpuid");
+	for (size_t i = 0; i < n; i++) {
+		char line[CPUID_RECORD_LINE_MAX];
+		cpuid_record_format(&recs[i], line, sizeof line);
+		json_string(j, NULL, line);
+	}
+	json_array_end(j);
+	json_array_begin(j, "acpi_tables");
+	const struct acpi_info *a = &r->facts.acpi;
+	if (a->rsdp.found) {
+		json_object_begin(j, NULL);
+		json_string(j, "signature", "RSDP");
+		json_u64(j, "address", a->rsdp.address);
+		json_base64(j, "data", (const void *)(uintptr_t)a->rsdp.address, a->rsdp.length);
+		json_object_end(j);
+	}
+	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++) {
+		const struct acpi_table *t = &a->tables[i];
+		if (!t->readable)
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "signature", t->signature);
+		json_u64(j, "address", t->address);
+		json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+bool report_build_json(struct json *j, const struct run_results *r)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "schema", 1);
+	json_object_begin(j, "probe");
+	json_string(j, "version", PROBE_VERSION);
+	json_string(j, "phase", r->phase);
+	json_string(j, "boot", r->facts.plat->boot);
+	json_u64(j, "elapsed_ms", r->elapsed_ms);
+	json_string(j, "mode", settings_mode_name(r->facts.settings.mode));
+	json_u64(j, "samples_setting", r->facts.settings.samples);
+	json_u64(j, "faults_caught", fault_caught_count());
+	json_object_end(j);
+	platform_json(j, r);
+	json_object_begin(j, "baselines");
+	baseline_json(j, "harness_cycles", &r->baselines.harness);
+	baseline_json(j, "cpuid_cycles", &r->baselines.cpuid);
+	baseline_json(j, "unassigned_port_cycles", &r->baselines.port);
+	json_u64(j, "unassigned_port", r->baselines.unassigned_port);
+	json_string(j, "method", r->method);
+	json_object_end(j);
+	json_array_begin(j, "sources");
+	for (unsigned i = 0; i < r->source_count; i++)
+		source_json(j, &r->sources[i], r);
+	json_array_end(j);
+	kvmclock_json(j);
+	json_array_begin(j, "errors");
+	for (uint32_t i = 0; i < r->error_count; i++) {
+		json_object_begin(j, NULL);
+		json_string(j, "code", r->errors[i].code);
+		json_string(j, "message", r->errors[i].message);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	if (r->facts.settings.dump)
+		raw_json(j, r);
+	json_object_end(j);
+	return json_ok(j);
+}
+
+static void summary_emit(const char *line, bool screen)
+{
+	if (screen)
+		con_say(line);
+	else
+		con_log(line);
+}
+
+bool report_emit(struct run_results *r)
+{
+	static char *buf;
+	const size_t cap = 4u << 20;
+	struct platform *p = r->facts.plat;
+	if (!buf)
+		buf = p->alloc_pages ? p->alloc_pages(cap) : NULL;
+	if (!buf) {
+		con_say("clockprobe: cannot allocate the report buffer");
+		return false;
+	}
+	report_summary(r, summary_emit);
+	struct json j;
+	json_init(&j, buf, cap);
+	bool ok = report_build_json(&j, r);
+	if (!ok) {
+		con_say("clockprobe: report overflowed its buffer; emitting what was built is pointless");
+		return false;
+	}
+	con_emit_report(buf, j.len);
+	if (p->write_file) {
+		const char *why = p->write_file("clockprobe-report.json", buf, j.len);
+		char line[160];
+		struct strbuf sb;
+		sb_init(&sb, line, sizeof line);
+		sb_str(&sb, why ? "clockprobe: report not saved to the boot volume: " : "clockprobe: report saved as \\clockprobe-report.json");
+		if (why)
+			sb_str(&sb, why);
+		con_say(line);
+	}
+	return true;
+}

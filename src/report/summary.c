@@ -1,0 +1,103 @@
+/* The human summary: what a person reads on the serial log or screen
+ * before the JSON.  The screen gets only the verdict and the table. */
+#include "report.h"
+#include "probe.h"
+#include "rate.h"
+#include "strbuf.h"
+
+static void line_start(struct strbuf *sb, char *buf, size_t cap)
+{
+	sb_init(sb, buf, cap);
+}
+
+static void source_row(const struct source_result *s, uint64_t tsc_hz, void (*emit)(const char *, bool))
+{
+	char buf[200];
+	struct strbuf sb;
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "  ");
+	sb_str(&sb, s->src->name);
+	sb_pad_to(&sb, 14);
+	if (s->status != SOURCE_OK) {
+		sb_str(&sb, s->status == SOURCE_ABSENT ? "absent: " : "ERROR: ");
+		sb_str(&sb, s->desc.reason);
+		emit(buf, true);
+		return;
+	}
+	sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(s->cost.cycles.p50, tsc_hz) / 100), 1);
+	sb_pad_to(&sb, 26);
+	sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(s->cost.cycles.p99, tsc_hz) / 100), 1);
+	sb_pad_to(&sb, 38);
+	sb_u64(&sb, s->cost.cycles.p50);
+	sb_pad_to(&sb, 50);
+	sb_str(&sb, s->read_path ? s->read_path : "?");
+	sb_pad_to(&sb, 64);
+	sb_u64(&sb, s->behaviour.backward);
+	emit(buf, true);
+}
+
+void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
+{
+	char buf[240];
+	struct strbuf sb;
+	const struct probe_facts *f = &r->facts;
+	uint64_t hz = f->tsc_hz_rough;
+
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "clockprobe " PROBE_VERSION " summary (");
+	sb_str(&sb, f->plat->boot);
+	sb_str(&sb, " boot, ");
+	sb_u64(&sb, r->elapsed_ms);
+	sb_str(&sb, " ms)");
+	emit(buf, true);
+
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "CPU: ");
+	sb_str(&sb, f->cpu.vendor);
+	sb_str(&sb, " ");
+	sb_str(&sb, f->cpu.brand);
+	sb_str(&sb, ", ");
+	sb_u64(&sb, r->cpus_enabled);
+	sb_str(&sb, " logical CPU(s); hypervisor: ");
+	sb_str(&sb, f->hv.present ? (f->hv.name ? f->hv.name : "unknown") : "none");
+	if (f->hv.range_count) {
+		sb_str(&sb, " (");
+		sb_str(&sb, f->hv.signature);
+		sb_str(&sb, ")");
+	}
+	emit(buf, true);
+
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "TSC: invariant=");
+	sb_str(&sb, f->cpu.invariant_tsc ? "yes" : "NO");
+	sb_str(&sb, " rdtscp=");
+	sb_str(&sb, f->cpu.rdtscp ? "yes" : "no");
+	sb_str(&sb, " ~");
+	sb_u64(&sb, hz / 1000000);
+	sb_str(&sb, " MHz (");
+	sb_str(&sb, f->tsc_hz_rough_source);
+	sb_str(&sb, ")");
+	emit(buf, true);
+
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Baselines (cycles p50): harness ");
+	sb_u64(&sb, r->baselines.harness.cycles.p50);
+	sb_str(&sb, ", cpuid ");
+	sb_u64(&sb, r->baselines.cpuid.cycles.p50);
+	sb_str(&sb, ", unassigned port ");
+	sb_u64(&sb, r->baselines.port.cycles.p50);
+	emit(buf, false);
+
+	emit("  source      p50 ns      p99 ns      p50 cyc     read path     backward", true);
+	for (unsigned i = 0; i < r->source_count; i++)
+		source_row(&r->sources[i], hz, emit);
+
+	for (uint32_t i = 0; i < r->error_count; i++) {
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "error ");
+		sb_str(&sb, r->errors[i].code);
+		sb_str(&sb, ": ");
+		sb_str(&sb, r->errors[i].message);
+		emit(buf, false);
+	}
+}

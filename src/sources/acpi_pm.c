@@ -1,0 +1,67 @@
+/* acpi_pm: the ACPI power-management timer, 3.579545 MHz, 24 or 32 bits,
+ * at the port (or MMIO address) the FADT names.  Never guessed: without a
+ * FADT there is no PM timer to measure, even if one ticks at 0x608. */
+#include "source.h"
+#include "arch.h"
+#include "fault.h"
+#include "strbuf.h"
+
+#define PM_TIMER_HZ 3579545
+
+static uint16_t pm_port;
+static uint64_t pm_mmio;
+static uint32_t pm_mask;
+
+static uint64_t pmtimer_read_port(void) { return inl(pm_port) & pm_mask; }
+static uint64_t pmtimer_read_mmio(void) { return mmio_read32(pm_mmio) & pm_mask; }
+
+static enum source_status acpi_pm_prepare(struct source_desc *d, const struct probe_facts *f)
+{
+	const struct acpi_pm_timer_info *pm = &f->acpi.pm_timer;
+	if (!f->acpi_parsed && !pm->present) {
+		str_copy(d->reason, sizeof d->reason, "no usable ACPI tables: PM timer location unknown");
+		return SOURCE_ABSENT;
+	}
+	if (!pm->present) {
+		str_copy(d->reason, sizeof d->reason,
+			 pm->absent_reason[0] ? pm->absent_reason : "FADT names no PM timer");
+		return SOURCE_ABSENT;
+	}
+	pm_mask = pm->width_bits == 32 ? 0xffffffffu : 0x00ffffffu;
+	d->width_bits = pm->width_bits;
+	d->freq_hz = PM_TIMER_HZ;
+	d->freq_origin = "ACPI specification (3.579545 MHz)";
+	if (pm->gas.space_id == ACPI_SPACE_IO) {
+		if (pm->gas.address == 0 || pm->gas.address > 0xfffc) {
+			str_copy(d->reason, sizeof d->reason, "FADT PM timer port out of the I/O range");
+			return SOURCE_ERROR;
+		}
+		pm_port = (uint16_t)pm->gas.address;
+		d->read = pmtimer_read_port;
+		return SOURCE_OK;
+	}
+	if (pm->gas.space_id == ACPI_SPACE_MEMORY) {
+		uint32_t probe;
+		int fault = mmio_read32_safe(pm->gas.address, &probe);
+		if (fault) {
+			struct strbuf sb;
+			sb_init(&sb, d->reason, sizeof d->reason);
+			sb_str(&sb, "reading the PM timer at 0x");
+			sb_hex(&sb, pm->gas.address, 1);
+			sb_str(&sb, " raised ");
+			sb_str(&sb, fault_name(fault));
+			return SOURCE_ERROR;
+		}
+		/* Firmware may describe the timer in system memory. */
+		pm_mmio = pm->gas.address;
+		d->read = pmtimer_read_mmio;
+		return SOURCE_OK;
+	}
+	str_copy(d->reason, sizeof d->reason, "FADT PM timer in an address space the probe cannot read");
+	return SOURCE_ERROR;
+}
+
+const struct clock_source source_acpi_pm = {
+	.name = "acpi_pm",
+	.prepare = acpi_pm_prepare,
+};

@@ -1,0 +1,127 @@
+/* hpet: the HPET main counter at the base the ACPI HPET table gives.  Read
+ * as Linux's clocksource does: the low 32 bits (a 64-bit read can tear on
+ * 32-bit-only hardware and Linux never relies on it).  OVMF leaves QEMU's
+ * HPET halted, so a halted counter is started and the previous
+ * configuration restored in finish(). */
+#include "source.h"
+#include "arch.h"
+#include "fault.h"
+#include "strbuf.h"
+
+#define HPET_CAP 0x000
+#define HPET_CONFIG 0x010
+#define HPET_COUNTER 0x0f0
+#define HPET_ENABLE_CNF 1u
+#define HPET_COUNT_SIZE_CAP (1u << 13)
+#define HPET_PERIOD_MAX_FS 0x05f5e100u /* spec ceiling: 100 ns */
+#define HPET_PERIOD_MIN_FS 100000u     /* Linux's HPET_MIN_PERIOD */
+#define FS_PER_S 1000000000000000ull
+
+static uint64_t hpet_base;
+static uint32_t saved_config;
+static bool we_enabled;
+static uint64_t capabilities;
+
+static uint64_t hpet_read_counter32(void) { return mmio_read32(hpet_base + HPET_COUNTER); }
+
+static enum source_status fail(struct source_desc *d, const char *what, int fault)
+{
+	struct strbuf sb;
+	sb_init(&sb, d->reason, sizeof d->reason);
+	sb_str(&sb, what);
+	sb_str(&sb, " at 0x");
+	sb_hex(&sb, hpet_base, 1);
+	if (fault) {
+		sb_str(&sb, " raised ");
+		sb_str(&sb, fault_name(fault));
+	}
+	return SOURCE_ERROR;
+}
+
+/* True when the low counter word changes within ~1 ms of TSC time. */
+static bool counter_moves(const struct probe_facts *f)
+{
+	uint32_t first = mmio_read32(hpet_base + HPET_COUNTER);
+	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 1);
+	for (int i = 0; i < 100000 && rdtsc() < deadline; i++)
+		if (mmio_read32(hpet_base + HPET_COUNTER) != first)
+			return true;
+	return false;
+}
+
+static enum source_status hpet_prepare(struct source_desc *d, const struct probe_facts *f)
+{
+	const struct acpi_hpet_info *h = &f->acpi.hpet;
+	if (!h->present || !h->usable) {
+		str_copy(d->reason, sizeof d->reason,
+			 h->absent_reason[0] ? h->absent_reason
+					     : (f->acpi_parsed ? "no HPET table in ACPI" : "no usable ACPI tables"));
+		return SOURCE_ABSENT;
+	}
+	hpet_base = h->base.address;
+	int fault = mmio_read64_safe(hpet_base + HPET_CAP, &capabilities);
+	if (fault)
+		return fail(d, "reading HPET capabilities", fault);
+	uint32_t period_fs = (uint32_t)(capabilities >> 32);
+	if (capabilities == ~0ull || period_fs == 0 || period_fs > HPET_PERIOD_MAX_FS ||
+	    period_fs < HPET_PERIOD_MIN_FS) {
+		struct strbuf sb;
+		sb_init(&sb, d->reason, sizeof d->reason);
+		sb_str(&sb, "HPET reports an invalid counter period of ");
+		sb_u64(&sb, period_fs);
+		sb_str(&sb, " fs (valid: 100000..100000000)");
+		return SOURCE_ERROR;
+	}
+	uint32_t config;
+	fault = mmio_read32_safe(hpet_base + HPET_CONFIG, &config);
+	if (fault)
+		return fail(d, "reading HPET configuration", fault);
+	saved_config = config;
+	we_enabled = false;
+	if (!(config & HPET_ENABLE_CNF)) {
+		/* Linux's hpet_start_counter without zeroing the counter: the
+		 * firmware may have a use for its value. */
+		fault = mmio_write32_safe(hpet_base + HPET_CONFIG, config | HPET_ENABLE_CNF);
+		if (fault)
+			return fail(d, "enabling the HPET counter", fault);
+		we_enabled = true;
+	}
+	if (!counter_moves(f)) {
+		str_copy(d->reason, sizeof d->reason,
+			 we_enabled ? "HPET main counter does not move even after setting ENABLE_CNF"
+				    : "HPET main counter does not move although ENABLE_CNF is set");
+		return SOURCE_ERROR;
+	}
+	d->read = hpet_read_counter32;
+	d->width_bits = 32;
+	d->freq_hz = (FS_PER_S + period_fs / 2) / period_fs;
+	d->freq_origin = "HPET capabilities register (period in fs)";
+	return SOURCE_OK;
+}
+
+static void hpet_finish(void)
+{
+	if (we_enabled)
+		mmio_write32(hpet_base + HPET_CONFIG, saved_config);
+	we_enabled = false;
+}
+
+static void hpet_report_extra(struct json *j)
+{
+	json_object_begin(j, "hpet");
+	json_u64(j, "period_fs", capabilities >> 32);
+	json_bool(j, "counter_64bit", capabilities & HPET_COUNT_SIZE_CAP);
+	json_u64(j, "timers", ((capabilities >> 8) & 31) + 1);
+	json_u64(j, "vendor_id", (capabilities >> 16) & 0xffff);
+	json_bool(j, "enabled_by_probe", we_enabled);
+	json_object_end(j);
+}
+
+const struct clock_source source_hpet = {
+	.name = "hpet",
+	.prepare = hpet_prepare,
+	.finish = hpet_finish,
+	.report_extra = hpet_report_extra,
+};
+
+uint64_t hpet_capabilities(void) { return capabilities; }

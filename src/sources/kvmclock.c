@@ -1,0 +1,155 @@
+/* kvm-clock: the paravirtual clock KVM publishes in a guest-registered
+ * pvclock page.  Gated strictly on CPUID (KVM signature + clocksource
+ * feature bits): under TCG the MSRs neither fault nor do anything, so "did
+ * the write fault" would prove nothing.  The page is unregistered in
+ * finish() so the host never writes into memory the firmware reuses. */
+#include "kvmclock.h"
+#include "arch.h"
+#include "fault.h"
+#include "rate.h"
+#include "strbuf.h"
+
+#define PVCLOCK_READ_RETRIES 1000
+
+static struct pvclock_time_info bsp_area __attribute__((aligned(64)));
+static struct kvmclock_facts facts;
+static uint32_t system_time_msr;
+static uint64_t registration_value;
+static bool active; /* registered and not yet unregistered */
+
+uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
+{
+	/* The guest's fast path (Linux pvclock_clocksource_read): version
+	 * check, ordered TSC read, scaling.  Bounded: a version that never
+	 * settles returns the last computed value and counts retries. */
+	uint64_t ns = 0;
+	for (int tries = 0; tries < PVCLOCK_READ_RETRIES; tries++) {
+		uint32_t v1 = area->version;
+		compiler_barrier();
+		struct pvclock_time_info copy;
+		copy.tsc_timestamp = area->tsc_timestamp;
+		copy.system_time = area->system_time;
+		copy.tsc_to_system_mul = area->tsc_to_system_mul;
+		copy.tsc_shift = area->tsc_shift;
+		uint64_t tsc = rdtsc_ordered();
+		compiler_barrier();
+		uint32_t v2 = area->version;
+		ns = pvclock_ns_at(&copy, tsc);
+		if (pvclock_version_consistent(v1, v2))
+			return ns;
+		facts.retries++;
+	}
+	return ns;
+}
+
+static uint64_t kvmclock_read(void) { return kvmclock_read_area(&bsp_area); }
+
+static uint64_t op_register(void)
+{
+	wrmsr_safe(system_time_msr, registration_value);
+	return 0;
+}
+
+static uint64_t op_read_back(void)
+{
+	uint64_t v = 0;
+	rdmsr_safe(system_time_msr, &v);
+	return v;
+}
+
+bool kvmclock_register_area(struct pvclock_time_info *cpu_area)
+{
+	return system_time_msr &&
+	       wrmsr_safe(system_time_msr, (uint64_t)(uintptr_t)cpu_area | 1) == FAULT_NONE;
+}
+
+void kvmclock_unregister_this_cpu(void)
+{
+	if (system_time_msr)
+		wrmsr_safe(system_time_msr, 0);
+}
+
+static enum source_status kvmclock_prepare(struct source_desc *d, const struct probe_facts *f)
+{
+	const struct hv_kvm *kvm = &f->hv.kvm;
+	if (!kvm->found) {
+		str_copy(d->reason, sizeof d->reason,
+			 f->hv.present ? "no KVM signature in the CPUID hypervisor leaves"
+				       : "no hypervisor (CPUID.1:ECX[31] clear)");
+		return SOURCE_ABSENT;
+	}
+	if (!kvm->clocksource2 && !kvm->clocksource) {
+		str_copy(d->reason, sizeof d->reason,
+			 "KVM does not advertise kvmclock (CPUID 0x40000001 EAX bits 0 and 3 clear)");
+		return SOURCE_ABSENT;
+	}
+	/* The new MSR keeps the host in master-clock mode; the old one can
+	 * switch it off, which would change what we measure. */
+	system_time_msr = kvm->clocksource2 ? MSR_KVM_SYSTEM_TIME_NEW : MSR_KVM_SYSTEM_TIME;
+	facts.msr = system_time_msr;
+	registration_value = (uint64_t)(uintptr_t)&bsp_area | 1;
+	int fault = wrmsr_safe(system_time_msr, registration_value);
+	if (fault) {
+		struct strbuf sb;
+		sb_init(&sb, d->reason, sizeof d->reason);
+		sb_str(&sb, "registering the pvclock page (WRMSR 0x");
+		sb_hex(&sb, system_time_msr, 1);
+		sb_str(&sb, ") raised ");
+		sb_str(&sb, fault_name(fault));
+		system_time_msr = 0;
+		return SOURCE_ERROR;
+	}
+	facts.registered = true;
+	active = true;
+	/* The host fills the page on its next entry; give it a bounded wait. */
+	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 10);
+	while (!bsp_area.tsc_to_system_mul && rdtsc() < deadline)
+		cpu_relax();
+	if (!bsp_area.tsc_to_system_mul) {
+		str_copy(d->reason, sizeof d->reason, "pvclock page stayed empty after registration");
+		return SOURCE_ERROR;
+	}
+	memcpy(&facts.snapshot, &bsp_area, sizeof facts.snapshot);
+	facts.stable = kvm->stable_bit && (bsp_area.flags & PVCLOCK_TSC_STABLE_BIT);
+	facts.tsc_hz = pvclock_tsc_hz(bsp_area.tsc_to_system_mul, bsp_area.tsc_shift);
+	d->read = kvmclock_read;
+	d->width_bits = 64;
+	d->freq_hz = 1000000000;
+	d->freq_origin = "pvclock system time (ns)";
+	return SOURCE_OK;
+}
+
+/* MSR costs are measured once the harness is known (engine order). */
+void kvmclock_measure_msrs(const struct measure_plan *plan)
+{
+	if (!active)
+		return;
+	struct measure_plan few = *plan;
+	/* Each write makes the host rewrite the page: keep the count modest. */
+	few.samples = MIN(plan->samples, 512u);
+	measure_op(&facts.msr_write, op_register, &few);
+	measure_op(&facts.msr_read, op_read_back, &few);
+}
+
+static void kvmclock_finish(void)
+{
+	if (active)
+		kvmclock_unregister_this_cpu();
+	active = false;
+}
+
+static void kvmclock_report_extra(struct json *j)
+{
+	json_u64(j, "msr", facts.msr);
+	json_bool(j, "stable", facts.stable);
+	json_u64(j, "version_retries", facts.retries);
+}
+
+const struct kvmclock_facts *kvmclock_get_facts(void) { return &facts; }
+
+const struct clock_source source_kvmclock = {
+	.name = "kvm-clock",
+	.prepare = kvmclock_prepare,
+	.finish = kvmclock_finish,
+	.report_extra = kvmclock_report_extra,
+};

@@ -1,0 +1,85 @@
+/* pit: the 8254's counter read with the latch command (three port
+ * accesses, each an exit to the device model under any hypervisor).
+ * Channel 0 when the firmware left it running; else channel 2, which Linux
+ * also uses for calibration, programmed as a free-running rate generator
+ * with the speaker off and restored afterwards.  Absent when nothing
+ * counts (QEMU -machine pit=off leaves the ports unanswered). */
+#include "source.h"
+#include "arch.h"
+
+#define PIT_HZ 1193182
+#define PIT_CH0 0x40
+#define PIT_CH2 0x42
+#define PIT_CMD 0x43
+#define PIT_GATE_PORT 0x61 /* bit 0: channel 2 gate, bit 1: speaker */
+
+static uint16_t pit_data_port;
+static uint8_t pit_latch_cmd;
+static uint8_t saved_gate;
+static bool ch2_programmed;
+
+static uint64_t pit_read_latched(void)
+{
+	outb(PIT_CMD, pit_latch_cmd);
+	uint8_t lo = inb(pit_data_port);
+	uint8_t hi = inb(pit_data_port);
+	return (uint64_t)(lo | (hi << 8));
+}
+
+static bool channel_counts(const struct probe_facts *f, uint16_t port, uint8_t latch)
+{
+	pit_data_port = port;
+	pit_latch_cmd = latch;
+	uint64_t first = pit_read_latched();
+	/* 2 ms is ~2400 ticks: any live channel moves. */
+	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 2);
+	for (int i = 0; i < 20000 && rdtsc() < deadline; i++) {
+		uint64_t v = pit_read_latched();
+		if (v != first && !(first == 0xffff && v == 0xffff))
+			return true;
+	}
+	return false;
+}
+
+static enum source_status pit_prepare(struct source_desc *d, const struct probe_facts *f)
+{
+	d->width_bits = 16;
+	d->counts_down = true;
+	d->freq_hz = PIT_HZ;
+	d->freq_origin = "8254 input clock (1.193182 MHz)";
+	d->read = pit_read_latched;
+	if (channel_counts(f, PIT_CH0, 0x00))
+		return SOURCE_OK;
+	/* Channel 2, mode 2, lobyte/hibyte, reload 0 (= 65536): a free-running
+	 * 16-bit down-counter. */
+	saved_gate = inb(PIT_GATE_PORT);
+	outb(PIT_GATE_PORT, (uint8_t)((saved_gate & ~0x02) | 0x01));
+	outb(PIT_CMD, 0xb4);
+	outb(PIT_CH2, 0);
+	outb(PIT_CH2, 0);
+	ch2_programmed = true;
+	if (channel_counts(f, PIT_CH2, 0x80))
+		return SOURCE_OK;
+	str_copy(d->reason, sizeof d->reason,
+		 "no 8254 PIT counts: channels 0 and 2 stay constant after latching (ports 0x40/0x42)");
+	return SOURCE_ABSENT;
+}
+
+static void pit_finish(void)
+{
+	if (ch2_programmed)
+		outb(PIT_GATE_PORT, saved_gate);
+	ch2_programmed = false;
+}
+
+static void pit_report_extra(struct json *j)
+{
+	json_u64(j, "pit_channel", pit_data_port == PIT_CH0 ? 0 : 2);
+}
+
+const struct clock_source source_pit = {
+	.name = "pit",
+	.prepare = pit_prepare,
+	.finish = pit_finish,
+	.report_extra = pit_report_extra,
+};
