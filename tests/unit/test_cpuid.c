@@ -314,6 +314,25 @@ TEST(leaf_1f_preferred_over_b)
 	CHECK_EQ_U64(c.model, 0x9a);
 }
 
+TEST(leaf_b_ignores_types_beyond_core)
+{
+	/* Linux reads only SMT and CORE from 0xB; a die level there is
+	 * skipped, so the core shift stays the package shift */
+	struct cpuid_record r[] = {
+		{ 0, 0, 0xb, 0x756e6547, 0x6c65746e, 0x49656e69 },
+		{ 1, 0, 0x000506e3, 0, 0, 0 },
+		{ 0xb, 0, 1, 2, 0x100, 0 },
+		{ 0xb, 1, 5, 16, 0x201, 0 },
+		{ 0xb, 2, 9, 64, 0x502, 0 },
+		{ 0xb, 3, 0, 0, 3, 0 },
+	};
+	struct cpuid_recording rec = { r, ARRAY_SIZE(r), CPUID_UNRECORDED_CLAMP };
+	struct cpu_info c = decode(&rec);
+
+	CHECK_EQ_U64(c.package_shift, 5);
+	CHECK_EQ_U64(c.package_shift_source, CPUID_TOPO_LEAF_B);
+}
+
 TEST(family_model_rules_per_vendor)
 {
 	struct cpuid_record r[] = {
