@@ -276,9 +276,10 @@ static bool parse_rsdp(struct parser *p, uint64_t phys)
 		return true;
 	/* ACPI 2.0+: the extended part is only trusted when its Length is
 	 * sane and the whole structure maps. */
-	uint32_t len = load_le32(b + 20);
-	const uint8_t *x = NULL;
+	const uint8_t *x = map_bytes(p, phys, RSDP_V2_LENGTH);
+	uint32_t len = x ? load_le32(x + 20) : 0;
 
+	x = NULL;
 	if (len >= RSDP_V2_LENGTH && len <= 4096)
 		x = map_bytes(p, phys, len);
 	if (!x) {

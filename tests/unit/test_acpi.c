@@ -402,6 +402,26 @@ TEST(rsdp_bad_checksum_still_parsed)
 	fixture_free(&f);
 }
 
+/* Revision 2 claimed by a 20-byte RSDP (only 20 bytes exist there): the
+ * extended fields must not be read, the RSDT still works. */
+TEST(rsdp_rev2_claim_on_short_rsdp)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35");
+	struct region *r = region(&f, "RSDP.bin");
+	CHECK_EQ_U64(r->len, 20);
+	r->data[15] = 2;
+	fix_rsdp_checksums(r);
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK_EQ_U64(info.rsdp.revision, 2);
+	CHECK(info.rsdp.checksum_ok);
+	CHECK(acpi_has_error(&info, "ACPI_RSDP_LENGTH"));
+	CHECK_STR(info.rsdp.root_signature, "RSDT");
+	CHECK_EQ_U64(info.pm_timer.gas.address, 0x608);
+	fixture_free(&f);
+}
+
 TEST(rsdp_rev2_without_xsdt_uses_rsdt)
 {
 	struct fixture f;
