@@ -345,7 +345,8 @@ def describe_status(result):
     if st == EXIT_FAILED:
         return "probe failed (status 35)"
     if st is None:
-        return "stopped: " + result.stderr.strip().splitlines()[-1]
+        last = result.stderr.strip().splitlines()[-1]
+        return last.replace("[cpqemu] ", "")
     if st is not None and st < 0:
         return "QEMU killed by signal %d" % -st
     tail = result.stderr.strip().splitlines()
@@ -364,7 +365,9 @@ KVM_FAILURE_PATTERNS = (
 )
 
 
-def _kvm_watch(serial, stderr):
+def kvm_watch(serial, stderr):
+    """run_argv watch: stop a KVM run that QEMU reported dead but keeps
+    alive (nested KVM hangs after "KVM internal error")."""
     for pat in KVM_FAILURE_PATTERNS:
         if pat in stderr:
             return "QEMU reported %r" % pat
@@ -533,7 +536,7 @@ def _check_kvm_once(boot, image, accel, timeout):
                 img, kind = os.path.join(work, "esp"), "fat"
             argv = qemu_command(img, boot=kind, machine="q35", accel=accel,
                                 mem="128M", vars_copy=copy_vars(work))
-        res = run_argv(argv, timeout, watch=_kvm_watch)
+        res = run_argv(argv, timeout, watch=kvm_watch)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if res.exit_status in (EXIT_COMPLETE, EXIT_FAILED):
@@ -712,7 +715,7 @@ def load_report_file(path):
 
 _MISSING = object()
 _SEG_RE = re.compile(r"([^.\[\]]+)((?:\[[^\]]*\])*)")
-KEY_FIELDS = ("name", "code", "leaf")
+KEY_FIELDS = ("name", "code", "signature", "leaf")
 
 
 def split_path(path):
@@ -763,12 +766,14 @@ def get_path(report, path, default=None):
       sources[hpet].status          entry whose "name" is hpet
       verdict.warnings[ACPI_PM_FALLBACK].severity
                                     entry whose "code" is ACPI_PM_FALLBACK
-                                    (lookup order: name, code, leaf)
+                                    (lookup order: name, code, signature,
+                                    leaf)
       drift[tsc/hpet].ppm           entry with a == "tsc" and b == "hpet"
       cross_cpu.per_cpu[2]          by index (negative counts from the end)
       platform.hypervisor.signatures[leaf=1073742080].name
                                     explicit FIELD=VALUE (compared as text)
-      platform.acpi.tables[HPET]    a plain string member of a list
+      platform.acpi.tables[HPET]    the entry whose "signature" is HPET (or
+                                    a plain string member of a list)
     A bare array (no [KEY]) is returned as a list; "len(...)" is not part of
     the syntax -- use count() in the matrix for that.
     """

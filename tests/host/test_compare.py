@@ -19,6 +19,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
 FIX = os.path.join(REPO, "tests", "fixtures", "reports")
+sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
 sys.path.insert(0, SCRIPTS)
 
 

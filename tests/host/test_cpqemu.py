@@ -24,6 +24,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
 FIX = os.path.join(REPO, "tests", "fixtures", "reports")
+sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
 sys.path.insert(0, SCRIPTS)
 import cpqemu  # noqa: E402
 
@@ -243,6 +244,14 @@ class GetPathTest(unittest.TestCase):
                       None)  # present but null is not "missing"
         self.assertFalse(cpqemu.has_path(self.R, "sources[pit]"))
         self.assertTrue(cpqemu.has_path(self.R, "sources[hpet].freq_hz"))
+
+    def test_table_entries_by_signature(self):
+        r = {"platform": {"acpi": {"tables": [
+            {"signature": "XSDT", "checksum_ok": True},
+            {"signature": "FACP", "revision": 3}]}}}
+        self.assertEqual(cpqemu.get_path(r, "platform.acpi.tables[FACP]."
+                                            "revision"), 3)
+        self.assertFalse(cpqemu.has_path(r, "platform.acpi.tables[HPET]"))
 
     def test_bare_array(self):
         self.assertEqual(len(self.g("sources")), 2)
