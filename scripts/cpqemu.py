@@ -365,6 +365,9 @@ KVM_FAILURE_PATTERNS = (
 )
 
 
+KVM_CACHE_MAX_AGE_S = 12 * 3600
+
+
 def kvm_watch(serial, stderr):
     """run_argv watch: stop a KVM run that QEMU reported dead but keeps
     alive (nested KVM hangs after "KVM internal error")."""
@@ -558,18 +561,22 @@ def kvm_usable(boot="uefi", image=None, timeout=25, use_cache=True):
 
     uefi/iso/fat: OVMF plus a trivial EFI app (or `image`) under -accel kvm.
     pvh: a tiny PVH ELF (build/kvmcheck.elf, built on demand) or `image`.
-    The answer is cached under build/kvm-usable/ keyed by boot kind and QEMU
-    version; set use_cache=False (or delete the folder) to re-check.
+    The answer is cached under build/kvm-usable/ keyed by boot kind, QEMU
+    version and host kernel release, for at most 12 hours; set
+    use_cache=False (or delete the folder) to re-check.
     """
     kind = "pvh" if boot == "pvh" else "uefi"
     if not os.path.exists("/dev/kvm"):
         return False, "/dev/kvm does not exist"
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return False, "/dev/kvm is not accessible to this user"
-    version = qemu_version()
+    # A QEMU upgrade or a new host kernel can change the answer; so can
+    # time (a host whose KVM was fixed), hence the age limit.
+    version = "%s-%s" % (qemu_version(), os.uname().release)
     cache = _kvm_cache_path(kind if image is None else
                             kind + "-" + os.path.basename(image), version)
-    if use_cache and os.path.isfile(cache):
+    if use_cache and os.path.isfile(cache) and \
+            time.time() - os.path.getmtime(cache) < KVM_CACHE_MAX_AGE_S:
         try:
             with open(cache) as f:
                 c = json.load(f)
@@ -721,14 +728,12 @@ KEY_FIELDS = ("name", "code", "signature", "leaf")
 def split_path(path):
     """Split "a.b[x].c[0]" into [("a", []), ("b", ["x"]), ("c", ["0"])]."""
     parts = []
-    pos = 0
     for seg in path.split("."):
         m = _SEG_RE.fullmatch(seg)
         if not m:
             raise ValueError("bad path segment %r in %r" % (seg, path))
         keys = re.findall(r"\[([^\]]*)\]", m.group(2))
         parts.append((m.group(1), keys))
-        pos += len(seg) + 1
     return parts
 
 
