@@ -13,7 +13,11 @@
 
 struct op_cost {
 	struct dist cycles;       /* per call, harness subtracted */
-	uint64_t throughput_milli; /* per call in a back-to-back batch, x1000 */
+	/* Per call in a back-to-back batch, x1000: the raw batch mean, loop and
+	 * call overhead included, as peer exit-cost benchmarks (kvm-unit-tests
+	 * vmexit) report it; _net has the empty batch's mean subtracted. */
+	uint64_t throughput_milli;
+	uint64_t throughput_net_milli;
 	uint32_t windows_discarded; /* interrupts found enabled at the end */
 	uint32_t below_harness;   /* samples cheaper than the harness median */
 	bool deadline_hit;        /* the time budget ended sampling early */

@@ -45,6 +45,9 @@ struct read_path_baselines {
 };
 
 bool read_path_baselines_usable(const struct read_path_baselines *b);
+/* CPUID costs no more than RDTSC but a port read does: an emulator
+ * without VM exits (TCG), classified native / device_model only. */
+bool read_path_emulated(const struct read_path_baselines *b);
 enum read_path read_path_classify(uint64_t cost,
 				  const struct read_path_baselines *b);
 /* "native", "exit", "device_model", "unknown" (the report's names). */

@@ -6,6 +6,9 @@
 #include "measure.h"
 #include "smbios.h"
 #include "verdict.h"
+#include "freq.h"
+#include "crosscpu.h"
+#include "gapscan.h"
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
@@ -37,11 +40,18 @@ struct run_results {
 	struct baselines baselines;
 	struct source_result sources[MAX_SOURCES];
 	unsigned source_count;
+	struct freq_result freq;
+	struct crosscpu_result xcpu;
+	struct gaps_report gaps;
 	struct verdict verdict;
 	uint32_t error_count;
 	struct run_error errors[MAX_RUN_ERRORS];
 	uint64_t elapsed_ms;
 };
 
+/* The TSC rate used to turn cycles into ns everywhere in the report. */
+uint64_t results_tsc_hz(const struct run_results *r);
+/* Fills the verdict's plain-fact input from everything measured. */
+void results_verdict_input(const struct run_results *r, struct verdict_input *in);
 void results_error(struct run_results *r, const char *code, const char *message);
 #endif

@@ -90,7 +90,7 @@ static void progress(const char *what)
 static void measure_sources(struct run_results *r, const struct measure_plan *plan)
 {
 	struct read_path_baselines rb = {
-		.harness = r->baselines.harness.cycles.p50,
+		.harness = r->baselines.harness.throughput_milli / 1000,
 		.cpuid = r->baselines.cpuid.throughput_milli / 1000,
 		.port = r->baselines.port.throughput_milli / 1000,
 	};
@@ -116,6 +116,14 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 		if (str_equal(s->src->name, "kvm-clock") && s->status == SOURCE_OK)
 			kvmclock_measure_msrs(plan);
 	}
+}
+
+static uint64_t tsc_read_p50(const struct run_results *r)
+{
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, "tsc"))
+			return r->sources[i].cost.cycles.p50;
+	return 0;
 }
 
 static void finish_sources(struct run_results *r)
@@ -164,10 +172,19 @@ void probe_main(struct platform *plat)
 		progress("baselines");
 		measure_baselines(&r->baselines, &plan);
 		measure_sources(r, &plan);
+		progress("frequency and drift");
+		freq_measure(&r->freq, r, f->settings.freq_window_ms);
+		progress("cross-CPU");
+		crosscpu_run(&r->xcpu, r);
+		progress("gaps");
+		gapscan_run(&r->gaps, results_tsc_hz(r), tsc_read_p50(r), f->settings.gaps_window_ms);
 	}
 	finish_sources(r);
+	static struct verdict_input vin;
+	results_verdict_input(r, &vin);
+	verdict_decide(&r->verdict, &vin);
 
-	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, f->tsc_hz_rough) / 1000000;
+	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	bool complete = report_emit(r);
 	leave(complete ? EXIT_REPORT_COMPLETE : EXIT_PROBE_FAILED);
 }

@@ -26,9 +26,22 @@ bool read_path_baselines_usable(const struct read_path_baselines *b)
 	       (unsigned __int128)b->port >= (unsigned __int128)b->harness * 2;
 }
 
+/* Under emulation (QEMU TCG) nothing exits: CPUID is a helper call that
+ * costs about what RDTSC costs, while a port access still goes through the
+ * device model.  Then only native and device_model can be told apart. */
+bool read_path_emulated(const struct read_path_baselines *b)
+{
+	return !clearly_above(b->cpuid, rdtsc_floor(b)) &&
+	       clearly_above(b->port, rdtsc_floor(b)) &&
+	       (unsigned __int128)b->port >= (unsigned __int128)b->harness * 2;
+}
+
 enum read_path read_path_classify(uint64_t cost,
 				  const struct read_path_baselines *b)
 {
+	if (read_path_emulated(b))
+		return below_geometric_mean(cost, rdtsc_floor(b), b->port) ? READ_PATH_NATIVE
+									    : READ_PATH_DEVICE_MODEL;
 	if (!read_path_baselines_usable(b))
 		return READ_PATH_UNKNOWN;
 	if (below_geometric_mean(cost, rdtsc_floor(b), b->cpuid))

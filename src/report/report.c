@@ -9,10 +9,7 @@
 #include "rate.h"
 #include "strbuf.h"
 
-static uint64_t tsc_hz_for_ns(const struct run_results *r)
-{
-	return r->facts.tsc_hz_rough;
-}
+static uint64_t tsc_hz_for_ns(const struct run_results *r) { return results_tsc_hz(r); }
 
 static void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t hz, bool as_ns)
 {
@@ -46,6 +43,7 @@ static void baseline_json(struct json *j, const char *key, const struct op_cost 
 	json_u64(j, "min", c->cycles.min);
 	json_u64(j, "p50", c->cycles.p50);
 	json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
+	json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
 	json_u64(j, "samples", c->cycles.n);
 	json_u64(j, "windows_discarded", c->windows_discarded);
 	json_object_end(j);
@@ -141,17 +139,32 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	json_bool(j, "rdtscp", c->rdtscp);
 	json_bool(j, "deadline", c->tsc_deadline);
 	json_bool(j, "tsc_adjust", c->tsc_adjust);
+	(void)h;
+	const struct freq_result *fr = &r->freq;
 	json_object_begin(j, "freq_hz");
-	hz_or_null(j, "cpuid_15", c->leaf15.valid ? c->leaf15.tsc_hz : 0);
-	hz_or_null(j, "cpuid_16", c->leaf16.valid ? (uint64_t)c->leaf16.base_mhz * 1000000 : 0);
-	hz_or_null(j, "hypervisor_leaf", h->timing.valid ? (uint64_t)h->timing.tsc_khz * 1000 : 0);
-	hz_or_null(j, "pvclock", kvmclock_get_facts()->tsc_hz);
-	hz_or_null(j, "vmware_gethz", r->vmware.gethz_valid ? r->vmware.tsc_hz : 0);
+	for (int k = 0; k < FREQ_KEY_COUNT; k++)
+		hz_or_null(j, freq_key_name(k), fr->hz[k]);
 	json_object_end(j);
 	json_object_begin(j, "freq_chosen");
-	json_string(j, "source", r->facts.tsc_hz_rough_source);
+	json_string(j, "source", fr->chosen_name ? fr->chosen_name : r->facts.tsc_hz_rough_source);
 	json_u64(j, "hz", tsc_hz_for_ns(r));
 	json_object_end(j);
+	json_object_begin(j, "freq_uncertainty_ppm");
+	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
+		if (fr->uncertainty_mppm[k])
+			json_fixed(j, freq_key_name(k), (int64_t)fr->uncertainty_mppm[k], 3);
+		else
+			json_null(j, freq_key_name(k));
+	}
+	json_object_end(j);
+	if (fr->disagreement_known) {
+		json_i64(j, "freq_disagreement_ppm", fr->disagreement_ppm);
+		json_string(j, "freq_disagreement_between", fr->disagreement_between);
+	} else {
+		json_null(j, "freq_disagreement_ppm");
+	}
+	json_u64(j, "freq_window_ms", fr->window_ms);
+	json_string(j, "rough_rate_source", r->facts.tsc_hz_rough_source);
 	json_object_end(j);
 }
 
@@ -330,6 +343,7 @@ static void source_json(struct json *j, const struct source_result *s, const str
 	json_bool(j, "deadline_hit", s->cost.deadline_hit);
 	json_object_end(j);
 	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
+	json_fixed(j, "throughput_net_cycles", (int64_t)s->cost.throughput_net_milli, 3);
 	/* resolution: the smallest forward step, in the source's own ticks
 	 * converted to ns at its frequency. */
 	uint64_t step = s->behaviour.min_step_ticks;
@@ -377,6 +391,104 @@ static void kvmclock_json(struct json *j)
 		json_u64(j, "tsc_hz", k->tsc_hz);
 		json_object_end(j);
 	}
+	json_object_end(j);
+}
+
+static void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
+{
+	json_object_begin(j, "cross_cpu");
+	json_u64(j, "cpus", x->cpus);
+	json_u64(j, "tested", x->tested);
+	json_u64(j, "max_skew_cycles", x->max_skew_cycles);
+	json_u64(j, "warps", x->warps);
+	json_u64(j, "max_warp_cycles", x->max_warp);
+	json_string(j, "method", x->method);
+	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
+	if (x->absent_reason[0])
+		json_string(j, "note", x->absent_reason);
+	json_array_begin(j, "per_cpu");
+	for (uint32_t i = 0; i < x->cpu_count; i++) {
+		const struct xcpu_cpu *c = &x->cpu[i];
+		json_object_begin(j, NULL);
+		json_u64(j, "index", i);
+		json_u64(j, "apic_id", c->apic_id);
+		json_bool(j, "bsp", c->bsp);
+		json_bool(j, "tested", c->tested);
+		json_bool(j, "cpuid_consistent", c->cpuid_consistent);
+		if (!c->bsp) {
+			json_bool(j, "answered", c->arrived);
+			json_u64(j, "warps", c->warps);
+			json_u64(j, "max_warp_cycles", c->max_warp);
+			if (c->skew.valid) {
+				json_i64(j, "skew_cycles", c->skew.offset);
+				json_u64(j, "skew_bound_cycles", c->skew.bound);
+				json_u64(j, "rtt_cycles", c->skew.rtt);
+			}
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_begin(j, "kvmclock");
+	json_bool(j, "tested", x->kvmclock_tested);
+	if (x->kvmclock_tested) {
+		json_u64(j, "warps", x->kvmclock_warps);
+		json_u64(j, "max_warp_ns", x->kvmclock_max_warp_ns);
+	}
+	json_object_end(j);
+	json_object_begin(j, "selftest");
+	json_bool(j, "requested", x->selftest.requested);
+	json_bool(j, "ran", x->selftest.ran);
+	if (x->selftest.ran) {
+		json_u64(j, "cpu", x->selftest.cpu);
+		json_bool(j, "tsc_adjust_honoured", x->selftest.honoured);
+		json_u64(j, "offset_cycles", x->selftest.offset_cycles);
+		json_u64(j, "warps", x->selftest.warps);
+		json_i64(j, "measured_skew_cycles", x->selftest.measured_skew);
+		json_bool(j, "restored", x->selftest.restored);
+	}
+	if (x->selftest.note[0])
+		json_string(j, "note", x->selftest.note);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+static void drift_json(struct json *j, const struct freq_result *f)
+{
+	json_array_begin(j, "drift");
+	for (unsigned i = 0; i < f->drift_count; i++) {
+		json_object_begin(j, NULL);
+		json_string(j, "a", f->drift[i].a);
+		json_string(j, "b", f->drift[i].b);
+		json_fixed(j, "ppm", f->drift[i].ppm_milli, 3);
+		json_u64(j, "window_ms", f->drift[i].window_ms);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void gaps_json(struct json *j, const struct gaps_report *g)
+{
+	json_object_begin(j, "gaps");
+	json_bool(j, "measured", g->measured);
+	uint64_t hz = g->tsc_hz;
+	json_u64(j, "threshold_ns", rate_cycles_to_ns(g->g.threshold, hz));
+	json_u64(j, "window_ms", g->window_ms);
+	json_u64(j, "count", g->g.count);
+	json_u64(j, "max_ns", rate_cycles_to_ns(g->g.max, hz));
+	json_u64(j, "total_ns", rate_cycles_to_ns(g->g.total, hz));
+	json_fixed(j, "share_ppm", (int64_t)gaps_share_ppm(&g->g) * 1000, 3);
+	json_u64(j, "reads", g->g.reads);
+	json_u64(j, "backward", g->g.backward);
+	json_bool(j, "interrupts_leaked", g->interrupts_leaked);
+	json_array_begin(j, "first");
+	for (uint32_t i = 0; i < g->g.recorded; i++) {
+		json_object_begin(j, NULL);
+		json_u64(j, "at_ns", rate_cycles_to_ns(g->g.first[i].offset, hz));
+		json_u64(j, "size_ns", rate_cycles_to_ns(g->g.first[i].size, hz));
+		json_object_end(j);
+	}
+	json_array_end(j);
+	histogram_json(j, &g->g.hist);
 	json_object_end(j);
 }
 
@@ -442,6 +554,10 @@ bool report_build_json(struct json *j, const struct run_results *r)
 		source_json(j, &r->sources[i], r);
 	json_array_end(j);
 	kvmclock_json(j);
+	cross_cpu_json(j, &r->xcpu);
+	drift_json(j, &r->freq);
+	gaps_json(j, &r->gaps);
+	verdict_to_json(j, &r->verdict);
 	json_array_begin(j, "errors");
 	for (uint32_t i = 0; i < r->error_count; i++) {
 		json_object_begin(j, NULL);

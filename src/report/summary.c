@@ -41,7 +41,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	char buf[240];
 	struct strbuf sb;
 	const struct probe_facts *f = &r->facts;
-	uint64_t hz = f->tsc_hz_rough;
+	uint64_t hz = results_tsc_hz(r);
+	static char verdict_text[1024];
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "clockprobe " PROBE_VERSION " summary (");
@@ -50,6 +51,10 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->elapsed_ms);
 	sb_str(&sb, " ms)");
 	emit(buf, true);
+
+	/* The verdict first: it is what most readers came for. */
+	verdict_summary_line(&r->verdict, verdict_text, sizeof verdict_text);
+	emit(verdict_text, true);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "CPU: ");
@@ -75,8 +80,33 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_str(&sb, " ~");
 	sb_u64(&sb, hz / 1000000);
 	sb_str(&sb, " MHz (");
-	sb_str(&sb, f->tsc_hz_rough_source);
+	sb_str(&sb, r->freq.chosen_name ? r->freq.chosen_name : f->tsc_hz_rough_source);
 	sb_str(&sb, ")");
+	if (r->freq.disagreement_known) {
+		sb_str(&sb, ", advertised vs measured ");
+		sb_i64(&sb, r->freq.disagreement_ppm);
+		sb_str(&sb, " ppm");
+	}
+	emit(buf, true);
+
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Cross-CPU: ");
+	sb_u64(&sb, r->xcpu.tested);
+	sb_str(&sb, "/");
+	sb_u64(&sb, r->xcpu.cpus);
+	sb_str(&sb, " CPUs tested, ");
+	sb_u64(&sb, r->xcpu.warps);
+	sb_str(&sb, " TSC warps, max skew ");
+	sb_u64(&sb, r->xcpu.max_skew_cycles);
+	sb_str(&sb, " cycles. Gaps: ");
+	sb_u64(&sb, r->gaps.g.count);
+	sb_str(&sb, " over ");
+	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.threshold, hz) / 1000);
+	sb_str(&sb, " us in ");
+	sb_u64(&sb, r->gaps.window_ms);
+	sb_str(&sb, " ms, max ");
+	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.max, hz) / 1000);
+	sb_str(&sb, " us");
 	emit(buf, true);
 
 	line_start(&sb, buf, sizeof buf);

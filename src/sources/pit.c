@@ -1,14 +1,14 @@
 /* pit: the 8254's counter read with the latch command (three port
  * accesses, each an exit to the device model under any hypervisor).
- * Channel 0 when the firmware left it running; else channel 2, which Linux
- * also uses for calibration, programmed as a free-running rate generator
- * with the speaker off and restored afterwards.  Absent when nothing
- * counts (QEMU -machine pit=off leaves the ports unanswered). */
+ * Channel 2, the one Linux calibrates with, programmed here as a
+ * free-running 16-bit rate generator with the speaker off: channel 0 runs
+ * with whatever reload the firmware chose, which is not a full 16-bit
+ * range and would look like steps backwards.  Absent when nothing counts
+ * (QEMU -machine pit=off leaves the ports unanswered). */
 #include "source.h"
 #include "arch.h"
 
 #define PIT_HZ 1193182
-#define PIT_CH0 0x40
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PIT_GATE_PORT 0x61 /* bit 0: channel 2 gate, bit 1: speaker */
@@ -48,8 +48,6 @@ static enum source_status pit_prepare(struct source_desc *d, const struct probe_
 	d->freq_hz = PIT_HZ;
 	d->freq_origin = "8254 input clock (1.193182 MHz)";
 	d->read = pit_read_latched;
-	if (channel_counts(f, PIT_CH0, 0x00))
-		return SOURCE_OK;
 	/* Channel 2, mode 2, lobyte/hibyte, reload 0 (= 65536): a free-running
 	 * 16-bit down-counter. */
 	saved_gate = inb(PIT_GATE_PORT);
@@ -74,7 +72,7 @@ static void pit_finish(void)
 
 static void pit_report_extra(struct json *j)
 {
-	json_u64(j, "pit_channel", pit_data_port == PIT_CH0 ? 0 : 2);
+	json_u64(j, "pit_channel", 2);
 }
 
 const struct clock_source source_pit = {

@@ -1,0 +1,53 @@
+/* Cross-CPU checks through the platform's "run on every AP" service:
+ * per-CPU CPUID consistency of the timing bits, a Linux-style TSC warp test
+ * and a round-trip skew estimate for every BSP<->AP pair, the same warp
+ * test on kvm-clock readings when present, and (selftest) a deliberate
+ * TSC_ADJUST offset on one AP to prove the test can fail. */
+#ifndef CP_CROSSCPU_H
+#define CP_CROSSCPU_H
+#include "warp.h"
+#include "platform.h"
+
+#define XCPU_MAX 64
+
+struct xcpu_cpu {
+	uint32_t apic_id;
+	bool bsp;
+	bool arrived, tested;
+	bool cpuid_consistent;
+	char inconsistency[48];
+	uint64_t warps;          /* warps seen while this AP took part */
+	uint64_t max_warp;
+	struct warp_skew skew;
+	uint64_t kvmclock_warps;
+};
+
+struct xcpu_selftest {
+	bool requested, ran;
+	bool honoured;           /* the AP's TSC moved by the written offset */
+	uint32_t cpu;
+	uint64_t offset_cycles;
+	int64_t measured_skew;
+	uint64_t warps;
+	bool restored;
+	char note[96];
+};
+
+struct crosscpu_result {
+	bool ran;
+	char absent_reason[96];
+	uint32_t cpus, tested;
+	uint64_t warps, max_warp;
+	uint64_t max_skew_cycles;  /* largest |offset| + bound over the pairs */
+	uint32_t cpu_count;
+	struct xcpu_cpu cpu[XCPU_MAX];
+	bool kvmclock_tested;
+	uint64_t kvmclock_warps, kvmclock_max_warp_ns;
+	struct xcpu_selftest selftest;
+	uint32_t iterations_per_pair;
+	const char *method;
+};
+
+struct run_results;
+void crosscpu_run(struct crosscpu_result *out, struct run_results *r);
+#endif

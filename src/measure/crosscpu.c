@@ -1,0 +1,325 @@
+/* BSP and one AP at a time: while AP i has its turn, both loop taking a
+ * shared lock, reading their clock and comparing against the last value
+ * any CPU published (Linux's check_tsc_warp), then do round trips for the
+ * skew estimate.  The other APs wait for their turn; every wait on either
+ * side is bounded by a TSC deadline, so a CPU that never answers is
+ * reported, not waited for. */
+#include "crosscpu.h"
+#include "arch.h"
+#include "fault.h"
+#include "kvmclock.h"
+#include "results.h"
+#include "strbuf.h"
+
+#define WARP_ITERATIONS 20000
+#define SKEW_EXCHANGES 64
+#define MSR_TSC_ADJUST 0x3b
+#define SELFTEST_OFFSET 1000000ull /* ~0.4 ms at 2.6 GHz: unmistakable */
+
+enum turn_phase { PHASE_IDLE, PHASE_WARP_TSC, PHASE_WARP_KVMCLOCK, PHASE_SKEW, PHASE_DONE };
+
+struct shared {
+	volatile uint32_t lock;
+	volatile uint32_t turn;      /* cpu index whose turn it is, 0 = none */
+	volatile uint32_t phase;
+	volatile uint32_t ap_ready;  /* AP has reached the phase */
+	volatile uint32_t ap_done;
+	volatile uint32_t stop;      /* BSP gave up: APs leave */
+	volatile uint64_t ping_t0;
+	volatile uint32_t ping_seq, pong_seq;
+	volatile uint64_t pong_t1;
+	uint64_t deadline_cycles;    /* per wait */
+	uint32_t bsp_cpuid[8];
+	struct warp_state warp;      /* touched under lock only */
+	struct xcpu_cpu *cpus;
+	uint32_t n;
+	bool kvmclock;
+	struct pvclock_time_info *areas; /* one per CPU, 64-byte apart */
+	bool selftest;
+	uint32_t selftest_cpu;
+	struct xcpu_selftest *st;
+	volatile uint32_t arrived_count;
+};
+
+static struct shared sh;
+
+static void lock_take(uint64_t deadline)
+{
+	while (__atomic_exchange_n(&sh.lock, 1, __ATOMIC_ACQUIRE)) {
+		if (rdtsc() > deadline)
+			return; /* a dead partner: proceed, the result will show it */
+		cpu_relax();
+	}
+}
+
+static void lock_drop(void) { __atomic_store_n(&sh.lock, 0, __ATOMIC_RELEASE); }
+
+static void timing_cpuid(uint32_t out[8])
+{
+	uint32_t r[4];
+	cpuid_raw(1, 0, r);
+	out[0] = r[2] & ((1u << 24) | (1u << 31)); /* TSC-deadline, hypervisor */
+	out[1] = r[3] & (1u << 4);                 /* TSC */
+	cpuid_raw(0x80000000, 0, r);
+	uint32_t max_ext = r[0];
+	out[2] = 0;
+	if (max_ext >= 0x80000007) {
+		cpuid_raw(0x80000007, 0, r);
+		out[2] = r[3] & (1u << 8); /* invariant TSC */
+	}
+	cpuid_raw(0x40000000, 0, r);
+	out[3] = r[1];
+	out[4] = r[2];
+	out[5] = r[3];
+	cpuid_raw(0, 0, r);
+	out[6] = 0;
+	if (r[0] >= 0x15) {
+		cpuid_raw(0x15, 0, r);
+		out[6] = r[0] ^ r[1] ^ r[2];
+	}
+	out[7] = 0;
+}
+
+static uint32_t my_index(void)
+{
+	uint32_t r[4];
+	cpuid_raw(1, 0, r);
+	uint32_t id = r[1] >> 24;
+	for (uint32_t i = 0; i < sh.n; i++)
+		if ((sh.cpus[i].apic_id & 0xff) == id)
+			return i;
+	return 0;
+}
+
+static uint64_t read_clock(uint32_t cpu, bool kvmclock)
+{
+	return kvmclock ? kvmclock_read_area(&sh.areas[cpu]) : rdtsc_ordered();
+}
+
+static void warp_loop(uint32_t cpu, bool kvmclock)
+{
+	uint64_t end = rdtsc() + sh.deadline_cycles;
+	for (uint32_t i = 0; i < WARP_ITERATIONS; i++) {
+		lock_take(end);
+		uint64_t now = read_clock(cpu, kvmclock);
+		warp_observe(&sh.warp, cpu, now);
+		lock_drop();
+		if (rdtsc() > end)
+			break;
+	}
+}
+
+static bool wait_for(volatile uint32_t *v, uint32_t want, uint64_t deadline)
+{
+	while (*v != want) {
+		if (rdtsc() > deadline || sh.stop)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static void ap_selftest_apply(uint32_t cpu, bool apply)
+{
+	struct xcpu_selftest *st = sh.st;
+	uint64_t adj = 0;
+	if (rdmsr_safe(MSR_TSC_ADJUST, &adj))
+		return;
+	if (apply) {
+		uint64_t before = rdtsc();
+		if (wrmsr_safe(MSR_TSC_ADJUST, adj + SELFTEST_OFFSET))
+			return;
+		uint64_t after = rdtsc();
+		st->ran = true;
+		st->cpu = cpu;
+		st->offset_cycles = SELFTEST_OFFSET;
+		st->honoured = after - before >= SELFTEST_OFFSET;
+	} else {
+		st->restored = wrmsr_safe(MSR_TSC_ADJUST, adj - SELFTEST_OFFSET) == FAULT_NONE;
+	}
+}
+
+/* Runs on every AP (SysV convention; the platform wraps it). */
+static void ap_main(void *unused)
+{
+	(void)unused;
+	struct descriptor_table_ptr firmware_idt;
+	sidt(&firmware_idt);
+	fault_guard_load_on_this_cpu();
+	uint32_t me = my_index();
+	struct xcpu_cpu *c = &sh.cpus[me];
+	uint32_t ids[8];
+	timing_cpuid(ids);
+	c->cpuid_consistent = mem_equal(ids, sh.bsp_cpuid, sizeof ids);
+	c->arrived = true;
+	__atomic_add_fetch(&sh.arrived_count, 1, __ATOMIC_SEQ_CST);
+	/* Wait for our turn: all earlier APs may take their full budgets. */
+	uint64_t deadline = rdtsc() + sh.deadline_cycles * (4 * sh.n + 4);
+	if (!wait_for(&sh.turn, me, deadline))
+		goto out;
+	if (sh.kvmclock)
+		kvmclock_register_area(&sh.areas[me]);
+	if (sh.selftest && me == sh.selftest_cpu)
+		ap_selftest_apply(me, true);
+	for (uint32_t phase = PHASE_WARP_TSC; phase <= PHASE_SKEW; phase++) {
+		if (phase == PHASE_WARP_KVMCLOCK && !sh.kvmclock)
+			continue;
+		if (!wait_for(&sh.phase, phase, rdtsc() + sh.deadline_cycles))
+			break;
+		sh.ap_ready = phase;
+		if (phase == PHASE_SKEW) {
+			for (uint32_t seq = 1; seq <= SKEW_EXCHANGES; seq++) {
+				if (!wait_for(&sh.ping_seq, seq, rdtsc() + sh.deadline_cycles))
+					break;
+				sh.pong_t1 = rdtsc_ordered();
+				__atomic_store_n(&sh.pong_seq, seq, __ATOMIC_RELEASE);
+			}
+		} else {
+			warp_loop(me, phase == PHASE_WARP_KVMCLOCK);
+		}
+		sh.ap_done = phase;
+	}
+	if (sh.selftest && me == sh.selftest_cpu)
+		ap_selftest_apply(me, false);
+	if (sh.kvmclock)
+		kvmclock_unregister_this_cpu();
+out:
+	lidt(&firmware_idt);
+}
+
+static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
+{
+	struct xcpu_cpu *c = &sh.cpus[ap];
+	warp_init(&sh.warp);
+	sh.ap_ready = sh.ap_done = PHASE_IDLE;
+	sh.ping_seq = sh.pong_seq = 0;
+	sh.phase = PHASE_IDLE;
+	sh.turn = ap;
+	bool ok = true;
+	for (uint32_t phase = PHASE_WARP_TSC; phase <= PHASE_SKEW && ok; phase++) {
+		if (phase == PHASE_WARP_KVMCLOCK && !sh.kvmclock)
+			continue;
+		sh.phase = phase;
+		if (!wait_for(&sh.ap_ready, phase, rdtsc() + sh.deadline_cycles)) {
+			ok = false;
+			break;
+		}
+		bool was_on = irq_save();
+		if (phase == PHASE_SKEW) {
+			warp_skew_init(&c->skew);
+			for (uint32_t seq = 1; seq <= SKEW_EXCHANGES; seq++) {
+				uint64_t t0 = rdtsc_ordered();
+				__atomic_store_n(&sh.ping_seq, seq, __ATOMIC_RELEASE);
+				if (!wait_for(&sh.pong_seq, seq, rdtsc() + sh.deadline_cycles)) {
+					ok = false;
+					break;
+				}
+				uint64_t t2 = rdtsc_ordered();
+				warp_skew_add(&c->skew, t0, sh.pong_t1, t2);
+			}
+		} else {
+			warp_loop(0, phase == PHASE_WARP_KVMCLOCK);
+		}
+		irq_restore(was_on);
+		ok = ok && wait_for(&sh.ap_done, phase, rdtsc() + sh.deadline_cycles);
+		if (phase == PHASE_WARP_TSC) {
+			c->warps = sh.warp.warps;
+			c->max_warp = sh.warp.max_warp;
+			warp_init(&sh.warp);
+		} else if (phase == PHASE_WARP_KVMCLOCK) {
+			c->kvmclock_warps = sh.warp.warps;
+			out->kvmclock_warps += sh.warp.warps;
+			if (sh.warp.max_warp > out->kvmclock_max_warp_ns)
+				out->kvmclock_max_warp_ns = sh.warp.max_warp;
+			warp_init(&sh.warp);
+		}
+	}
+	sh.phase = PHASE_DONE;
+	c->tested = ok;
+}
+
+void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
+{
+	struct platform *p = r->facts.plat;
+	memset(out, 0, sizeof *out);
+	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads lfence;rdtsc under it and "
+		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
+		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
+	out->iterations_per_pair = WARP_ITERATIONS;
+	out->cpus = r->cpus_enabled;
+	out->cpu_count = MIN(r->cpu_count, (unsigned)XCPU_MAX);
+	out->selftest.requested = r->facts.settings.selftest;
+	for (uint32_t i = 0; i < out->cpu_count; i++) {
+		out->cpu[i].apic_id = r->cpus[i].apic_id;
+		out->cpu[i].bsp = r->cpus[i].bsp;
+	}
+	/* The BSP is index 0 in both MP services' and our MADT list. */
+	out->tested = 1;
+	out->cpu[0].tested = out->cpu[0].arrived = out->cpu[0].cpuid_consistent = true;
+	if (r->cpus_enabled < 2) {
+		str_copy(out->absent_reason, sizeof out->absent_reason, "only one CPU: nothing to compare");
+		out->ran = true;
+		return;
+	}
+	if (!p->aps_start || !p->aps_wait || !p->alloc_pages) {
+		str_copy(out->absent_reason, sizeof out->absent_reason,
+			 "this boot path cannot run code on other CPUs");
+		return;
+	}
+	memset(&sh, 0, sizeof sh);
+	sh.cpus = out->cpu;
+	sh.n = out->cpu_count;
+	sh.deadline_cycles = facts_ms_to_cycles(&r->facts, 200);
+	sh.kvmclock = kvmclock_get_facts()->registered;
+	sh.selftest = out->selftest.requested && r->facts.cpu.tsc_adjust;
+	sh.selftest_cpu = 1;
+	sh.st = &out->selftest;
+	if (out->selftest.requested && !r->facts.cpu.tsc_adjust)
+		str_copy(out->selftest.note, sizeof out->selftest.note, "CPUID says no IA32_TSC_ADJUST: selftest not run");
+	if (sh.kvmclock) {
+		sh.areas = p->alloc_pages(sizeof(struct pvclock_time_info) * XCPU_MAX);
+		sh.kvmclock = sh.areas != NULL;
+		/* The BSP's own area stays the one the kvm-clock source
+		 * registered; re-register index 0 here for a uniform path. */
+		if (sh.kvmclock)
+			kvmclock_register_area(&sh.areas[0]);
+	}
+	timing_cpuid(sh.bsp_cpuid);
+	uint64_t total_us = (uint64_t)(sh.n + 2) * 1000000;
+	if (p->aps_start(ap_main, NULL, total_us)) {
+		str_copy(out->absent_reason, sizeof out->absent_reason, "the platform refused to start the APs");
+		return;
+	}
+	out->ran = true;
+	/* Let every AP check in (bounded), then take them one by one. */
+	wait_for(&sh.arrived_count, sh.n - 1, rdtsc() + sh.deadline_cycles * 5);
+	for (uint32_t i = 1; i < sh.n; i++) {
+		if (!r->cpus[i].enabled || !out->cpu[i].arrived)
+			continue;
+		bsp_pair(out, i);
+		if (out->cpu[i].tested)
+			out->tested++;
+	}
+	sh.stop = 1;
+	sh.turn = UINT32_MAX;
+	p->aps_wait(2000000);
+	if (sh.kvmclock) {
+		kvmclock_unregister_this_cpu();
+		out->kvmclock_tested = true;
+	}
+	for (uint32_t i = 1; i < sh.n; i++) {
+		struct xcpu_cpu *c = &out->cpu[i];
+		out->warps += c->warps;
+		if (c->max_warp > out->max_warp)
+			out->max_warp = c->max_warp;
+		if (c->skew.valid) {
+			uint64_t mag = c->skew.offset < 0 ? (uint64_t)-c->skew.offset : (uint64_t)c->skew.offset;
+			if (mag + c->skew.bound > out->max_skew_cycles)
+				out->max_skew_cycles = mag + c->skew.bound;
+		}
+		if (sh.selftest && i == sh.selftest_cpu) {
+			out->selftest.warps = c->warps;
+			out->selftest.measured_skew = c->skew.offset;
+		}
+	}
+}

@@ -1,0 +1,205 @@
+/* One window, all references at once: the TSC, the HPET, the PM timer and
+ * (when present) kvm-clock are stamped at the start and the end, each
+ * stamp bracketed by two TSC reads so its moment is known to within half
+ * the bracket.  Narrow counters are followed through the window often
+ * enough to count their wraps. */
+#include "freq.h"
+#include "arch.h"
+#include "counter.h"
+#include "kvmclock.h"
+#include "rate.h"
+#include "results.h"
+
+#define STAMP_TRIES 16
+#define FOLLOW_EVERY_CYCLES_MS 5 /* far below the PIT's 55 ms and PM's 4.7 s wraps */
+
+static const char *const key_names[FREQ_KEY_COUNT] = {
+	[FREQ_CPUID_15] = "cpuid_15",
+	[FREQ_CPUID_16] = "cpuid_16",
+	[FREQ_HYPERVISOR_LEAF] = "hypervisor_leaf",
+	[FREQ_PVCLOCK] = "pvclock",
+	[FREQ_VMWARE_GETHZ] = "vmware_gethz",
+	[FREQ_MEASURED_HPET] = "measured_vs_hpet",
+	[FREQ_MEASURED_ACPI_PM] = "measured_vs_acpi_pm",
+};
+
+const char *freq_key_name(enum freq_key k) { return key_names[k]; }
+
+struct reference {
+	const struct source_result *src;
+	struct counter_ext ext;
+	uint64_t tsc_start, tsc_end; /* bracket midpoints */
+	uint64_t bracket_start, bracket_end;
+	uint64_t ticks;              /* extended, start to end */
+};
+
+/* Reads the reference with the narrowest TSC bracket out of a few tries;
+ * returns the raw value and the bracket's midpoint and width. */
+static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
+{
+	uint64_t best_raw = 0, best_mid = 0, best_width = UINT64_MAX;
+	for (int i = 0; i < STAMP_TRIES; i++) {
+		bool was_on = irq_save();
+		uint64_t a = rdtsc_ordered();
+		uint64_t v = d->read();
+		uint64_t b = rdtsc_ordered();
+		irq_restore(was_on);
+		if (b - a < best_width) {
+			best_width = b - a;
+			best_mid = a + (b - a) / 2;
+			best_raw = v;
+		}
+	}
+	*tsc_mid = best_mid;
+	*bracket = best_width;
+	return best_raw;
+}
+
+static const struct source_result *find_ok(struct run_results *r, const char *name)
+{
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, name))
+			return &r->sources[i];
+	return NULL;
+}
+
+static void advertised(struct freq_result *out, const struct run_results *r)
+{
+	const struct probe_facts *f = &r->facts;
+	/* 0x15 is only a TSC rate when the crystal is enumerated; Linux reads
+	 * it on Intel only but the leaf means the same wherever it exists. */
+	if (f->cpu.leaf15.valid)
+		out->hz[FREQ_CPUID_15] = f->cpu.leaf15.tsc_hz;
+	if (f->cpu.leaf16.valid)
+		out->hz[FREQ_CPUID_16] = (uint64_t)f->cpu.leaf16.base_mhz * 1000000;
+	if (f->hv.timing.valid)
+		out->hz[FREQ_HYPERVISOR_LEAF] = (uint64_t)f->hv.timing.tsc_khz * 1000;
+	out->hz[FREQ_PVCLOCK] = kvmclock_get_facts()->tsc_hz;
+	if (r->vmware.gethz_valid)
+		out->hz[FREQ_VMWARE_GETHZ] = r->vmware.tsc_hz;
+}
+
+static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, const char *b, uint64_t b_ns)
+{
+	if (out->drift_count >= FREQ_MAX_DRIFT || !b_ns)
+		return;
+	struct freq_drift *d = &out->drift[out->drift_count];
+	/* a's elapsed time against b's, both at their nominal rates. */
+	if (!rate_ppm_diff_milli(a_ns, b_ns, &d->ppm_milli))
+		return;
+	d->a = a;
+	d->b = b;
+	d->window_ms = out->window_ms;
+	out->drift_count++;
+}
+
+static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz) { return mul_div_u64(ticks, 1000000000ull, hz); }
+
+static void choose(struct freq_result *out, const struct run_results *r)
+{
+	/* Measured beats claimed: the probe converts what it measured on this
+	 * machine; the HPET's 10+ MHz beats the PM timer's 3.58 MHz. */
+	static const enum freq_key order[] = {
+		FREQ_MEASURED_HPET, FREQ_MEASURED_ACPI_PM, FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK,
+		FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		if (out->hz[order[i]]) {
+			out->chosen_name = key_names[order[i]];
+			out->chosen_hz = out->hz[order[i]];
+			break;
+		}
+	}
+	if (!out->chosen_hz) {
+		out->chosen_name = r->facts.tsc_hz_rough_source;
+		out->chosen_hz = r->facts.tsc_hz_rough;
+	}
+	/* Disagreement: the advertised value a guest kernel would believe
+	 * (hypervisor leaf, pvclock, GETHZ, then 0x15) against the chosen
+	 * measurement. */
+	static const enum freq_key claims[] = { FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK, FREQ_VMWARE_GETHZ, FREQ_CPUID_15 };
+	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
+	for (size_t i = 0; i < ARRAY_SIZE(claims) && measured; i++) {
+		if (!out->hz[claims[i]])
+			continue;
+		out->disagreement_known = rate_ppm_diff(out->hz[claims[i]], measured, &out->disagreement_ppm);
+		out->disagreement_between = key_names[claims[i]];
+		break;
+	}
+}
+
+void freq_measure(struct freq_result *out, struct run_results *r, uint32_t window_ms)
+{
+	memset(out, 0, sizeof *out);
+	advertised(out, r);
+	struct reference refs[2] = { { .src = find_ok(r, "hpet") }, { .src = find_ok(r, "acpi_pm") } };
+	const struct source_result *kvmclock = find_ok(r, "kvm-clock");
+	const struct probe_facts *f = &r->facts;
+	out->window_ms = window_ms;
+
+	uint64_t kvm_start = 0, kvm_start_tsc = 0, bracket;
+	for (int i = 0; i < 2; i++) {
+		if (!refs[i].src)
+			continue;
+		const struct source_desc *d = &refs[i].src->desc;
+		uint64_t raw = stamp(d, &refs[i].tsc_start, &refs[i].bracket_start);
+		counter_ext_init(&refs[i].ext, d->width_bits, d->counts_down, raw);
+	}
+	if (kvmclock)
+		kvm_start = stamp(&kvmclock->desc, &kvm_start_tsc, &bracket);
+	uint64_t start = rdtsc();
+	uint64_t window = facts_ms_to_cycles(f, window_ms);
+	uint64_t follow = facts_ms_to_cycles(f, FOLLOW_EVERY_CYCLES_MS);
+	uint64_t next = start + follow;
+	/* Bounded by the deadline and by an iteration cap (a frozen TSC ends
+	 * it through the cap). */
+	for (uint64_t spins = 0; spins < 4000000000ull; spins++) {
+		uint64_t now = rdtsc();
+		if (now - start >= window)
+			break;
+		if (now >= next) {
+			for (int i = 0; i < 2; i++)
+				if (refs[i].src)
+					counter_ext_feed(&refs[i].ext, refs[i].src->desc.read());
+			next = now + follow;
+		}
+		cpu_relax();
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!refs[i].src)
+			continue;
+		uint64_t raw = stamp(&refs[i].src->desc, &refs[i].tsc_end, &refs[i].bracket_end);
+		refs[i].ticks = counter_ext_feed(&refs[i].ext, raw);
+		uint64_t tsc_delta = refs[i].tsc_end - refs[i].tsc_start;
+		uint64_t hz = refs[i].ticks ? rate_from_window(tsc_delta, refs[i].src->desc.freq_hz, refs[i].ticks) : 0;
+		enum freq_key k = i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM;
+		out->hz[k] = hz;
+		if (hz) {
+			out->measured = true;
+			uint64_t read_ns = rate_cycles_to_ns((refs[i].bracket_start + refs[i].bracket_end) / 2, hz);
+			out->uncertainty_mppm[k] = rate_window_uncertainty_mppm(
+				refs[i].src->desc.freq_hz, read_ns, rate_cycles_to_ns(tsc_delta, hz));
+		}
+	}
+	uint64_t kvm_end = 0, kvm_end_tsc = 0;
+	if (kvmclock)
+		kvm_end = stamp(&kvmclock->desc, &kvm_end_tsc, &bracket);
+	choose(out, r);
+
+	/* Drift: elapsed time by each source at its nominal rate (the TSC at
+	 * the chosen rate), pairwise, over the window. */
+	uint64_t hpet_ns = refs[0].src ? ticks_to_ns(refs[0].ticks, refs[0].src->desc.freq_hz) : 0;
+	uint64_t pm_ns = refs[1].src ? ticks_to_ns(refs[1].ticks, refs[1].src->desc.freq_hz) : 0;
+	if (refs[0].src && out->chosen_hz)
+		add_drift(out, "tsc", ticks_to_ns(refs[0].tsc_end - refs[0].tsc_start, out->chosen_hz), "hpet", hpet_ns);
+	if (refs[1].src && out->chosen_hz)
+		add_drift(out, "tsc", ticks_to_ns(refs[1].tsc_end - refs[1].tsc_start, out->chosen_hz), "acpi_pm", pm_ns);
+	if (refs[0].src && refs[1].src) {
+		/* Both windows differ slightly in their end points: compare the
+		 * rates each implies for the TSC rather than raw elapsed times. */
+		add_drift(out, "hpet", out->hz[FREQ_MEASURED_ACPI_PM], "acpi_pm", out->hz[FREQ_MEASURED_HPET]);
+	}
+	if (kvmclock && out->chosen_hz)
+		add_drift(out, "kvm-clock", kvm_end - kvm_start, "tsc",
+			  ticks_to_ns(kvm_end_tsc - kvm_start_tsc, out->chosen_hz));
+}

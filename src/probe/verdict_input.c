@@ -1,0 +1,129 @@
+/* Translates discovery and measurement results into the verdict's plain
+ * facts: the verdict module itself never sees hardware structures. */
+#include "results.h"
+#include "kvmclock.h"
+#include "rate.h"
+
+static enum verdict_tri tri(bool known, bool value)
+{
+	return !known ? VERDICT_UNKNOWN : value ? VERDICT_YES : VERDICT_NO;
+}
+
+uint64_t results_tsc_hz(const struct run_results *r)
+{
+	return r->freq.chosen_hz ? r->freq.chosen_hz : r->facts.tsc_hz_rough;
+}
+
+static enum verdict_vendor vendor_of(const struct cpu_info *c)
+{
+	if (c->is_intel) return VERDICT_VENDOR_INTEL;
+	if (c->is_amd) return VERDICT_VENDOR_AMD;
+	if (c->is_hygon) return VERDICT_VENDOR_HYGON;
+	if (c->is_centaur) return VERDICT_VENDOR_CENTAUR;
+	if (c->is_zhaoxin) return VERDICT_VENDOR_ZHAOXIN;
+	return VERDICT_VENDOR_OTHER;
+}
+
+static enum verdict_read_path path_of(const char *name)
+{
+	if (!name) return VERDICT_PATH_UNKNOWN;
+	if (str_equal(name, "native")) return VERDICT_PATH_NATIVE;
+	if (str_equal(name, "exit")) return VERDICT_PATH_EXIT;
+	if (str_equal(name, "device_model")) return VERDICT_PATH_DEVICE_MODEL;
+	return VERDICT_PATH_UNKNOWN;
+}
+
+static void source_fact(const struct run_results *r, struct verdict_input *in, enum verdict_source v,
+			const char *name)
+{
+	for (unsigned i = 0; i < r->source_count; i++) {
+		const struct source_result *s = &r->sources[i];
+		if (!str_equal(s->src->name, name))
+			continue;
+		struct verdict_source_fact *f = &in->sources[v];
+		/* An error is still presence: the device exists but misbehaved. */
+		f->present = s->status == SOURCE_ABSENT ? VERDICT_NO : VERDICT_YES;
+		if (s->status == SOURCE_OK) {
+			f->read_ns_milli = rate_cycles_to_ns_milli(s->cost.cycles.p50, results_tsc_hz(r));
+			f->read_path = path_of(s->read_path);
+		}
+		return;
+	}
+}
+
+static enum verdict_freq_by freq_by(const struct freq_result *f)
+{
+	if (f->hz[FREQ_PVCLOCK]) return VERDICT_FREQ_PVCLOCK;
+	if (f->hz[FREQ_HYPERVISOR_LEAF]) return VERDICT_FREQ_HYPERVISOR_LEAF;
+	if (f->hz[FREQ_VMWARE_GETHZ]) return VERDICT_FREQ_VMWARE_GETHZ;
+	if (f->hz[FREQ_CPUID_15]) return VERDICT_FREQ_CPUID_15;
+	if (f->hz[FREQ_CPUID_16]) return VERDICT_FREQ_CPUID_16;
+	return VERDICT_FREQ_NONE;
+}
+
+void results_verdict_input(const struct run_results *r, struct verdict_input *in)
+{
+	const struct probe_facts *f = &r->facts;
+	const struct cpu_info *c = &f->cpu;
+	const struct hv_info *h = &f->hv;
+	memset(in, 0, sizeof *in);
+	in->vendor = vendor_of(c);
+	in->family = c->family;
+	in->model = c->model;
+	in->hypervisor_bit = tri(true, h->present);
+	in->hypervisor = h->range_count ? h->name : NULL;
+	for (size_t i = 0; i < h->range_count && i < VERDICT_MAX_SIGNATURES; i++)
+		in->signatures[in->signature_count++] = h->ranges[i].name;
+	in->kvm_clocksource = tri(true, h->kvm.clocksource);
+	in->kvm_clocksource2 = tri(true, h->kvm.clocksource2);
+	in->kvm_stable_bit = tri(true, h->kvm.stable_bit);
+	const struct kvmclock_facts *k = kvmclock_get_facts();
+	in->pvclock_stable = tri(k->registered, k->snapshot.flags & PVCLOCK_TSC_STABLE_BIT);
+	in->hv_ref_counter = tri(true, h->hyperv.ref_counter);
+	in->hv_tsc_page = tri(true, h->hyperv.tsc_page);
+	in->hv_freq_msrs = tri(true, h->hyperv.frequency_msrs);
+	in->hv_tsc_invariant_control = tri(true, h->hyperv.tsc_invariant_control);
+	in->vmware_gethz = tri(r->vmware.probed, r->vmware.gethz_valid);
+	in->tsc = tri(true, c->tsc);
+	in->invariant_tsc = tri(true, c->invariant_tsc);
+	in->tsc_adjust = tri(true, c->tsc_adjust);
+	in->tsc_deadline = tri(true, c->tsc_deadline);
+	in->rdtscp = tri(true, c->rdtscp);
+	in->logical_cpus = r->cpus_enabled;
+	in->possible_cpus = f->acpi.madt.present ? f->acpi.madt.possible_cpus : r->cpus_enabled;
+	in->packages = r->packages;
+	in->legacy_pic = tri(f->acpi.madt.present, f->acpi.madt.pcat_compat);
+	in->acpi = tri(true, f->acpi_parsed);
+	in->hw_reduced = tri(f->acpi.fadt.present, f->acpi.fadt.hw_reduced);
+	source_fact(r, in, VERDICT_SRC_TSC, "tsc");
+	source_fact(r, in, VERDICT_SRC_KVMCLOCK, "kvm-clock");
+	source_fact(r, in, VERDICT_SRC_HPET, "hpet");
+	source_fact(r, in, VERDICT_SRC_ACPI_PM, "acpi_pm");
+	source_fact(r, in, VERDICT_SRC_PIT, "pit");
+	in->xcpu_tested = r->xcpu.ran ? r->xcpu.tested : 0;
+	in->xcpu_warps = r->xcpu.warps;
+	in->xcpu_max_skew_cycles = r->xcpu.max_skew_cycles;
+	in->freq_by = freq_by(&r->freq);
+	in->freq_measured_hz = r->freq.hz[FREQ_MEASURED_HPET] ? r->freq.hz[FREQ_MEASURED_HPET]
+							       : r->freq.hz[FREQ_MEASURED_ACPI_PM];
+	static const enum freq_key claims[] = { FREQ_PVCLOCK, FREQ_HYPERVISOR_LEAF, FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
+						 FREQ_CPUID_16 };
+	for (size_t i = 0; i < ARRAY_SIZE(claims) && !in->freq_advertised_hz; i++)
+		in->freq_advertised_hz = r->freq.hz[claims[i]];
+	in->freq_disagreement_known = r->freq.disagreement_known;
+	in->freq_disagreement_ppm = r->freq.disagreement_ppm;
+	if (r->gaps.measured) {
+		in->gaps_measured = true;
+		in->gap_count = r->gaps.g.count;
+		in->gap_max_ns = rate_cycles_to_ns(r->gaps.g.max, r->gaps.tsc_hz);
+		in->gap_total_ns = rate_cycles_to_ns(r->gaps.g.total, r->gaps.tsc_hz);
+		in->gap_window_ms = r->gaps.window_ms;
+	}
+	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
+		in->drift[i].a = r->freq.drift[i].a;
+		in->drift[i].b = r->freq.drift[i].b;
+		in->drift[i].ppm = r->freq.drift[i].ppm_milli / 1000;
+		in->drift[i].window_ms = r->freq.drift[i].window_ms;
+		in->drift_count++;
+	}
+}
