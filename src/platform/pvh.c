@@ -1,0 +1,308 @@
+/* Direct kernel boot (PVH) implementation of the platform layer: what the
+ * VMM hands over in hvm_start_info, the legacy BIOS-area scans, memory
+ * from the memory map, the catch-all interrupt table and the exit.  The
+ * other CPUs are in pvh_smp.c, the way into long mode in pvh_start.S. */
+#include "platform.h"
+#include "probe.h"
+#include "arch.h"
+#include "acpi.h"
+#include "cpuid.h"
+#include "discover.h"
+
+#define HVM_START_MAGIC 0x336ec578u
+#define E820_RAM 1
+#define PAGE_BYTES 4096ull
+/* pvh_start.S maps the first 4 GiB and nothing else. */
+#define MAPPED_LIMIT (4ull << 30)
+/* Only when the VMM gave no memory map (start info version 0, which no
+ * VMM we know still sends): RAM is assumed to go this far past the image. */
+#define ASSUMED_POOL_BYTES (16ull << 20)
+#define COM1 0x3f8
+#define DEBUG_EXIT_PORT 0xf4
+#define EXIT_PROBE_FAILED 0x11
+#define WAKE_VECTOR 0xf0
+#define SPURIOUS_VECTOR 0xff
+
+/* Xen's public start_info.h, arch-x86/hvm; the memmap fields exist from
+ * version 1 on. */
+struct hvm_start_info {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t nr_modules;
+	uint64_t modlist_paddr;
+	uint64_t cmdline_paddr;
+	uint64_t rsdp_paddr;
+	uint64_t memmap_paddr;
+	uint32_t memmap_entries;
+	uint32_t reserved;
+};
+
+struct hvm_memmap_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t type;
+	uint32_t reserved;
+};
+
+struct idt_gate {
+	uint16_t offset_low;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_high;
+	uint32_t reserved;
+} __attribute__((packed));
+
+/* pvh_start.S */
+extern char pvh_vector_stubs[], pvh_vector_return[];
+extern char __image_end[];
+void pvh_main(uint32_t start_info_phys) __attribute__((noreturn));
+void pvh_unexpected_vector(const uint64_t *frame) __attribute__((noreturn));
+void pvh_idt_load(void);
+/* pvh_smp.c */
+void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, struct platform *plat);
+
+static struct platform plat;
+static struct acpi_info acpi;
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+static char cmdline[2048];
+static uint64_t pool_next, pool_end;
+
+/* ------------------------------------------------------ fatal vectors */
+
+static void com1_write(const char *s)
+{
+	for (; *s; s++) {
+		for (uint32_t polls = 0; polls < 100000 && !(inb(COM1 + 5) & 0x20); polls++)
+			cpu_relax();
+		outb(COM1, (uint8_t)*s);
+	}
+}
+
+static void com1_hex(uint64_t v)
+{
+	char digits[17];
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		digits[i] = "0123456789abcdef"[v & 15];
+	digits[16] = 0;
+	com1_write(digits);
+}
+
+/* Any vector the fault guard does not own (#DF, NMI, #MC, a stray
+ * interrupt) ends here instead of triple-faulting silently: say which,
+ * leave through isa-debug-exit with "probe failed", else halt. */
+void pvh_unexpected_vector(const uint64_t *frame)
+{
+	com1_write("\r\nclockprobe: FATAL unexpected vector 0x");
+	com1_hex(frame[0]);
+	com1_write(" error 0x");
+	com1_hex(frame[1]);
+	com1_write(" at rip 0x");
+	com1_hex(frame[2]);
+	com1_write("\r\n");
+	outb(DEBUG_EXIT_PORT, EXIT_PROBE_FAILED);
+	halt_forever();
+	__builtin_unreachable();
+}
+
+static void set_gate(struct idt_gate *g, const void *handler)
+{
+	uint64_t a = (uint64_t)(uintptr_t)handler;
+	g->offset_low = (uint16_t)a;
+	g->selector = read_cs();
+	g->ist = 0;
+	g->type_attr = 0x8E; /* present, DPL 0, 64-bit interrupt gate */
+	g->offset_mid = (uint16_t)(a >> 16);
+	g->offset_high = (uint32_t)(a >> 32);
+	g->reserved = 0;
+}
+
+/* Every vector gets a handler; fault_guard_install later copies this
+ * table and overrides #UD/#GP/#PF. */
+static void idt_install(void)
+{
+	for (unsigned v = 0; v < ARRAY_SIZE(idt); v++)
+		set_gate(&idt[v], pvh_vector_stubs + 16 * v);
+	set_gate(&idt[WAKE_VECTOR], pvh_vector_return);
+	set_gate(&idt[SPURIOUS_VECTOR], pvh_vector_return);
+	pvh_idt_load();
+}
+
+/* Also the first thing an AP does (pvh_smp.c), before it can fault. */
+void pvh_idt_load(void)
+{
+	struct descriptor_table_ptr p = { sizeof idt - 1, (uint64_t)(uintptr_t)idt };
+	lidt(&p);
+}
+
+/* ------------------------------------------------ tables in low memory */
+
+/* A pointer to fixed low memory that gcc cannot see through: it otherwise
+ * decides that 0x40E lies outside every object (-Warray-bounds). */
+static const void *low_memory(uint64_t phys)
+{
+	__asm__("" : "+r"(phys));
+	return (const void *)(uintptr_t)phys;
+}
+
+static bool bytes_sum_to_zero(const uint8_t *p, size_t n)
+{
+	uint8_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += p[i];
+	return sum == 0;
+}
+
+/* ACPI spec "Finding the RSDP on IA-PC Systems": 16-byte boundaries in the
+ * first KiB of the EBDA, then 0xE0000-0xFFFFF. */
+static uint64_t scan_for_rsdp(uint64_t start, uint64_t len)
+{
+	for (uint64_t a = start; a + 20 <= start + len; a += 16) {
+		const uint8_t *p = low_memory(a);
+		if (mem_equal(p, "RSD PTR ", 8) && bytes_sum_to_zero(p, 20))
+			return a;
+	}
+	return 0;
+}
+
+static uint64_t find_rsdp_legacy(void)
+{
+	uint64_t ebda = (uint64_t)load_le16(low_memory(0x40e)) << 4;
+	uint64_t found = 0;
+	if (ebda >= 0x400 && ebda < 0xa0000)
+		found = scan_for_rsdp(ebda, 1024);
+	return found ? found : scan_for_rsdp(0xe0000, 0x20000);
+}
+
+/* SMBIOS spec: the entry point anchors sit on 16-byte boundaries in
+ * 0xF0000-0xFFFFF when there is no EFI configuration table. */
+static void find_smbios(void)
+{
+	for (uint64_t a = 0xf0000; a + 32 <= 0x100000; a += 16) {
+		const char *p = low_memory(a);
+		if (!plat.smbios3_entry && mem_equal(p, "_SM3_", 5))
+			plat.smbios3_entry = a;
+		else if (!plat.smbios_entry && mem_equal(p, "_SM_", 4))
+			plat.smbios_entry = a;
+	}
+}
+
+static const void *identity_map(void *ctx, uint64_t phys, uint32_t len)
+{
+	(void)ctx;
+	if (!phys || phys >= MAPPED_LIMIT || len > MAPPED_LIMIT - phys)
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
+/* ------------------------------------------------------------- memory */
+
+static uint64_t page_up(uint64_t a)
+{
+	return (a + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
+}
+
+/* The pool is the RAM above the image, up to the end of the memory-map
+ * entry that holds it (never past the mapped 4 GiB): no .bss to clear at
+ * boot, and a thorough run's buffers fit whatever -m allows. */
+static void pool_init(const struct hvm_start_info *si)
+{
+	uint64_t start = page_up((uint64_t)(uintptr_t)__image_end);
+	pool_next = start;
+	pool_end = start + ASSUMED_POOL_BYTES;
+	if (!si || si->version < 1 || !si->memmap_paddr || si->memmap_paddr >= MAPPED_LIMIT)
+		return;
+	const struct hvm_memmap_entry *map = (const void *)(uintptr_t)si->memmap_paddr;
+	pool_end = start;
+	for (uint32_t i = 0; i < si->memmap_entries && i < 128; i++) {
+		uint64_t end = map[i].addr + map[i].size;
+		if (map[i].type == E820_RAM && map[i].addr <= start && end > start)
+			pool_end = MIN(end, MAPPED_LIMIT) & ~(PAGE_BYTES - 1);
+	}
+}
+
+static void *pvh_alloc_pages(size_t bytes)
+{
+	uint64_t size = page_up(bytes);
+	if (!bytes || size > pool_end - pool_next)
+		return NULL;
+	void *p = (void *)(uintptr_t)pool_next;
+	pool_next += size;
+	memset(p, 0, size);
+	return p;
+}
+
+/* ----------------------------------------------------------- services */
+
+static void copy_cmdline(const struct hvm_start_info *si)
+{
+	if (!si || !si->cmdline_paddr || si->cmdline_paddr >= MAPPED_LIMIT - sizeof cmdline)
+		return;
+	const char *src = (const char *)(uintptr_t)si->cmdline_paddr;
+	size_t n = 0;
+	for (; n + 1 < sizeof cmdline && src[n]; n++)
+		cmdline[n] = src[n];
+	cmdline[n] = 0;
+}
+
+static size_t pvh_read_settings(char *buf, size_t cap)
+{
+	if (!cap)
+		return 0;
+	str_copy(buf, cap, cmdline);
+	return str_len(buf);
+}
+
+/* The core has already written isa-debug-exit when a harness listens.
+ * Without ACPI's AML there is no clean S5; the keyboard controller's reset
+ * line ends the VM (QEMU -no-reboot exits on it). */
+static void __attribute__((noreturn)) pvh_power_off(void)
+{
+	outb(0x64, 0xfe);
+	halt_forever();
+	__builtin_unreachable();
+}
+
+static const struct hvm_start_info *start_info(uint32_t phys)
+{
+	const struct hvm_start_info *si = (const void *)(uintptr_t)phys;
+	return phys && si->magic == HVM_START_MAGIC ? si : NULL;
+}
+
+static void find_rsdp(const struct hvm_start_info *si)
+{
+	if (si && si->rsdp_paddr) {
+		plat.acpi_rsdp = si->rsdp_paddr;
+		plat.acpi_rsdp_via = "PVH start info";
+		return;
+	}
+	plat.acpi_rsdp = find_rsdp_legacy();
+	plat.acpi_rsdp_via = plat.acpi_rsdp ? "BIOS area scan"
+					    : "not in the PVH start info nor in the BIOS areas";
+}
+
+void pvh_main(uint32_t start_info_phys)
+{
+	idt_install();
+	const struct hvm_start_info *si = start_info(start_info_phys);
+	copy_cmdline(si);
+	pool_init(si);
+	find_rsdp(si);
+	find_smbios();
+
+	plat.boot = "pvh";
+	plat.firmware_absent_reason = "direct kernel boot (PVH): no firmware";
+	plat.alloc_pages = pvh_alloc_pages;
+	plat.read_settings = pvh_read_settings;
+	plat.power_off = pvh_power_off;
+
+	if (plat.acpi_rsdp && acpi_parse(&acpi, plat.acpi_rsdp, identity_map, NULL) == 0 &&
+	    acpi.madt.present) {
+		struct cpu_info cpu;
+		cpuid_decode(&cpu, cpuid_hw, NULL);
+		pvh_smp_boot(&acpi.madt, cpu.package_shift, &plat);
+	}
+	probe_main(&plat);
+}

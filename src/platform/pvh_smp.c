@@ -1,0 +1,363 @@
+/* Other CPUs under direct boot: INIT-SIPI-SIPI to each enabled MADT entry,
+ * a real-mode trampoline at 0x8000 that joins the BSP's GDT and page
+ * tables (pvh_start.S), then a parking loop that runs the work handed to
+ * aps_start once per call, like UEFI's StartupAllAPs.
+ *
+ * Parked APs sleep in hlt with only the wake-up vector able to reach
+ * them, rather than spinning: a spinning vCPU steals host time from the
+ * BSP while it measures, and under round-robin TCG halves its speed.
+ * Every wait is bounded by the TSC; until something is measured its rate
+ * is taken as 4 GHz, so a "10 ms" delay lasts at least 10 ms on any real
+ * TSC and every timeout at most a few times longer than asked. */
+#include "platform.h"
+#include "arch.h"
+#include "acpi.h"
+#include "fault.h"
+
+#define ASSUMED_TSC_MHZ 4000ull
+#define AP_STACK_BYTES (32u * 1024)
+#define TRAMPOLINE_PHYS 0x8000u
+#define SIPI_VECTOR (TRAMPOLINE_PHYS >> 12)
+#define WAKE_VECTOR 0xf0
+#define SPURIOUS_VECTOR 0xff
+#define INIT_DELAY_US 10000
+#define SIPI_DELAY_US 200
+#define ARRIVAL_TIMEOUT_US 200000
+#define ICR_IDLE_TIMEOUT_US 10000
+#define REWAKE_INTERVAL_US 1000
+
+#define MSR_APIC_BASE 0x1b
+#define APIC_BASE_X2APIC (1ull << 10)
+#define APIC_BASE_ENABLE (1ull << 11)
+#define APIC_ID 0x20
+#define APIC_EOI 0xb0
+#define APIC_SVR 0xf0
+#define APIC_ICR_LOW 0x300
+#define APIC_ICR_HIGH 0x310
+#define APIC_SVR_ENABLE 0x100
+#define ICR_DELIVERY_PENDING (1u << 12)
+#define ICR_ASSERT (1u << 14)
+#define ICR_LEVEL (1u << 15)
+#define ICR_ALL_BUT_SELF (3u << 18)
+#define ICR_INIT 0x500
+#define ICR_STARTUP 0x600
+#define X2APIC_MSR(reg) (0x800 + ((reg) >> 4))
+
+struct lapic {
+	bool x2apic;
+	uint64_t base;
+};
+
+/* Written by an AP only: apic_id, arrived, started_gen, done_gen.
+ * Written by the BSP only: member, lost. */
+struct ap_slot {
+	uint32_t apic_id;
+	bool arrived;
+	bool member; /* arrived before the boot deadline: takes work */
+	bool lost;   /* missed a deadline: given no more work */
+	uint32_t started_gen, done_gen;
+};
+
+/* Read by pvh_start.S while an AP picks its stack. */
+uint64_t pvh_ap_stack_base, pvh_ap_stack_bytes;
+uint32_t pvh_ap_stack_count, pvh_ap_arrivals;
+
+extern char pvh_trampoline_start[], pvh_trampoline_end[];
+void pvh_ap_main(uint32_t index) __attribute__((noreturn));
+/* pvh.c */
+void pvh_idt_load(void);
+void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, struct platform *plat);
+
+static struct ap_slot slots[PLATFORM_MAX_CPUS];
+static const struct acpi_madt_info *madt_cpus;
+static uint32_t topo_shift, bsp_apic_id;
+static struct lapic bsp_lapic;
+static uint64_t madt_lapic_base;
+static ap_work_fn work_fn;
+static void *work_arg;
+static uint32_t work_gen;
+
+static uint64_t deadline_after_us(uint64_t us)
+{
+	return rdtsc() + us * ASSUMED_TSC_MHZ;
+}
+
+static void delay_us(uint64_t us)
+{
+	uint64_t end = deadline_after_us(us);
+	while (rdtsc() < end)
+		cpu_relax();
+}
+
+/* ---------------------------------------------------------- local APIC */
+
+static struct lapic lapic_this_cpu(uint64_t fallback_base)
+{
+	uint64_t msr = 0;
+	struct lapic l = { false, fallback_base };
+	if (rdmsr_safe(MSR_APIC_BASE, &msr) != FAULT_NONE)
+		return l;
+	if (!(msr & APIC_BASE_ENABLE)) {
+		msr |= APIC_BASE_ENABLE;
+		wrmsr_safe(MSR_APIC_BASE, msr);
+	}
+	l.x2apic = msr & APIC_BASE_X2APIC;
+	if (!l.base)
+		l.base = msr & 0xfffff000ull;
+	return l;
+}
+
+static uint32_t lapic_read(const struct lapic *l, uint32_t reg)
+{
+	uint64_t v = 0;
+	if (!l->x2apic)
+		return mmio_read32(l->base + reg);
+	rdmsr_safe(X2APIC_MSR(reg), &v);
+	return (uint32_t)v;
+}
+
+static void lapic_write(const struct lapic *l, uint32_t reg, uint32_t v)
+{
+	if (l->x2apic)
+		wrmsr_safe(X2APIC_MSR(reg), v);
+	else
+		mmio_write32(l->base + reg, v);
+}
+
+static uint32_t lapic_id(const struct lapic *l)
+{
+	uint32_t id = lapic_read(l, APIC_ID);
+	return l->x2apic ? id : id >> 24;
+}
+
+/* The ICR takes the destination first in xAPIC mode (one 64-bit MSR in
+ * x2APIC mode).  The fence orders earlier stores before an x2APIC ICR
+ * write, which unlike MMIO is not serializing. */
+static bool lapic_send(const struct lapic *l, uint32_t dest, uint32_t icr)
+{
+	__asm__ volatile("mfence" ::: "memory");
+	if (l->x2apic)
+		return wrmsr_safe(X2APIC_MSR(APIC_ICR_LOW), ((uint64_t)dest << 32) | icr) == FAULT_NONE;
+	mmio_write32(l->base + APIC_ICR_HIGH, dest << 24);
+	mmio_write32(l->base + APIC_ICR_LOW, icr);
+	uint64_t end = deadline_after_us(ICR_IDLE_TIMEOUT_US);
+	while (mmio_read32(l->base + APIC_ICR_LOW) & ICR_DELIVERY_PENDING)
+		if (rdtsc() > end)
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------- the APs */
+
+static uint32_t load_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static void store_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+static uint32_t wait_for_new_work(const struct lapic *self, uint32_t seen)
+{
+	for (;;) {
+		__asm__ volatile("cli" ::: "memory");
+		uint32_t gen = load_u32(&work_gen);
+		if (gen != seen)
+			return gen;
+		/* sti's one-instruction shadow makes "sti; hlt" atomic: a
+		 * wake-up sent after the check above still ends the hlt. */
+		__asm__ volatile("sti; hlt; cli" ::: "memory");
+		lapic_write(self, APIC_EOI, 0);
+	}
+}
+
+void pvh_ap_main(uint32_t index)
+{
+	struct ap_slot *s = &slots[index];
+	pvh_idt_load();
+	struct lapic self = lapic_this_cpu(0);
+	lapic_write(&self, APIC_SVR, APIC_SVR_ENABLE | SPURIOUS_VECTOR);
+	s->apic_id = lapic_id(&self);
+	uint32_t seen = load_u32(&work_gen);
+	__atomic_store_n(&s->arrived, true, __ATOMIC_RELEASE);
+	for (;;) {
+		uint32_t gen = wait_for_new_work(&self, seen);
+		seen = gen;
+		if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
+			halt_forever();
+		if (!__atomic_load_n(&s->member, __ATOMIC_ACQUIRE)) {
+			store_u32(&s->done_gen, gen);
+			continue;
+		}
+		store_u32(&s->started_gen, gen);
+		if (fault_guard_installed())
+			fault_guard_load_on_this_cpu();
+		work_fn(work_arg);
+		store_u32(&s->done_gen, gen);
+	}
+}
+
+static struct ap_slot *slot_of(uint32_t apic_id)
+{
+	uint32_t n = MIN(load_u32(&pvh_ap_arrivals), pvh_ap_stack_count);
+	for (uint32_t i = 0; i < n; i++)
+		if (__atomic_load_n(&slots[i].arrived, __ATOMIC_ACQUIRE) && slots[i].apic_id == apic_id)
+			return &slots[i];
+	return NULL;
+}
+
+static bool usable_cpu_entry(const struct acpi_madt_cpu *c)
+{
+	if (!(c->flags & ACPI_MADT_CPU_ENABLED))
+		return false;
+	return c->type == 9 ? c->apic_id != 0xffffffffu : c->apic_id != 0xff;
+}
+
+static void start_one_ap(uint32_t apic_id)
+{
+	if (!bsp_lapic.x2apic && apic_id > 0xff)
+		return;
+	if (!lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL | ICR_ASSERT) ||
+	    !lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL))
+		return;
+	delay_us(INIT_DELAY_US);
+	for (int i = 0; i < 2 && !slot_of(apic_id); i++) {
+		lapic_send(&bsp_lapic, apic_id, ICR_STARTUP | ICR_ASSERT | SIPI_VECTOR);
+		delay_us(SIPI_DELAY_US);
+	}
+	uint64_t end = deadline_after_us(ARRIVAL_TIMEOUT_US);
+	while (!slot_of(apic_id) && rdtsc() < end)
+		cpu_relax();
+}
+
+/* ------------------------------------------------------- platform hooks */
+
+static unsigned pvh_cpu_list(struct platform_cpu *cpus, unsigned cap)
+{
+	unsigned n = 0;
+	uint32_t core_mask = (1u << topo_shift) - 1;
+	for (uint32_t i = 0; i < madt_cpus->cpu_count && i < ACPI_MAX_CPUS; i++) {
+		const struct acpi_madt_cpu *c = &madt_cpus->cpus[i];
+		if (!usable_cpu_entry(c))
+			continue;
+		if (n < cap) {
+			struct ap_slot *s = slot_of(c->apic_id);
+			bool bsp = c->apic_id == bsp_apic_id;
+			bool up = bsp || (s && s->member);
+			cpus[n] = (struct platform_cpu){
+				.apic_id = c->apic_id,
+				.package = topo_shift >= 32 ? 0 : c->apic_id >> topo_shift,
+				.core = topo_shift >= 32 ? c->apic_id : c->apic_id & core_mask,
+				.bsp = bsp,
+				.enabled = up,
+				.healthy = bsp || (up && !__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE)),
+			};
+		}
+		n++;
+	}
+	return n;
+}
+
+static bool work_pending(struct ap_slot *s, uint32_t gen)
+{
+	return s->member && !__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE) && load_u32(&s->done_gen) != gen;
+}
+
+static void wake_aps(void)
+{
+	lapic_send(&bsp_lapic, 0, ICR_ALL_BUT_SELF | ICR_ASSERT | WAKE_VECTOR);
+}
+
+static int pvh_aps_start(ap_work_fn fn, void *arg, uint64_t timeout_us)
+{
+	(void)timeout_us;
+	uint32_t gen = work_gen;
+	/* An AP still inside the previous work is stuck: give it no more. */
+	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
+		if (work_pending(&slots[i], gen))
+			__atomic_store_n(&slots[i].lost, true, __ATOMIC_RELEASE);
+	work_fn = fn;
+	work_arg = arg;
+	store_u32(&work_gen, gen + 1);
+	wake_aps();
+	return 0;
+}
+
+static bool pvh_aps_wait(uint64_t timeout_us)
+{
+	uint32_t gen = work_gen;
+	uint64_t end = deadline_after_us(timeout_us);
+	uint64_t rewake = deadline_after_us(REWAKE_INTERVAL_US);
+	for (;;) {
+		bool pending = false, unstarted = false;
+		for (uint32_t i = 0; i < pvh_ap_stack_count; i++) {
+			if (!work_pending(&slots[i], gen))
+				continue;
+			pending = true;
+			unstarted |= load_u32(&slots[i].started_gen) != gen;
+		}
+		if (!pending)
+			return true;
+		uint64_t now = rdtsc();
+		if (now > end)
+			break;
+		/* Belt and braces: a lost wake-up must cost a millisecond,
+		 * not the whole timeout. */
+		if (unstarted && now > rewake) {
+			wake_aps();
+			rewake = deadline_after_us(REWAKE_INTERVAL_US);
+		}
+		cpu_relax();
+	}
+	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
+		if (work_pending(&slots[i], gen))
+			__atomic_store_n(&slots[i].lost, true, __ATOMIC_RELEASE);
+	return false;
+}
+
+static uint32_t count_aps(const struct acpi_madt_info *madt)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < madt->cpu_count && i < ACPI_MAX_CPUS; i++)
+		if (usable_cpu_entry(&madt->cpus[i]) && madt->cpus[i].apic_id != bsp_apic_id)
+			n++;
+	return MIN(n, PLATFORM_MAX_CPUS - 1);
+}
+
+/* Starts the APs one at a time, so each gets the full INIT-SIPI-SIPI
+ * timing, then freezes the set that takes work: an AP arriving after its
+ * deadline stays out (cpu_list shows it disabled), so the core never meets
+ * a CPU it did not count. */
+void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, struct platform *plat)
+{
+	madt_cpus = madt;
+	topo_shift = package_shift;
+	madt_lapic_base = madt->local_apic_override ? madt->local_apic_override : madt->local_apic_address;
+	bsp_lapic = lapic_this_cpu(madt_lapic_base);
+	bsp_apic_id = lapic_id(&bsp_lapic);
+	plat->cpu_list = pvh_cpu_list;
+	plat->cpu_list_source = "MADT";
+	if (!bsp_lapic.x2apic && (!bsp_lapic.base || bsp_lapic.base >= (4ull << 30)))
+		return;
+	/* Sending IPIs needs the APIC software-enabled; IF stays clear on
+	 * the BSP, so enabling it delivers nothing here. */
+	lapic_write(&bsp_lapic, APIC_SVR, lapic_read(&bsp_lapic, APIC_SVR) | APIC_SVR_ENABLE);
+
+	uint32_t aps = count_aps(madt);
+	void *stacks = aps && plat->alloc_pages ? plat->alloc_pages((size_t)aps * AP_STACK_BYTES) : NULL;
+	if (!stacks)
+		return;
+	pvh_ap_stack_base = (uint64_t)(uintptr_t)stacks;
+	pvh_ap_stack_bytes = AP_STACK_BYTES;
+	pvh_ap_stack_count = aps;
+	uint64_t tramp = TRAMPOLINE_PHYS;
+	__asm__("" : "+r"(tramp)); /* fixed low memory: keep -Warray-bounds out */
+	memcpy((void *)(uintptr_t)tramp, pvh_trampoline_start,
+	       (size_t)(pvh_trampoline_end - pvh_trampoline_start));
+
+	for (uint32_t i = 0; i < madt->cpu_count && i < ACPI_MAX_CPUS; i++) {
+		const struct acpi_madt_cpu *c = &madt->cpus[i];
+		if (usable_cpu_entry(c) && c->apic_id != bsp_apic_id)
+			start_one_ap(c->apic_id);
+	}
+	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
+		__atomic_store_n(&slots[i].member, __atomic_load_n(&slots[i].arrived, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+	plat->aps_start = pvh_aps_start;
+	plat->aps_wait = pvh_aps_wait;
+}
