@@ -26,6 +26,14 @@ struct vmware_backdoor {
 	uint64_t tsc_hz, apic_hz;
 };
 
+struct fault_selfcheck {
+	int noncanonical_vector;   /* expected FAULT_GP */
+	uint32_t bogus_msr;
+	int bogus_msr_vector;      /* FAULT_GP on KVM/bare metal; TCG answers */
+	uint64_t bogus_msr_value;
+};
+void fault_selfcheck(struct fault_selfcheck *out);
+
 struct run_results {
 	struct probe_facts facts;
 	uint64_t start_tsc;
@@ -36,6 +44,7 @@ struct run_results {
 	const char *cpu_count_source;
 	unsigned packages;
 	struct vmware_backdoor vmware;
+	struct fault_selfcheck selfcheck;
 	const char *method;
 	struct baselines baselines;
 	struct source_result sources[MAX_SOURCES];

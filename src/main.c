@@ -151,6 +151,7 @@ void probe_main(struct platform *plat)
 		plat->read_settings(settings_text, sizeof settings_text);
 		settings_parse(&f->settings, settings_text);
 	}
+	fault_selfcheck(&r->selfcheck);
 	discover_platform(r);
 	discover_console(r);
 	con_say("clockprobe " PROBE_VERSION ": measuring the clocks of this machine");

@@ -540,6 +540,13 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_string(j, "mode", settings_mode_name(r->facts.settings.mode));
 	json_u64(j, "samples_setting", r->facts.settings.samples);
 	json_u64(j, "faults_caught", fault_caught_count());
+	json_object_begin(j, "fault_guard");
+	json_string(j, "noncanonical_read", fault_name(r->selfcheck.noncanonical_vector));
+	json_u64(j, "bogus_msr", r->selfcheck.bogus_msr);
+	json_string(j, "bogus_msr_read", fault_name(r->selfcheck.bogus_msr_vector));
+	if (!r->selfcheck.bogus_msr_vector)
+		json_u64(j, "bogus_msr_value", r->selfcheck.bogus_msr_value);
+	json_object_end(j);
 	json_object_end(j);
 	platform_json(j, r);
 	json_object_begin(j, "baselines");

@@ -1,0 +1,25 @@
+import unittest
+
+import probe_runs
+
+
+class ProbeTest(unittest.TestCase):
+    """Helpers: boot() returns a finished, verified boot or fails clearly."""
+
+    def boot(self, name):
+        b = probe_runs.get(name)
+        if b.result is None:
+            self.fail("%s: %s" % (name, b.error))
+        if b.result.timed_out:
+            self.fail("%s: QEMU timed out; log tail:\n%s" % (name, b.log[-2000:]))
+        self.assertEqual(b.result.exit_status, 33,
+                         "%s: QEMU exit status %s (33 = report complete); log tail:\n%s"
+                         % (name, b.result.exit_status, b.log[-2000:]))
+        self.assertIsNone(b.error, "%s: report does not verify: %s" % (name, b.error))
+        return b
+
+    def report(self, name):
+        return self.boot(name).report
+
+    def source(self, name, src):
+        return probe_runs.source(self.report(name), src)

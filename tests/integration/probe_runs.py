@@ -1,0 +1,104 @@
+"""Boots the probe once per QEMU configuration and shares the result among
+all integration tests.  The first request boots every configuration in
+parallel (one QEMU per core), longest first, so the whole suite costs about
+as much as its slowest boots."""
+import concurrent.futures
+import os
+import shutil
+import sys
+import tempfile
+import threading
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import cpqemu  # noqa: E402
+
+ICOUNT = ["-icount", "shift=0,sleep=off"]
+
+# name -> qemu_command arguments (+ "cfg": settings file text for fat boots)
+CONFIGS = {
+    "icount_a": dict(extra=ICOUNT, timeout=400),
+    "icount_b": dict(extra=ICOUNT, timeout=400),
+    "q35": dict(),
+    "q35_max": dict(cpu="max"),
+    "pc_max": dict(machine="pc", cpu="max"),
+    "pc": dict(machine="pc"),
+    "q35_hpet_off": dict(machine="q35,hpet=off"),
+    "q35_pit_off": dict(machine="q35,pit=off"),
+    "q35_acpi_off": dict(machine="q35,acpi=off"),
+    "q35_smp4": dict(smp="4"),
+    "q35_maxcpus4": dict(smp="1,maxcpus=4"),
+    "q35_vmport": dict(machine="q35,vmport=on"),
+    "iso": dict(boot="iso"),
+    "fat": dict(boot="fat"),
+    "fat_settings": dict(boot="fat", smp="2", cfg="# test settings\nmode=quick selftest=on dump=on samples=2000\n"),
+}
+
+_lock = threading.Lock()
+_results = {}
+
+
+class Boot:
+    def __init__(self, name, result, report, error):
+        self.name = name
+        self.result = result
+        self.report = report
+        self.error = error
+
+    @property
+    def log(self):
+        return self.result.log_text if self.result else ""
+
+
+def _boot(name):
+    cfg = dict(CONFIGS[name])
+    timeout = cfg.pop("timeout", 180)
+    settings = cfg.pop("cfg", None)
+    boot = cfg.pop("boot", "uefi")
+    work = tempfile.mkdtemp(prefix="cpit-%s-" % name)
+    try:
+        vars_copy = cpqemu.copy_vars(work)
+        image = cpqemu.DEFAULT_IMAGES[boot]
+        if settings is not None:
+            esp = os.path.join(work, "esp")
+            os.makedirs(esp, exist_ok=True)
+            with open(os.path.join(esp, "clockprobe.cfg"), "w") as f:
+                f.write(settings)
+        argv = cpqemu.qemu_command(image, boot=boot, vars_copy=vars_copy,
+                                   serial_path=None, **cfg)
+        log_dir = os.path.join(REPO, "build", "integration")
+        os.makedirs(log_dir, exist_ok=True)
+        result = cpqemu.run_argv(argv, timeout, log_path=os.path.join(log_dir, name + ".log"))
+        report, error = cpqemu.extract_report(result.log_text)
+        if settings is not None:
+            saved = os.path.join(work, "esp", "clockprobe-report.json")
+            if os.path.exists(saved):
+                shutil.copyfile(saved, os.path.join(log_dir, name + ".saved.json"))
+        return Boot(name, result, report, error)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _boot_all():
+    workers = max(1, os.cpu_count() or 1)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {name: pool.submit(_boot, name) for name in CONFIGS}
+        for name, fut in futures.items():
+            try:
+                _results[name] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - reported per test
+                _results[name] = Boot(name, None, None, "boot failed: %r" % exc)
+
+
+def get(name):
+    with _lock:
+        if not _results:
+            _boot_all()
+    return _results[name]
+
+
+def source(report, name):
+    for s in report.get("sources", []):
+        if s.get("name") == name:
+            return s
+    raise KeyError("no source %r in the report" % name)

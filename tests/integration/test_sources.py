@@ -1,0 +1,105 @@
+"""Issue #3: clock-source measurements and exit baselines."""
+from base import ProbeTest
+
+MEASURED = ("tsc", "hpet", "acpi_pm", "pit")
+
+
+class Sources(ProbeTest):
+    def assert_measured(self, s, name):
+        self.assertEqual(s["status"], "ok", "%s: %s" % (name, s.get("reason")))
+        self.assertGreater(s["read_cost"]["cycles"]["p50"], 0, name)
+        self.assertGreaterEqual(s["read_cost"]["samples"], 1000, name)
+        c = s["read_cost"]["cycles"]
+        self.assertTrue(c["min"] <= c["p50"] <= c["p90"] <= c["p99"] <= c["p999"] <= c["max"], c)
+        self.assertIn(s["read_path"], ("native", "exit", "device_model"), name)
+        self.assertEqual(s["backward_steps"], 0, name)
+        self.assertGreater(s["resolution_ns"], 0, name)
+        self.assertGreater(sum(s["histogram"]["log2_bins"]), 0, name)
+
+    def test_q35_and_pc_sources_ok(self):
+        for config in ("q35_max", "pc_max"):
+            for name in MEASURED + ("rdtscp",):
+                s = self.source(config, name)
+                self.assert_measured(s, "%s/%s" % (config, name))
+
+    def test_rdtscp_absent_on_qemu64(self):
+        s = self.source("q35", "rdtscp")
+        self.assertEqual(s["status"], "absent")
+        self.assertIn("RDTSCP", s["reason"])
+
+    def test_kvmclock_absent_under_tcg_with_reason(self):
+        s = self.source("q35", "kvm-clock")
+        self.assertEqual(s["status"], "absent")
+        self.assertIn("KVM", s["reason"])
+        self.assertFalse(self.report("q35")["kvmclock"]["registered"])
+
+    def test_frequencies_and_widths(self):
+        self.assertEqual(self.source("q35", "acpi_pm")["freq_hz"], 3579545)
+        self.assertEqual(self.source("q35", "acpi_pm")["width_bits"], 24)
+        self.assertEqual(self.source("q35", "hpet")["freq_hz"], 100000000)
+        self.assertEqual(self.source("q35", "pit")["freq_hz"], 1193182)
+        self.assertEqual(self.source("q35", "pit")["width_bits"], 16)
+        # The PM timer ticks every 279.365 ns: its resolution cannot be finer.
+        self.assertGreaterEqual(self.source("q35", "acpi_pm")["resolution_ns"], 279.365)
+
+    def test_hpet_off_pit_off_acpi_off(self):
+        self.assertEqual(self.source("q35_hpet_off", "hpet")["status"], "absent")
+        self.assertIn("HPET", self.source("q35_hpet_off", "hpet")["reason"])
+        self.assertEqual(self.source("q35_hpet_off", "acpi_pm")["status"], "ok")
+        pit = self.source("q35_pit_off", "pit")
+        self.assertEqual(pit["status"], "absent")
+        self.assertIn("8254", pit["reason"])
+        for name in ("hpet", "acpi_pm"):
+            s = self.source("q35_acpi_off", name)
+            self.assertEqual(s["status"], "absent", name)
+            self.assertTrue(s["reason"], name)
+        self.assertIn("FADT", self.source("q35_acpi_off", "acpi_pm")["reason"])
+
+    def test_baselines_and_read_paths(self):
+        r = self.report("q35_max")
+        b = r["baselines"]
+        for key in ("harness_cycles", "cpuid_cycles", "unassigned_port_cycles"):
+            for field in ("min", "p50", "throughput"):
+                self.assertIn(field, b[key], key)
+        self.assertGreater(b["unassigned_port_cycles"]["throughput"], b["harness_cycles"]["throughput"])
+        self.assertEqual(self.source("q35_max", "tsc")["read_path"], "native")
+        for name in ("acpi_pm", "hpet", "pit"):
+            self.assertEqual(self.source("q35_max", name)["read_path"], "device_model", name)
+
+    def test_pm_timer_to_cpuid_ratio_near_peer_benchmark(self):
+        # kvm-unit-tests vmexit on this QEMU (TCG, OVMF): inl_from_pmtimer
+        # 167-170 vs cpuid 38-42 cycles, both batch means with loop
+        # overhead: ~4.2.  Our throughput figures are batch means too.
+        # A loose band: TCG figures move with the host's load.
+        for config in ("pc", "q35"):
+            r = self.report(config)
+            ratio = self.source(config, "acpi_pm")["throughput_cycles"] / r["baselines"]["cpuid_cycles"]["throughput"]
+            self.assertGreater(ratio, 2.5, config)
+            self.assertLess(ratio, 7.0, config)
+
+    def test_icount_runs_are_bit_identical(self):
+        a, b = self.report("icount_a"), self.report("icount_b")
+        for name in ("tsc", "acpi_pm"):
+            sa = probe_source(a, name)
+            sb = probe_source(b, name)
+            self.assertEqual(sa["read_cost"]["cycles"], sb["read_cost"]["cycles"], name)
+
+    def test_fault_guard_catches_a_deliberate_fault(self):
+        r = self.report("q35")
+        fg = r["probe"]["fault_guard"]
+        self.assertIn("#GP", fg["noncanonical_read"])
+        self.assertGreaterEqual(r["probe"]["faults_caught"], 1)
+        self.assertIn(fg["bogus_msr_read"], ("none", "#GP (general protection)"))
+
+    def test_measurement_fits_the_time_budget(self):
+        # Probe time, discovery to report, default mode under TCG: the issue
+        # allows 1.5 s for the source measurements plus 1 s for frequency,
+        # cross-CPU and gaps.
+        self.assertLess(self.report("q35")["probe"]["elapsed_ms"], 2500)
+
+
+def probe_source(report, name):
+    for s in report["sources"]:
+        if s["name"] == name:
+            return s
+    raise KeyError(name)

@@ -1,0 +1,81 @@
+"""Issue #4: frequency, drift, cross-CPU TSC sync and gaps."""
+from base import ProbeTest
+
+
+class Frequency(ProbeTest):
+    def test_hpet_and_pm_agree(self):
+        t = self.report("q35_smp4")["platform"]["tsc"]
+        hpet = t["freq_hz"]["measured_vs_hpet"]
+        pm = t["freq_hz"]["measured_vs_acpi_pm"]
+        self.assertIsNotNone(hpet)
+        self.assertIsNotNone(pm)
+        self.assertLess(abs(hpet - pm) / pm, 0.002)
+        self.assertEqual(t["freq_chosen"]["source"], "measured_vs_hpet")
+        self.assertEqual(t["freq_chosen"]["hz"], hpet)
+        self.assertIsNotNone(t["freq_uncertainty_ppm"]["measured_vs_hpet"])
+
+    def test_matches_the_host_tsc_rate(self):
+        import host_tsc
+        host = host_tsc.measure_hz()
+        if host is None:
+            self.skipTest("cannot measure the host TSC here")
+        hz = self.report("q35_smp4")["platform"]["tsc"]["freq_hz"]["measured_vs_hpet"]
+        self.assertLess(abs(hz - host) / host, 0.002, "guest %d vs host %d" % (hz, host))
+
+    def test_icount_tsc_is_one_ghz(self):
+        t = self.report("icount_a")["platform"]["tsc"]
+        for key in ("measured_vs_hpet", "measured_vs_acpi_pm"):
+            hz = t["freq_hz"][key]
+            self.assertLess(abs(hz - 1e9) / 1e9, 0.001, key)
+
+    def test_drift_table(self):
+        drift = self.report("q35_smp4")["drift"]
+        pairs = {(d["a"], d["b"]) for d in drift}
+        self.assertEqual(pairs, {("tsc", "hpet"), ("tsc", "acpi_pm"), ("hpet", "acpi_pm")})
+        for d in drift:
+            self.assertLess(abs(d["ppm"]), 2000, d)  # all derive from the host clock under TCG
+            self.assertGreater(d["window_ms"], 0)
+
+
+class CrossCpu(ProbeTest):
+    def test_four_cpus_all_tested_no_warps(self):
+        x = self.report("q35_smp4")["cross_cpu"]
+        self.assertEqual(x["cpus"], 4)
+        self.assertEqual(x["tested"], 4)
+        self.assertEqual(x["warps"], 0)
+        self.assertEqual(len(x["per_cpu"]), 4)
+        for c in x["per_cpu"]:
+            self.assertTrue(c["tested"], c)
+            self.assertTrue(c["cpuid_consistent"], c)
+            if not c["bsp"]:
+                self.assertIn("skew_cycles", c)
+                self.assertLessEqual(abs(c["skew_cycles"]), c["skew_bound_cycles"] + 100000)
+
+    def test_single_cpu(self):
+        x = self.report("q35")["cross_cpu"]
+        self.assertEqual(x["cpus"], 1)
+        self.assertEqual(x["tested"], 1)
+
+    def test_selftest_reports_what_tcg_does_with_tsc_adjust(self):
+        x = self.report("fat_settings")["cross_cpu"]
+        st = x["selftest"]
+        self.assertTrue(st["requested"])
+        if st.get("ran") and st.get("tsc_adjust_honoured"):
+            # The platform honours TSC_ADJUST: the warp test must see it.
+            self.assertGreater(st["warps"], 0)
+            self.assertLess(abs(abs(st["measured_skew_cycles"]) - st["offset_cycles"]), st["offset_cycles"] // 4)
+            self.assertTrue(st["restored"])
+        else:
+            self.assertTrue(st.get("note") or st.get("ran") is not None)
+
+
+class Gaps(ProbeTest):
+    def test_gap_report_on_every_config(self):
+        import probe_runs
+        for name in probe_runs.CONFIGS:
+            g = self.report(name)["gaps"]
+            for key in ("threshold_ns", "window_ms", "count", "max_ns", "total_ns"):
+                self.assertIn(key, g, name)
+            self.assertTrue(g["measured"], name)
+            self.assertGreaterEqual(g["threshold_ns"], 9990, name)  # 10 us, rounded through cycles
+            self.assertLessEqual(g["total_ns"], g["window_ms"] * 1000000 * 2, name)

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Runs every test of the project and ends with the one line CI counts:
+
+    N passed, N failed[, N skipped]
+
+1. host unit tests: build/host/test_* (C, built by `make unit`), one
+   PASS/FAIL line per test;
+2. host tool tests: tests/host/test_*.py (Python unittest);
+3. integration tests: tests/integration/test_*.py (Python unittest), which
+   boot the probe under QEMU.  Boots are shared between test files and run
+   in parallel (tests/integration/probe_runs.py).
+
+Set CLOCKPROBE_TESTS=unit,host to run a subset; exit status is non-zero on
+any failure.
+"""
+import glob
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Tally(unittest.TextTestResult):
+    """Counts like the C harness: one line per test."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.passed = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed.append(test)
+
+
+def run_unit():
+    passed = failed = 0
+    binaries = sorted(glob.glob(os.path.join(REPO, "build", "host", "test_*")))
+    if not binaries:
+        print("FAIL unit: no unit test binaries (run `make unit`)")
+        return 0, 1
+    for b in binaries:
+        proc = subprocess.run([b], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=600)
+        lines = proc.stdout.splitlines()
+        for line in lines:
+            if line.startswith("PASS "):
+                passed += 1
+            elif line.startswith("FAIL "):
+                failed += 1
+                print(line)
+        if proc.returncode != 0 and not any(l.startswith("FAIL ") for l in lines):
+            failed += 1  # crashed (a sanitizer report, a signal) outside a test
+            print("FAIL %s: exit status %d\n%s" % (os.path.basename(b), proc.returncode,
+                                                   proc.stdout[-3000:]))
+    print("unit: %d passed, %d failed (%d binaries)" % (passed, failed, len(binaries)))
+    return passed, failed
+
+
+def run_unittest_dir(name, top):
+    if not os.path.isdir(top):
+        return 0, 0, 0
+    sys.path.insert(0, top)
+    sys.path.insert(0, os.path.join(REPO, "scripts"))
+    suite = unittest.defaultTestLoader.discover(top, pattern="test_*.py", top_level_dir=top)
+    runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=Tally)
+    res = runner.run(suite)
+    failed = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
+    print("%s: %d passed, %d failed, %d skipped" % (name, len(res.passed), failed, len(res.skipped)))
+    return len(res.passed), failed, len(res.skipped)
+
+
+def main():
+    wanted = os.environ.get("CLOCKPROBE_TESTS", "unit,host,integration").split(",")
+    start = time.time()
+    passed = failed = skipped = 0
+    if "unit" in wanted:
+        p, f = run_unit()
+        passed += p
+        failed += f
+    for name, top in (("host", os.path.join(REPO, "tests", "host")),
+                      ("integration", os.path.join(REPO, "tests", "integration"))):
+        if name in wanted:
+            p, f, s = run_unittest_dir(name, top)
+            passed += p
+            failed += f
+            skipped += s
+    print("test run took %.0f s" % (time.time() - start))
+    line = "%d passed, %d failed" % (passed, failed)
+    if skipped:
+        line += ", %d skipped" % skipped
+    print(line)
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
