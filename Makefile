@@ -88,14 +88,15 @@ test: deps all unit
 	$(PYTHON) tests/run.py
 
 fuzz: deps
-	@mkdir -p $(BUILD)/fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus
 	clang -std=gnu11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \
 		tests/fuzz/fuzz_acpi.c $(PURE_SRCS) -o $(BUILD)/fuzz/fuzz_acpi
 	$(BUILD)/fuzz/fuzz_acpi -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 \
-		$(BUILD)/fuzz/corpus tests/fixtures/acpi
+		$(BUILD)/fuzz/corpus tests/fixtures/acpi/fuzz-seeds
 
 matrix: deps all
 	$(PYTHON) scripts/matrix
 
 clean:
 	rm -rf $(BUILD)
+include mk/pvh.mk
