@@ -99,4 +99,4 @@ matrix: deps all
 
 clean:
 	rm -rf $(BUILD)
-include mk/pvh.mk
+-include mk/pvh.mk
