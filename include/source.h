@@ -16,6 +16,7 @@ struct source_desc {
 	uint64_t freq_hz;     /* counter ticks per second */
 	unsigned width_bits;  /* counter width, for wrap-safe deltas */
 	bool counts_down;     /* PIT */
+	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
 	char reason[160];     /* why absent / what failed */
 };

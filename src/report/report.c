@@ -329,8 +329,11 @@ static void source_json(struct json *j, const struct source_result *s, const str
 		json_object_end(j);
 		return;
 	}
-	json_u64(j, "freq_hz", s->desc.freq_hz);
-	json_string(j, "freq_origin", s->desc.freq_origin);
+	/* A TSC-based source runs at the TSC rate this run measured, not at the
+	 * rough rate its loops were bounded with. */
+	uint64_t src_hz = s->desc.is_tsc ? hz : s->desc.freq_hz;
+	json_u64(j, "freq_hz", src_hz);
+	json_string(j, "freq_origin", s->desc.is_tsc && r->freq.chosen_name ? r->freq.chosen_name : s->desc.freq_origin);
 	json_u64(j, "width_bits", s->desc.width_bits);
 	json_string(j, "read_path", s->read_path);
 	json_object_begin(j, "read_cost");
@@ -347,8 +350,8 @@ static void source_json(struct json *j, const struct source_result *s, const str
 	/* resolution: the smallest forward step, in the source's own ticks
 	 * converted to ns at its frequency. */
 	uint64_t step = s->behaviour.min_step_ticks;
-	if (step && s->desc.freq_hz)
-		json_fixed(j, "resolution_ns", (int64_t)mul_div_u64(step, 1000000000000ull, s->desc.freq_hz), 3);
+	if (step && src_hz)
+		json_fixed(j, "resolution_ns", (int64_t)mul_div_u64(step, 1000000000000ull, src_hz), 3);
 	else
 		json_null(j, "resolution_ns");
 	json_u64(j, "backward_steps", s->behaviour.backward);
