@@ -65,12 +65,13 @@ $(BUILD)/clockprobe.efi: $(BUILD)/clockprobe.so
 $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/mkmedia.py
 	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/clockprobe.img --iso $(BUILD)/clockprobe.iso
 
-images: $(BUILD)/clockprobe.img
+images: $(BUILD)/clockprobe.img $(BUILD)/clockprobe.efi
 	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $< $(BUILD)/clockprobe.vmdk
 	qemu-img convert -f raw -O vhdx -o subformat=dynamic $< $(BUILD)/clockprobe.vhdx
 	qemu-img convert -f raw -O qcow2 $< $(BUILD)/clockprobe.qcow2
 	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $< $(BUILD)/clockprobe.vhd
-	rm -rf $(BUILD)/gce && mkdir -p $(BUILD)/gce && cp $< $(BUILD)/gce/disk.raw
+	rm -rf $(BUILD)/gce && mkdir -p $(BUILD)/gce
+	$(PYTHON) boot/mkmedia.py --efi $(BUILD)/clockprobe.efi --img $(BUILD)/gce/disk.raw --disk-mib 1024
 	tar --format=oldgnu -Sczf $(BUILD)/clockprobe-gce.tar.gz -C $(BUILD)/gce disk.raw
 	@ls -l $(BUILD)/clockprobe.*
 

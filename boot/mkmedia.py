@@ -57,8 +57,8 @@ def gpt_header(current, backup, first_usable, last_usable, entries_lba, entries_
     return struct.pack(fmt, *fields).ljust(SECTOR, b"\0")
 
 
-def make_disk(path, esp_path):
-    total_sectors = DISK_BYTES // SECTOR
+def make_disk(path, esp_path, disk_bytes=DISK_BYTES):
+    total_sectors = disk_bytes // SECTOR
     esp_first = MIB // SECTOR
     esp_last = esp_first + ESP_BYTES // SECTOR - 1
     name = "EFI System".encode("utf-16-le").ljust(72, b"\0")
@@ -77,7 +77,7 @@ def make_disk(path, esp_path):
                                1, min(total_sectors - 1, 0xFFFFFFFF))
     mbr[510:512] = b"\x55\xaa"
     with open(path, "wb") as f:
-        f.truncate(DISK_BYTES)
+        f.truncate(disk_bytes)
         f.write(mbr)
         f.write(primary)
         f.write(entries)
@@ -109,11 +109,13 @@ def main():
     ap.add_argument("--efi", required=True)
     ap.add_argument("--img", required=True)
     ap.add_argument("--iso")
+    ap.add_argument("--disk-mib", type=int, default=DISK_BYTES // MIB,
+                    help="raw disk size (GCE wants a multiple of 1024); the file stays sparse")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
         esp = os.path.join(work, "esp.img")
         make_fat(esp, args.efi, ESP_BYTES)
-        make_disk(args.img + ".tmp", esp)
+        make_disk(args.img + ".tmp", esp, args.disk_mib * MIB)
         os.replace(args.img + ".tmp", args.img)
         if args.iso:
             make_iso(args.iso + ".tmp", args.efi, work)
