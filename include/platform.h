@@ -35,6 +35,8 @@ struct platform {
 
 	/* Text for a person at the screen; may re-enable interrupts. */
 	void (*screen_write)(const char *text);
+	/* The firmware copies screen text to a serial terminal already. */
+	bool screen_mirrors_serial;
 
 	/* Zeroed, page-aligned memory that lives until exit; NULL if none. */
 	void *(*alloc_pages)(size_t bytes);

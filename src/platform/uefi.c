@@ -227,6 +227,32 @@ static void __attribute__((noreturn)) uefi_power_off(void)
 		__asm__ volatile("cli; hlt");
 }
 
+/* OVMF (and most server firmware with console redirection) mirrors ConOut
+ * onto a serial terminal.  When the ConOut variable names a UART node, the
+ * firmware already copies screen text to the serial port, so the core must
+ * not write those lines to the UART a second time. */
+static bool conout_has_uart(void)
+{
+	UINTN size = 0;
+	UINT8 *dp = LibGetVariableAndSize(L"ConOut", &EfiGlobalVariable, &size);
+	bool found = false;
+	if (!dp)
+		return false;
+	for (UINTN off = 0; off + 4 <= size;) {
+		UINT8 type = dp[off] & 0x7f, subtype = dp[off + 1];
+		UINT16 len = (UINT16)(dp[off + 2] | (dp[off + 3] << 8));
+		if (type == 3 && subtype == 14) { /* messaging / UART */
+			found = true;
+			break;
+		}
+		if (len < 4 || (type == 0x7f && subtype == 0xff))
+			break;
+		off += len;
+	}
+	FreePool(dp);
+	return found;
+}
+
 static void open_boot_volume(void)
 {
 	EFI_LOADED_IMAGE *li;
@@ -268,6 +294,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	open_boot_volume();
 
 	plat.screen_write = uefi_screen_write;
+	plat.screen_mirrors_serial = conout_has_uart();
 	plat.alloc_pages = uefi_alloc_pages;
 	plat.cpu_list = mp ? uefi_cpu_list : NULL;
 	plat.cpu_list_source = mp ? "EFI MP services" : NULL;

@@ -68,17 +68,31 @@ static void discover_cpus(struct run_results *r)
 		r->cpu_count_source = "none (assumed the running CPU only)";
 		results_error(r, "CPU_COUNT_UNKNOWN", "neither MP services nor a MADT lists the CPUs");
 	}
-	/* Packages: distinct package ids among the CPUs (bounded n^2, n<=256). */
+	/* Packages as Linux counts them (topology_max_packages): APIC ID >>
+	 * the package shift from CPUID, over every CPU the MADT lists (possible
+	 * ones included), not the firmware's own Location.Package, which OVMF
+	 * derives from leaves AMD-vendor models do not fill the Intel way. */
+	uint32_t ids[PLATFORM_MAX_CPUS];
+	unsigned n_ids = 0;
+	if (f->acpi.madt.present) {
+		for (uint32_t i = 0; i < f->acpi.madt.cpu_count && n_ids < PLATFORM_MAX_CPUS; i++)
+			if (f->acpi.madt.cpus[i].linux_possible)
+				ids[n_ids++] = f->acpi.madt.cpus[i].apic_id;
+	} else {
+		for (unsigned i = 0; i < r->cpu_count && n_ids < PLATFORM_MAX_CPUS; i++)
+			ids[n_ids++] = r->cpus[i].apic_id;
+	}
 	unsigned packages = 0;
-	for (unsigned i = 0; i < r->cpu_count && i < PLATFORM_MAX_CPUS; i++) {
+	for (unsigned i = 0; i < n_ids; i++) {
 		bool seen = false;
 		for (unsigned k = 0; k < i && !seen; k++)
-			seen = r->cpus[k].package == r->cpus[i].package;
+			seen = ids[k] >> f->cpu.package_shift == ids[i] >> f->cpu.package_shift;
 		if (!seen)
 			packages++;
+	}
+	for (unsigned i = 0; i < r->cpu_count && i < PLATFORM_MAX_CPUS; i++)
 		if (r->cpus[i].enabled)
 			r->cpus_enabled++;
-	}
 	r->packages = packages;
 }
 

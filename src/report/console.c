@@ -12,8 +12,11 @@ void con_log(const char *text)
 
 void con_say(const char *text)
 {
-	con_log(text);
-	if (con.plat && con.plat->screen_write) {
+	bool screen = con.plat && con.plat->screen_write;
+	/* Once, not twice, in a serial log when firmware mirrors the screen. */
+	if (!screen || !con.plat->screen_mirrors_serial)
+		con_log(text);
+	if (screen) {
 		con.plat->screen_write(text);
 		con.plat->screen_write("\n");
 	}

@@ -66,6 +66,8 @@ static void cpu_json(struct json *j, const struct run_results *r)
 	else
 		json_null(j, "possible_cpus");
 	json_u64(j, "packages", r->packages);
+	json_u64(j, "package_shift", c->package_shift);
+	json_string(j, "package_shift_source", cpuid_topo_source_name(c->package_shift_source));
 	json_object_end(j);
 }
 
