@@ -131,6 +131,35 @@ class OfflineParts(unittest.TestCase):
                          ["linux_clocksource"], "hpet")
         self.assertIsNone(lg.verdict_for_kernel(report, "4.14"))
 
+    def test_compare_reports_disagreement(self):
+        """compare_config flags a probe that predicts what Linux did not
+        choose; boots are replaced by canned results."""
+        def fake_guest(config, kernel, firmware="seabios", settle=None):
+            cur = {"6.1": "hpet", "6.12": "tsc"}[kernel]
+            return {"current": cur, "available": [cur, "acpi_pm"],
+                    "kernel_release": kernel + "-test", "dmesg": [],
+                    "error": None}
+        report = {"verdict": {
+            "linux_kernel": "6.12", "available_clocksource": "tsc acpi_pm",
+            "by_kernel": [{"from": "4.19", "to": None,
+                           "linux_clocksource": "tsc"}]}}
+        saved = lg.boot_guest, lg.boot_probe
+        lg.boot_guest = fake_guest
+        lg.boot_probe = lambda config: (report, None)
+        try:
+            row = lg.compare_config("q35-qemu64-smp2", ["6.1", "6.12"])
+        finally:
+            lg.boot_guest, lg.boot_probe = saved
+        self.assertEqual(row["probe"]["by_kernel"],
+                         {"6.1": "tsc", "6.12": "tsc"})
+        self.assertEqual(len(row["mismatches"]), 1, row["mismatches"])
+        self.assertIn("q35-qemu64-smp2 on 6.1: probe predicts 'tsc', "
+                      "Linux 6.1-test chose 'hpet'", row["mismatches"][0])
+        table = lg.markdown_table([row], ["6.1", "6.12"])
+        self.assertIn("| q35-qemu64-smp2 | `q35` / `qemu64` / `2` | **hpet** "
+                      "| hpet acpi_pm | **tsc** | tsc acpi_pm | tsc, tsc |",
+                      table)
+
     def test_initrd_is_valid_newc(self):
         if not os.path.isfile(lg.BUSYBOX):
             self.skipTest("busybox not fetched (scripts/linux-guest fetch)")
