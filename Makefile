@@ -78,7 +78,7 @@ images: $(BUILD)/clockprobe.img $(BUILD)/clockprobe.efi
 # Host unit tests: every tests/unit/test_X.c with all pure sources.
 $(BUILD)/host/%: tests/unit/%.c tests/unit/check.c $(PURE_SRCS) $(wildcard include/*.h) tests/unit/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) tests/unit/check.c $< $(PURE_SRCS) -o $@
+	@echo "  HOSTCC  $@"; $(CC) $(HOST_CFLAGS) tests/unit/check.c $< $(PURE_SRCS) -o $@
 
 unit: $(UNIT_TESTS)
 

@@ -1152,6 +1152,38 @@ static void warn_unsynced(const struct facts *f, const struct model *m, struct v
 	sb_str(&sb, " cycles");
 }
 
+static const struct fix fix_kvmclock_warp = {
+	"make the host keep KVM in master-clock mode (stable host TSC)",
+	"kvm-clock went backwards between vCPUs although the host publishes it as one clock. "
+	"Host: KVM's master-clock mode needs a stable host TSC clocksource (host dmesg 'TSC "
+	"unstable', nested virtualization, TSC scaling mismatches break it); check "
+	"/sys/kernel/debug/kvm/*/vcpu*/ for TSC offsets, keep the VM on hosts with one TSC rate. "
+	"A guest on this host can see time step backwards across CPUs."
+};
+
+/* The same warp test as the TSC's, on pvclock readings (kvm-unit-tests'
+ * kvmclock_test): with the stable bit Linux trusts kvm-clock across vCPUs
+ * and drops its last-value guard, so any warp reaches user space. */
+static void warn_kvmclock_warp(const struct facts *f, struct verdict *v)
+{
+	const struct verdict_input *in = f->in;
+	if (!in->xcpu_kvmclock_warps)
+		return;
+	struct verdict_warning *w = add_warning(v, "KVMCLOCK_WARP", "critical", &fix_kvmclock_warp);
+	if (!w)
+		return;
+	struct strbuf sb;
+	sb_init(&sb, w->message, sizeof(w->message));
+	sb_str(&sb, in->pvclock_stable == VERDICT_YES ?
+		    "kvm-clock went backwards across vCPUs although the host marks it stable" :
+		    "kvm-clock went backwards across vCPUs (Linux's last-value guard hides it, at a cost)");
+	sb_init(&sb, w->evidence, sizeof(w->evidence));
+	sb_u64(&sb, in->xcpu_kvmclock_warps);
+	sb_str(&sb, " backward step(s) of up to ");
+	sb_u64(&sb, in->xcpu_kvmclock_max_warp_ns);
+	sb_str(&sb, " ns between vCPUs in the pvclock warp test");
+}
+
 static void warn_kvmclock(const struct facts *f, const struct model *m, struct verdict *v)
 {
 	const struct verdict_input *in = f->in;
@@ -1366,6 +1398,7 @@ static void add_warnings(const struct facts *f, const struct model *m, struct ve
 {
 	warn_fallback(f, m, v);
 	warn_unsynced(f, m, v);
+	warn_kvmclock_warp(f, v);
 	warn_kernel_dependent(v);
 	warn_kvmclock(f, m, v);
 	warn_not_invariant(f, m, v);
@@ -1384,7 +1417,7 @@ static void add_warnings(const struct facts *f, const struct model *m, struct ve
 			{ "TSC_NOT_INVARIANT", &fix_invtsc },	{ "HYPERV_MSR_CLOCKSOURCE", &fix_hv_msr },
 			{ "TSC_FREQ_MISMATCH", &fix_freq },	{ "NO_CALIBRATION_REFERENCE", &fix_calibration },
 			{ "LARGE_GAPS", &fix_gaps },		{ "SOURCE_DRIFT", &fix_drift },
-			{ "KERNEL_DEPENDENT", &fix_kernel },
+			{ "KERNEL_DEPENDENT", &fix_kernel },	{ "KVMCLOCK_WARP", &fix_kvmclock_warp },
 		};
 		for (size_t b = 0; b < ARRAY_SIZE(briefs); b++)
 			if (str_equal(v->warnings[i].code, briefs[b].code))

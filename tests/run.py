@@ -8,7 +8,8 @@
 2. host tool tests: tests/host/test_*.py (Python unittest);
 3. integration tests: tests/integration/test_*.py (Python unittest), which
    boot the probe under QEMU.  Boots are shared between test files and run
-   in parallel (tests/integration/probe_runs.py).
+   in parallel (tests/integration/probe_runs.py);
+4. the fast rows of the QEMU matrix (scripts/matrix --fast), one test each.
 
 Set CLOCKPROBE_TESTS=unit,host to run a subset; exit status is non-zero on
 any failure.
@@ -72,8 +73,35 @@ def run_unittest_dir(name, top):
     return len(res.passed), failed, len(res.skipped)
 
 
+def run_matrix_fast():
+    """The rows of tests/matrix.conf tagged fast, each row one test."""
+    import xml.etree.ElementTree as ET
+    out = os.path.join(REPO, "build", "matrix-fast")
+    proc = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "matrix"), "--fast",
+                           "--out", out], cwd=REPO, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=1800)
+    print(proc.stdout[-4000:])
+    junit = os.path.join(out, "junit.xml")
+    if not os.path.exists(junit):
+        print("FAIL matrix: no junit.xml (exit %d)" % proc.returncode)
+        return 0, 1, 0
+    passed = failed = skipped = 0
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        if case.find("skipped") is not None:
+            skipped += 1
+        elif case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+            print("FAIL matrix:%s" % case.get("name"))
+        else:
+            passed += 1
+    if proc.returncode != 0 and not failed:
+        failed += 1
+    print("matrix: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return passed, failed, skipped
+
+
 def main():
-    wanted = os.environ.get("CLOCKPROBE_TESTS", "unit,host,integration").split(",")
+    wanted = os.environ.get("CLOCKPROBE_TESTS", "unit,host,integration,matrix").split(",")
     start = time.time()
     passed = failed = skipped = 0
     if "unit" in wanted:
@@ -87,6 +115,11 @@ def main():
             passed += p
             failed += f
             skipped += s
+    if "matrix" in wanted:
+        p, f, s = run_matrix_fast()
+        passed += p
+        failed += f
+        skipped += s
     print("test run took %.0f s" % (time.time() - start))
     line = "%d passed, %d failed" % (passed, failed)
     if skipped:

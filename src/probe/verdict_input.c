@@ -103,6 +103,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->xcpu_tested = r->xcpu.ran ? r->xcpu.tested : 0;
 	in->xcpu_warps = r->xcpu.warps;
 	in->xcpu_max_skew_cycles = r->xcpu.max_skew_cycles;
+	in->xcpu_kvmclock_warps = r->xcpu.kvmclock_warps;
+	in->xcpu_kvmclock_max_warp_ns = r->xcpu.kvmclock_max_warp_ns;
 	in->freq_by = freq_by(&r->freq);
 	in->freq_measured_hz = r->freq.hz[FREQ_MEASURED_HPET] ? r->freq.hz[FREQ_MEASURED_HPET]
 							       : r->freq.hz[FREQ_MEASURED_ACPI_PM];

@@ -8,6 +8,8 @@ class ProbeTest(unittest.TestCase):
 
     def boot(self, name):
         b = probe_runs.get(name)
+        if b.skip:
+            self.skipTest(b.skip)
         if b.result is None:
             self.fail("%s: %s" % (name, b.error))
         if b.result.timed_out:

@@ -32,6 +32,12 @@ CONFIGS = {
     "iso": dict(boot="iso"),
     "fat": dict(boot="fat"),
     "fat_settings": dict(boot="fat", smp="2", cfg="# test settings\nmode=quick selftest=on dump=on samples=2000\n"),
+    "pvh_q35": dict(boot="pvh", smp="2"),
+    "pvh_pc": dict(boot="pvh", machine="pc", smp="2"),
+    # Real KVM: only the direct-boot path runs under this nested KVM.
+    "kvm_pvh": dict(boot="pvh", accel="kvm", cpu="host", smp="2", timeout=240, kvm=True),
+    "kvm_pvh_no_kvmclock": dict(boot="pvh", accel="kvm", cpu="host,-kvmclock", smp="2",
+                                timeout=240, kvm=True),
 }
 
 _lock = threading.Lock()
@@ -39,11 +45,12 @@ _results = {}
 
 
 class Boot:
-    def __init__(self, name, result, report, error):
+    def __init__(self, name, result, report, error, skip=None):
         self.name = name
         self.result = result
         self.report = report
         self.error = error
+        self.skip = skip
 
     @property
     def log(self):
@@ -55,6 +62,10 @@ def _boot(name):
     timeout = cfg.pop("timeout", 180)
     settings = cfg.pop("cfg", None)
     boot = cfg.pop("boot", "uefi")
+    if cfg.pop("kvm", False):
+        usable, why = cpqemu.kvm_usable(boot)
+        if not usable:
+            return Boot(name, None, None, None, skip="KVM cannot run the %s boot path here: %s" % (boot, why))
     work = tempfile.mkdtemp(prefix="cpit-%s-" % name)
     try:
         vars_copy = cpqemu.copy_vars(work)

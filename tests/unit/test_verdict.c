@@ -677,3 +677,37 @@ TEST(json_names_follow_schema)
 	CHECK(strstr(buf, "\"syscall_overhead_ns_estimate\":150"));
 	CHECK(strstr(buf, "\"reasoning\":[\"Linux 6.12 selects acpi_pm (rating 200)"));
 }
+
+/* kvm-unit-tests' kvmclock_test idea: pvclock readings compared across
+ * vCPUs under a lock.  Any backward step is a finding, critical when the
+ * host claims the clock stable (Linux then drops its last-value guard). */
+TEST(verdict_kvmclock_warp_is_critical)
+{
+	struct verdict_input in;
+	struct verdict v;
+	memset(&in, 0, sizeof in);
+	in.vendor = VERDICT_VENDOR_AMD;
+	in.hypervisor_bit = VERDICT_YES;
+	in.hypervisor = "kvm";
+	in.kvm_clocksource2 = VERDICT_YES;
+	in.kvm_stable_bit = VERDICT_YES;
+	in.pvclock_stable = VERDICT_YES;
+	in.tsc = VERDICT_YES;
+	in.invariant_tsc = VERDICT_NO;
+	in.logical_cpus = in.possible_cpus = 2;
+	in.packages = 1;
+	in.sources[VERDICT_SRC_KVMCLOCK].present = VERDICT_YES;
+	in.xcpu_tested = 2;
+	verdict_decide(&v, &in);
+	CHECK(verdict_find_warning(&v, "KVMCLOCK_WARP") == NULL);
+	in.xcpu_kvmclock_warps = 1;
+	in.xcpu_kvmclock_max_warp_ns = 4183032;
+	verdict_decide(&v, &in);
+	const struct verdict_warning *w = verdict_find_warning(&v, "KVMCLOCK_WARP");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_STR(w->severity, "critical");
+		CHECK(strstr(w->evidence, "4183032 ns") != NULL);
+		CHECK(strstr(w->message, "stable") != NULL);
+	}
+}
