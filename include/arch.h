@@ -144,4 +144,27 @@ static inline uint16_t read_cs(void)
 	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
 	return cs;
 }
+
+struct idt_gate {
+	uint16_t offset_low;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_high;
+	uint32_t reserved;
+} __attribute__((packed));
+
+/* A present, DPL 0, 64-bit interrupt gate to handler in the current CS. */
+static inline void idt_set_gate(struct idt_gate *g, const void *handler)
+{
+	uint64_t a = (uint64_t)(uintptr_t)handler;
+	g->offset_low = (uint16_t)a;
+	g->selector = read_cs();
+	g->ist = 0;
+	g->type_attr = 0x8E;
+	g->offset_mid = (uint16_t)(a >> 16);
+	g->offset_high = (uint32_t)(a >> 32);
+	g->reserved = 0;
+}
 #endif

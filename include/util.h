@@ -39,6 +39,10 @@ static inline uint64_t load_le64(const void *p)
 	return (uint64_t)load_le32(b) | ((uint64_t)load_le32(b + 4) << 32);
 }
 
+/* Decimal digits of v into buf (no terminator), most significant first;
+ * returns how many (1..20). */
+size_t u64_to_decimal(uint64_t v, char buf[20]);
+
 /* 128/64 division without libgcc's __udivti3 (gnu-efi links would
  * otherwise carry an undefined symbol).  Quotient saturates at UINT64_MAX;
  * divisor 0 yields UINT64_MAX. */

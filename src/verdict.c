@@ -779,6 +779,30 @@ static void note_unknowns(const struct facts *f, struct model *m, struct verdict
 			   NULL);
 }
 
+/* With no HPET, the TSC under the watchdog is first checked against
+ * refined-jiffies until acpi_pm registers (kernel/time/clocksource.c picks
+ * the best non-MUST_VERIFY source as watchdog).  Jiffies lose ticks on a
+ * vCPU that does not run steadily (TCG, heavy steal), so the TSC can look
+ * 20% fast and be demoted to acpi_pm before acpi_pm takes the watchdog
+ * over.  Seen with Debian's 6.1 and 6.12 on QEMU TCG q35,hpet=off -smp 1:
+ * 3 of 6 boots each way ("skewed 80233346 ns over watchdog
+ * 'refined-jiffies'", tests/linux/README.md).  A race, not a rule: the
+ * prediction stays, its confidence drops and the reason says why. */
+static void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v)
+{
+	const struct verdict_input *in = f->in;
+	bool unsteady = f->plat == PLAT_TCG ||
+			(in->gaps_measured && in->gap_window_ms &&
+			 in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
+	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || !unsteady ||
+	    in->sources[VERDICT_SRC_HPET].present == VERDICT_YES)
+		return;
+	m->conf = CONF_LOW;
+	add_reason(v, "no HPET: until acpi_pm registers, the TSC is checked against refined-jiffies, "
+		      "which loses ticks on an unsteady vCPU; the TSC may be demoted to acpi_pm at boot",
+		   "kernel/time/clocksource.c clocksource_watchdog(); seen on QEMU TCG hpet=off");
+}
+
 /* ---- by_kernel ---------------------------------------------------------- */
 
 struct era {
@@ -1524,6 +1548,7 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	out->linux_kernel = MAIN_KERNEL_NAME;
 	predict(&f, MAIN_KERNEL, out, &m);
 	note_unknowns(&f, &m, out);
+	note_jiffies_watchdog_race(&f, &m, out);
 	conclusion(&m, out);
 
 	out->linux_clocksource = chosen_name(&m);

@@ -8,16 +8,6 @@ struct fault_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
-struct idt_gate {
-	uint16_t offset_low;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_high;
-	uint32_t reserved;
-} __attribute__((packed));
-
 #define IDT_VECTORS 256
 
 extern char fault_stub_ud[], fault_stub_gp[], fault_stub_pf[];
@@ -70,18 +60,6 @@ void fault_dispatch(struct fault_frame *f)
 	halt_forever();
 }
 
-static void set_gate(struct idt_gate *g, void *handler, uint16_t cs)
-{
-	uint64_t a = (uint64_t)(uintptr_t)handler;
-	g->offset_low = (uint16_t)a;
-	g->selector = cs;
-	g->ist = 0;
-	g->type_attr = 0x8E; /* present, DPL 0, 64-bit interrupt gate */
-	g->offset_mid = (uint16_t)(a >> 16);
-	g->offset_high = (uint32_t)(a >> 32);
-	g->reserved = 0;
-}
-
 void fault_guard_install(void)
 {
 	if (installed)
@@ -93,10 +71,9 @@ void fault_guard_install(void)
 		have = IDT_VECTORS;
 	if (have)
 		memcpy(guard_idt, (void *)(uintptr_t)saved_idt.base, have * sizeof(struct idt_gate));
-	uint16_t cs = read_cs();
-	set_gate(&guard_idt[FAULT_UD], fault_stub_ud, cs);
-	set_gate(&guard_idt[FAULT_GP], fault_stub_gp, cs);
-	set_gate(&guard_idt[FAULT_PF], fault_stub_pf, cs);
+	idt_set_gate(&guard_idt[FAULT_UD], fault_stub_ud);
+	idt_set_gate(&guard_idt[FAULT_GP], fault_stub_gp);
+	idt_set_gate(&guard_idt[FAULT_PF], fault_stub_pf);
 	fault_guard_load_on_this_cpu();
 	installed = true;
 }

@@ -35,14 +35,10 @@ static void put_raw(struct json *j, const char *s)
 
 static void put_u64(struct json *j, uint64_t v)
 {
-	char tmp[21];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		put_char(j, tmp[--n]);
+	char digits[20];
+	size_t n = u64_to_decimal(v, digits);
+	for (size_t i = 0; i < n; i++)
+		put_char(j, digits[i]);
 }
 
 static void put_escaped(struct json *j, const char *s, size_t n)

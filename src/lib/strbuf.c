@@ -30,14 +30,10 @@ void sb_str(struct strbuf *sb, const char *s)
 
 void sb_u64(struct strbuf *sb, uint64_t v)
 {
-	char tmp[21];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		sb_char(sb, tmp[--n]);
+	char digits[20];
+	size_t n = u64_to_decimal(v, digits);
+	for (size_t i = 0; i < n; i++)
+		sb_char(sb, digits[i]);
 }
 
 void sb_i64(struct strbuf *sb, int64_t v)

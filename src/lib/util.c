@@ -42,6 +42,19 @@ void str_copy(char *dst, size_t cap, const char *src)
 	dst[i] = 0;
 }
 
+size_t u64_to_decimal(uint64_t v, char buf[20])
+{
+	char rev[20];
+	size_t n = 0;
+	do {
+		rev[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = rev[n - 1 - i];
+	return n;
+}
+
 uint64_t u128_div_u64(unsigned __int128 n, uint64_t d)
 {
 	if (!d || (n >> 64) >= d)

@@ -45,16 +45,6 @@ struct hvm_memmap_entry {
 	uint32_t reserved;
 };
 
-struct idt_gate {
-	uint16_t offset_low;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_high;
-	uint32_t reserved;
-} __attribute__((packed));
-
 /* pvh_start.S */
 extern char pvh_vector_stubs[], pvh_vector_return[];
 extern char __image_end[];
@@ -107,26 +97,14 @@ void pvh_unexpected_vector(const uint64_t *frame)
 	__builtin_unreachable();
 }
 
-static void set_gate(struct idt_gate *g, const void *handler)
-{
-	uint64_t a = (uint64_t)(uintptr_t)handler;
-	g->offset_low = (uint16_t)a;
-	g->selector = read_cs();
-	g->ist = 0;
-	g->type_attr = 0x8E; /* present, DPL 0, 64-bit interrupt gate */
-	g->offset_mid = (uint16_t)(a >> 16);
-	g->offset_high = (uint32_t)(a >> 32);
-	g->reserved = 0;
-}
-
 /* Every vector gets a handler; fault_guard_install later copies this
  * table and overrides #UD/#GP/#PF. */
 static void idt_install(void)
 {
 	for (unsigned v = 0; v < ARRAY_SIZE(idt); v++)
-		set_gate(&idt[v], pvh_vector_stubs + 16 * v);
-	set_gate(&idt[WAKE_VECTOR], pvh_vector_return);
-	set_gate(&idt[SPURIOUS_VECTOR], pvh_vector_return);
+		idt_set_gate(&idt[v], pvh_vector_stubs + 16 * v);
+	idt_set_gate(&idt[WAKE_VECTOR], pvh_vector_return);
+	idt_set_gate(&idt[SPURIOUS_VECTOR], pvh_vector_return);
 	pvh_idt_load();
 }
 
