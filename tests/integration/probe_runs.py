@@ -5,6 +5,7 @@ as much as its slowest boots."""
 import concurrent.futures
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +33,8 @@ CONFIGS = {
     "iso": dict(boot="iso"),
     "fat": dict(boot="fat"),
     "fat_settings": dict(boot="fat", smp="2", cfg="# test settings\nmode=quick selftest=on dump=on samples=2000\n"),
+    # A private, writable copy of the disk image: the report file must land.
+    "disk_writable": dict(writable=True),
     "pvh_q35": dict(boot="pvh", smp="2"),
     "pvh_pc": dict(boot="pvh", machine="pc", smp="2"),
     # Real KVM: only the direct-boot path runs under this nested KVM.
@@ -45,12 +48,13 @@ _results = {}
 
 
 class Boot:
-    def __init__(self, name, result, report, error, skip=None):
+    def __init__(self, name, result, report, error, skip=None, saved=None):
         self.name = name
         self.result = result
         self.report = report
         self.error = error
         self.skip = skip
+        self.saved = saved  # bytes of \clockprobe-report.json, when read back
 
     @property
     def log(self):
@@ -62,6 +66,7 @@ def _boot(name):
     timeout = cfg.pop("timeout", 180)
     settings = cfg.pop("cfg", None)
     boot = cfg.pop("boot", "uefi")
+    writable = cfg.pop("writable", False)
     if cfg.pop("kvm", False):
         usable, why = cpqemu.kvm_usable(boot)
         if not usable:
@@ -70,6 +75,11 @@ def _boot(name):
     try:
         vars_copy = cpqemu.copy_vars(work)
         image = cpqemu.DEFAULT_IMAGES[boot]
+        if writable:
+            copy = os.path.join(work, "disk.img")
+            shutil.copyfile(image, copy)
+            image = copy
+            cfg["snapshot"] = False
         if settings is not None:
             esp = os.path.join(work, "esp")
             os.makedirs(esp, exist_ok=True)
@@ -81,11 +91,21 @@ def _boot(name):
         os.makedirs(log_dir, exist_ok=True)
         result = cpqemu.run_argv(argv, timeout, log_path=os.path.join(log_dir, name + ".log"))
         report, error = cpqemu.extract_report(result.log_text)
+        saved = None
+        if writable:
+            # The ESP starts 1 MiB into the disk (boot/mkmedia.py).
+            out = os.path.join(work, "saved.json")
+            proc = subprocess.run(["mcopy", "-o", "-i", image + "@@1M", "::/clockprobe-report.json", out],
+                                  env=dict(os.environ, MTOOLS_SKIP_CHECK="1"),
+                                  capture_output=True, text=True)
+            if proc.returncode == 0:
+                with open(out, "rb") as f:
+                    saved = f.read()
         if settings is not None:
             saved = os.path.join(work, "esp", "clockprobe-report.json")
             if os.path.exists(saved):
                 shutil.copyfile(saved, os.path.join(log_dir, name + ".saved.json"))
-        return Boot(name, result, report, error)
+        return Boot(name, result, report, error, saved=saved)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

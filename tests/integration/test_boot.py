@@ -112,8 +112,13 @@ class BootAndFrame(ProbeTest):
             self.assertEqual([s["status"] for s in r["sources"]], [s["status"] for s in base["sources"]])
 
     def test_report_file_on_writable_and_readonly_media(self):
-        self.assertIn("report saved as \\clockprobe-report.json", self.boot("fat").log)
-        self.assertIn("report not saved to the boot volume", self.boot("iso").log)
+        b = self.boot("disk_writable")
+        self.assertIn("report saved as \\clockprobe-report.json", b.log)
+        self.assertIsNotNone(b.saved, "no clockprobe-report.json on the disk")
+        # Byte for byte the JSON line the serial frame carried.
+        m = re.search(r"REPORT BEGIN schema=1 ====\r?\n(.*?)\r?\n==== CLOCKPROBE REPORT END", b.log, re.S)
+        self.assertEqual(b.saved, m.group(1).encode())
+        self.assertIn("report not saved to the boot volume: boot volume is read-only", self.boot("iso").log)
 
     def test_settings_file_and_dump(self):
         r = self.report("fat_settings")

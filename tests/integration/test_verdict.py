@@ -36,6 +36,7 @@ class Verdict(ProbeTest):
             if cs in ("tsc", "hpet", "acpi_pm"):
                 src = probe_runs.source(r, cs)
                 self.assertEqual(src["status"], "ok", (name, cs))
+                self.assertIsNotNone(v["predicted_read_ns"], name)
                 self.assertGreaterEqual(v["predicted_read_ns"] + 0.001, src["read_cost"]["ns"]["p50"], name)
             # by_kernel ranges cover 5.4 .. newest and agree with the main line.
             ranges = v["by_kernel"]
