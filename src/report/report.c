@@ -503,6 +503,10 @@ static void raw_json(struct json *j, const struct run_results *r)
 	extern void cpuid_hw(void *, uint32_t, uint32_t, uint32_t[4]);
 	size_t n = cpuid_record_leaves(cpuid_hw, NULL, recs, ARRAY_SIZE(recs));
 	json_object_begin(j, "raw");
+	/* How this CPU answers leaves it does not define, so a replay of the
+	 * recording answers them the same way (cpuid_replay). */
+	json_string(j, "cpuid_unrecorded",
+		    cpuid_detect_unrecorded(cpuid_hw, NULL) == CPUID_UNRECORDED_ZERO ? "zero" : "clamp");
 	json_array_begin(j, "cpuid");
 	for (size_t i = 0; i < n; i++) {
 		char line[CPUID_RECORD_LINE_MAX];
