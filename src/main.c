@@ -53,6 +53,8 @@ static void __attribute__((noreturn)) leave(int code)
 		con_say(line);
 		plat->wait_key((uint64_t)wait_s * 1000);
 	}
+	/* Hand the firmware its own IDT back before it runs the last calls. */
+	fault_guard_remove();
 	if (harness)
 		outb(DEBUG_EXIT_PORT, (uint8_t)code);
 	plat->power_off();
@@ -74,7 +76,15 @@ static void fatal_fault(int vector, uint64_t rip, uint64_t error_code)
 	con_log(line);
 	if (harness_attached(&run.facts))
 		outb(DEBUG_EXIT_PORT, EXIT_PROBE_FAILED);
-	halt_forever();
+	/* No harness: leave the message up for a while, then power off rather
+	 * than hold a VM (or a cloud instance) forever.  Bounded by the TSC at
+	 * the rough rate; firmware state after an unexpected fault is suspect,
+	 * so no key wait. */
+	uint64_t until = rdtsc() + facts_ms_to_cycles(&run.facts, DEFAULT_WAIT_KEY_SECONDS * 1000);
+	while (rdtsc() < until)
+		cpu_relax();
+	fault_guard_remove();
+	run.facts.plat->power_off();
 }
 
 static void progress(const char *what)
