@@ -44,11 +44,13 @@ struct platform {
 	/* CPUs: fills up to cap entries, returns how many exist. */
 	unsigned (*cpu_list)(struct platform_cpu *cpus, unsigned cap);
 	const char *cpu_list_source; /* "EFI MP services", "MADT", ... */
-	/* Starts fn(arg) on every enabled AP at once without waiting; each AP
-	 * finds its own role through shared memory.  0 on success. */
-	int (*aps_start)(ap_work_fn fn, void *arg, uint64_t timeout_us);
-	/* Waits (bounded) until the work started by aps_start returned on
-	 * every AP; false on timeout (the platform notes which). */
+	/* Starts fn(arg) on one AP (an index into cpu_list) without waiting:
+	 * one at a time, so APs that are not being measured stay parked in the
+	 * firmware's idle loop instead of spinning and stealing host time from
+	 * the pair under test.  0 on success. */
+	int (*ap_start)(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout_us);
+	/* Waits (bounded) until the work started by every ap_start so far has
+	 * returned; false on timeout (the platform notes which AP). */
 	bool (*aps_wait)(uint64_t timeout_us);
 
 	/* Settings text ("key=value key2=value2", newlines allowed) from the

@@ -1,9 +1,9 @@
-/* BSP and one AP at a time: while AP i has its turn, both loop taking a
- * shared lock, reading their clock and comparing against the last value
- * any CPU published (Linux's check_tsc_warp), then do round trips for the
- * skew estimate.  The other APs wait for their turn; every wait on either
- * side is bounded by a TSC deadline, so a CPU that never answers is
- * reported, not waited for. */
+/* BSP and one AP at a time: the platform starts AP i alone, both loop
+ * taking a shared lock, reading their clock and comparing against the
+ * last value any CPU published (Linux's check_tsc_warp), then do round
+ * trips for the skew estimate.  The other APs stay parked in the
+ * platform's idle loop; every wait on either side is bounded by a TSC
+ * deadline, so a CPU that never answers is reported, not waited for. */
 #include "crosscpu.h"
 #include "arch.h"
 #include "fault.h"
@@ -38,7 +38,6 @@ struct shared {
 	bool selftest;
 	uint32_t selftest_cpu;
 	struct xcpu_selftest *st;
-	volatile uint32_t arrived_count;
 };
 
 static struct shared sh;
@@ -152,10 +151,9 @@ static void ap_main(void *unused)
 	timing_cpuid(ids);
 	c->cpuid_consistent = mem_equal(ids, sh.bsp_cpuid, sizeof ids);
 	c->arrived = true;
-	__atomic_add_fetch(&sh.arrived_count, 1, __ATOMIC_SEQ_CST);
-	/* Wait for our turn: all earlier APs may take their full budgets. */
-	uint64_t deadline = rdtsc() + sh.deadline_cycles * (4 * sh.n + 4);
-	if (!wait_for(&sh.turn, me, deadline))
+	/* The BSP set the turn before starting us; a platform that ran us late
+	 * finds another turn (or stop) and leaves. */
+	if (sh.turn != me)
 		goto out;
 	if (sh.kvmclock)
 		kvmclock_register_area(&sh.areas[me]);
@@ -261,7 +259,7 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 		out->ran = true;
 		return;
 	}
-	if (!p->aps_start || !p->aps_wait || !p->alloc_pages) {
+	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
 		str_copy(out->absent_reason, sizeof out->absent_reason,
 			 "this boot path cannot run code on other CPUs");
 		return;
@@ -285,17 +283,14 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 			kvmclock_register_area(&sh.areas[0]);
 	}
 	timing_cpuid(sh.bsp_cpuid);
-	uint64_t total_us = (uint64_t)(sh.n + 2) * 1000000;
-	if (p->aps_start(ap_main, NULL, total_us)) {
-		str_copy(out->absent_reason, sizeof out->absent_reason, "the platform refused to start the APs");
-		return;
-	}
 	out->ran = true;
-	/* Let every AP check in (bounded), then take them one by one. */
-	wait_for(&sh.arrived_count, sh.n - 1, rdtsc() + sh.deadline_cycles * 5);
+	uint64_t pair_us = 4 * 200000; /* four phases, each bounded like deadline_cycles */
 	for (uint32_t i = 1; i < sh.n; i++) {
-		if (!r->cpus[i].enabled || !out->cpu[i].arrived)
+		if (!r->cpus[i].enabled)
 			continue;
+		sh.turn = i;
+		if (p->ap_start(i, ap_main, NULL, pair_us))
+			continue; /* reported: answered=false, tested=false */
 		bsp_pair(out, i);
 		if (out->cpu[i].tested)
 			out->tested++;

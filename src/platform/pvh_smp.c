@@ -1,7 +1,7 @@
 /* Other CPUs under direct boot: INIT-SIPI-SIPI to each enabled MADT entry,
  * a real-mode trampoline at 0x8000 that joins the BSP's GDT and page
  * tables (pvh_start.S), then a parking loop that runs the work handed to
- * aps_start once per call, like UEFI's StartupAllAPs.
+ * it by ap_start, like UEFI's StartupThisAP.
  *
  * Parked APs sleep in hlt with only the wake-up vector able to reach
  * them, rather than spinning: a spinning vCPU steals host time from the
@@ -49,12 +49,13 @@ struct lapic {
 };
 
 /* Written by an AP only: apic_id, arrived, started_gen, done_gen.
- * Written by the BSP only: member, lost. */
+ * Written by the BSP only: member, lost, assigned_gen. */
 struct ap_slot {
 	uint32_t apic_id;
 	bool arrived;
 	bool member; /* arrived before the boot deadline: takes work */
 	bool lost;   /* missed a deadline: given no more work */
+	uint32_t assigned_gen; /* bumped by ap_start for this AP alone */
 	uint32_t started_gen, done_gen;
 };
 
@@ -75,7 +76,6 @@ static struct lapic bsp_lapic;
 static uint64_t madt_lapic_base;
 static ap_work_fn work_fn;
 static void *work_arg;
-static uint32_t work_gen;
 
 static uint64_t deadline_after_us(uint64_t us)
 {
@@ -152,11 +152,11 @@ static bool lapic_send(const struct lapic *l, uint32_t dest, uint32_t icr)
 static uint32_t load_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static void store_u32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
-static uint32_t wait_for_new_work(const struct lapic *self, uint32_t seen)
+static uint32_t wait_for_new_work(const struct lapic *self, const struct ap_slot *s, uint32_t seen)
 {
 	for (;;) {
 		__asm__ volatile("cli" ::: "memory");
-		uint32_t gen = load_u32(&work_gen);
+		uint32_t gen = load_u32(&s->assigned_gen);
 		if (gen != seen)
 			return gen;
 		/* sti's one-instruction shadow makes "sti; hlt" atomic: a
@@ -173,10 +173,10 @@ void pvh_ap_main(uint32_t index)
 	struct lapic self = lapic_this_cpu(0);
 	lapic_write(&self, APIC_SVR, APIC_SVR_ENABLE | SPURIOUS_VECTOR);
 	s->apic_id = lapic_id(&self);
-	uint32_t seen = load_u32(&work_gen);
+	uint32_t seen = load_u32(&s->assigned_gen);
 	__atomic_store_n(&s->arrived, true, __ATOMIC_RELEASE);
 	for (;;) {
-		uint32_t gen = wait_for_new_work(&self, seen);
+		uint32_t gen = wait_for_new_work(&self, s, seen);
 		seen = gen;
 		if (__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
 			halt_forever();
@@ -253,9 +253,10 @@ static unsigned pvh_cpu_list(struct platform_cpu *cpus, unsigned cap)
 	return n;
 }
 
-static bool work_pending(struct ap_slot *s, uint32_t gen)
+static bool work_pending(struct ap_slot *s)
 {
-	return s->member && !__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE) && load_u32(&s->done_gen) != gen;
+	return s->member && !__atomic_load_n(&s->lost, __ATOMIC_ACQUIRE) &&
+	       load_u32(&s->done_gen) != load_u32(&s->assigned_gen);
 }
 
 static void wake_aps(void)
@@ -263,33 +264,49 @@ static void wake_aps(void)
 	lapic_send(&bsp_lapic, 0, ICR_ALL_BUT_SELF | ICR_ASSERT | WAKE_VECTOR);
 }
 
-static int pvh_aps_start(ap_work_fn fn, void *arg, uint64_t timeout_us)
+/* The cpu_list index of an AP -> its slot (the same MADT walk). */
+static struct ap_slot *slot_of_cpu(unsigned cpu)
+{
+	unsigned n = 0;
+	for (uint32_t i = 0; i < madt_cpus->cpu_count && i < ACPI_MAX_CPUS; i++) {
+		const struct acpi_madt_cpu *c = &madt_cpus->cpus[i];
+		if (!usable_cpu_entry(c))
+			continue;
+		if (n++ == cpu)
+			return c->apic_id == bsp_apic_id ? NULL : slot_of(c->apic_id);
+	}
+	return NULL;
+}
+
+static int pvh_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout_us)
 {
 	(void)timeout_us;
-	uint32_t gen = work_gen;
-	/* An AP still inside the previous work is stuck: give it no more. */
-	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
-		if (work_pending(&slots[i], gen))
-			__atomic_store_n(&slots[i].lost, true, __ATOMIC_RELEASE);
+	struct ap_slot *s = slot_of_cpu(cpu);
+	if (!s || !s->member || __atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
+		return -1;
+	/* Still inside earlier work: stuck, give it no more. */
+	if (work_pending(s)) {
+		__atomic_store_n(&s->lost, true, __ATOMIC_RELEASE);
+		return -1;
+	}
 	work_fn = fn;
 	work_arg = arg;
-	store_u32(&work_gen, gen + 1);
+	store_u32(&s->assigned_gen, s->assigned_gen + 1);
 	wake_aps();
 	return 0;
 }
 
 static bool pvh_aps_wait(uint64_t timeout_us)
 {
-	uint32_t gen = work_gen;
 	uint64_t end = deadline_after_us(timeout_us);
 	uint64_t rewake = deadline_after_us(REWAKE_INTERVAL_US);
 	for (;;) {
 		bool pending = false, unstarted = false;
 		for (uint32_t i = 0; i < pvh_ap_stack_count; i++) {
-			if (!work_pending(&slots[i], gen))
+			if (!work_pending(&slots[i]))
 				continue;
 			pending = true;
-			unstarted |= load_u32(&slots[i].started_gen) != gen;
+			unstarted |= load_u32(&slots[i].started_gen) != load_u32(&slots[i].assigned_gen);
 		}
 		if (!pending)
 			return true;
@@ -305,7 +322,7 @@ static bool pvh_aps_wait(uint64_t timeout_us)
 		cpu_relax();
 	}
 	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
-		if (work_pending(&slots[i], gen))
+		if (work_pending(&slots[i]))
 			__atomic_store_n(&slots[i].lost, true, __ATOMIC_RELEASE);
 	return false;
 }
@@ -358,6 +375,6 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
 		__atomic_store_n(&slots[i].member, __atomic_load_n(&slots[i].arrived, __ATOMIC_ACQUIRE),
 				 __ATOMIC_RELEASE);
-	plat->aps_start = pvh_aps_start;
+	plat->ap_start = pvh_ap_start;
 	plat->aps_wait = pvh_aps_wait;
 }

@@ -37,7 +37,6 @@ typedef struct mp_services {
 static EFI_HANDLE image;
 static struct mp_services *mp;
 static EFI_FILE_HANDLE boot_volume;
-static EFI_EVENT ap_event;
 static ap_work_fn ap_fn;
 static void *ap_arg;
 
@@ -111,29 +110,48 @@ static VOID EFIAPI ap_trampoline(VOID *unused)
 	ap_fn(ap_arg);
 }
 
-static int uefi_aps_start(ap_work_fn fn, void *arg, uint64_t timeout_us)
+/* One completion event per started AP: OVMF signals them from a ~50 ms
+ * poll, so the core tracks completion through shared memory and only the
+ * final aps_wait looks at the events. */
+static EFI_EVENT ap_events[PLATFORM_MAX_CPUS];
+static unsigned ap_event_count;
+
+static int uefi_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout_us)
 {
-	if (!mp)
+	EFI_EVENT ev;
+	if (!mp || ap_event_count >= ARRAY_SIZE(ap_events))
 		return -1;
 	ap_fn = fn;
 	ap_arg = arg;
-	if (!ap_event && uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ap_event) != EFI_SUCCESS)
+	if (uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ev) != EFI_SUCCESS)
 		return -1;
-	EFI_STATUS s = uefi_call_wrapper(mp->StartupAllAPs, 7, mp, ap_trampoline, FALSE, ap_event,
+	EFI_STATUS s = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_trampoline, (UINTN)cpu, ev,
 					 (UINTN)timeout_us, NULL, NULL);
-	return s == EFI_SUCCESS ? 0 : -1;
+	if (s != EFI_SUCCESS) {
+		uefi_call_wrapper(BS->CloseEvent, 1, ev);
+		return -1;
+	}
+	ap_events[ap_event_count++] = ev;
+	return 0;
 }
 
 static bool uefi_aps_wait(uint64_t timeout_us)
 {
-	/* CheckEvent is polled with a bounded number of 1 ms stalls: the
-	 * firmware signals completion from its own ~50 ms poll. */
-	for (uint64_t waited = 0; waited <= timeout_us; waited += 1000) {
-		if (uefi_call_wrapper(BS->CheckEvent, 1, ap_event) == EFI_SUCCESS)
-			return true;
-		uefi_call_wrapper(BS->Stall, 1, 1000);
+	bool all_done = false;
+	/* Bounded by 1 ms stalls: CheckEvent never blocks. */
+	for (uint64_t waited = 0; waited <= timeout_us && !all_done; waited += 1000) {
+		all_done = true;
+		for (unsigned i = 0; i < ap_event_count; i++)
+			if (ap_events[i] && uefi_call_wrapper(BS->CheckEvent, 1, ap_events[i]) == EFI_SUCCESS) {
+				uefi_call_wrapper(BS->CloseEvent, 1, ap_events[i]);
+				ap_events[i] = NULL;
+			} else if (ap_events[i]) {
+				all_done = false;
+			}
+		if (!all_done)
+			uefi_call_wrapper(BS->Stall, 1, 1000);
 	}
-	return false;
+	return all_done;
 }
 
 static size_t append_ascii(char *buf, size_t cap, size_t len, const CHAR16 *s, size_t max_chars)
@@ -298,7 +316,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.alloc_pages = uefi_alloc_pages;
 	plat.cpu_list = mp ? uefi_cpu_list : NULL;
 	plat.cpu_list_source = mp ? "EFI MP services" : NULL;
-	plat.aps_start = mp ? uefi_aps_start : NULL;
+	plat.ap_start = mp ? uefi_ap_start : NULL;
 	plat.aps_wait = mp ? uefi_aps_wait : NULL;
 	plat.read_settings = uefi_read_settings;
 	plat.write_file = uefi_write_file;
