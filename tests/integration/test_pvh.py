@@ -54,6 +54,13 @@ class KvmClockUnderKvm(ProbeTest):
             self.assertIn(field, pv)
         self.assertEqual(pv["version"] % 2, 0)
 
+    def test_fault_guard_catches_a_missing_msr(self):
+        # KVM (unlike TCG) raises #GP for an MSR nobody defines: the guard
+        # must turn it into a named fault, and the run goes on.
+        fg = self.report("kvm_pvh")["probe"]["fault_guard"]
+        self.assertIn("#GP", fg["bogus_msr_read"])
+        self.assertIn("#GP", fg["noncanonical_read"])
+
     def test_pvclock_frequency_matches_measurement(self):
         t = self.report("kvm_pvh")["platform"]["tsc"]["freq_hz"]
         self.assertIsNotNone(t["pvclock"])
