@@ -6,11 +6,13 @@
 #include "freq.h"
 #include "arch.h"
 #include "counter.h"
+#include "fault.h"
 #include "kvmclock.h"
 #include "rate.h"
 #include "results.h"
 
 #define STAMP_TRIES 16
+#define MSR_HV_TSC_FREQUENCY 0x40000022
 #define FOLLOW_EVERY_CYCLES_MS 5 /* far below the PIT's 55 ms and PM's 4.7 s wraps */
 
 static const char *const key_names[FREQ_KEY_COUNT] = {
@@ -19,6 +21,7 @@ static const char *const key_names[FREQ_KEY_COUNT] = {
 	[FREQ_HYPERVISOR_LEAF] = "hypervisor_leaf",
 	[FREQ_PVCLOCK] = "pvclock",
 	[FREQ_VMWARE_GETHZ] = "vmware_gethz",
+	[FREQ_HYPERV_MSR] = "hyperv_msr",
 	[FREQ_MEASURED_HPET] = "measured_vs_hpet",
 	[FREQ_MEASURED_ACPI_PM] = "measured_vs_acpi_pm",
 };
@@ -77,6 +80,11 @@ static void advertised(struct freq_result *out, const struct run_results *r)
 	out->hz[FREQ_PVCLOCK] = kvmclock_get_facts()->tsc_hz;
 	if (r->vmware.gethz_valid)
 		out->hz[FREQ_VMWARE_GETHZ] = r->vmware.tsc_hz;
+	/* HV_X64_MSR_TSC_FREQUENCY, only with the privilege and feature bits
+	 * Linux requires (0x40000003 EAX[11] and EDX[8]); guarded anyway. */
+	uint64_t hv_hz;
+	if (f->hv.hyperv.frequency_msrs && rdmsr_safe(MSR_HV_TSC_FREQUENCY, &hv_hz) == FAULT_NONE)
+		out->hz[FREQ_HYPERV_MSR] = hv_hz;
 }
 
 static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, const char *b, uint64_t b_ns)
@@ -101,7 +109,7 @@ static void choose(struct freq_result *out, const struct run_results *r)
 	 * machine; the HPET's 10+ MHz beats the PM timer's 3.58 MHz. */
 	static const enum freq_key order[] = {
 		FREQ_MEASURED_HPET, FREQ_MEASURED_ACPI_PM, FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK,
-		FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
+		FREQ_HYPERV_MSR, FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (out->hz[order[i]]) {
@@ -117,7 +125,8 @@ static void choose(struct freq_result *out, const struct run_results *r)
 	/* Disagreement: the advertised value a guest kernel would believe
 	 * (hypervisor leaf, pvclock, GETHZ, then 0x15) against the chosen
 	 * measurement. */
-	static const enum freq_key claims[] = { FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK, FREQ_VMWARE_GETHZ, FREQ_CPUID_15 };
+	static const enum freq_key claims[] = { FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK, FREQ_HYPERV_MSR,
+						 FREQ_VMWARE_GETHZ, FREQ_CPUID_15 };
 	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
 	for (size_t i = 0; i < ARRAY_SIZE(claims) && measured; i++) {
 		if (!out->hz[claims[i]])

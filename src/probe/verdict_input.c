@@ -62,6 +62,7 @@ static enum verdict_freq_by freq_by(const struct freq_result *f)
 {
 	if (f->hz[FREQ_PVCLOCK]) return VERDICT_FREQ_PVCLOCK;
 	if (f->hz[FREQ_HYPERVISOR_LEAF]) return VERDICT_FREQ_HYPERVISOR_LEAF;
+	if (f->hz[FREQ_HYPERV_MSR]) return VERDICT_FREQ_HYPERV_MSR;
 	if (f->hz[FREQ_VMWARE_GETHZ]) return VERDICT_FREQ_VMWARE_GETHZ;
 	if (f->hz[FREQ_CPUID_15]) return VERDICT_FREQ_CPUID_15;
 	if (f->hz[FREQ_CPUID_16]) return VERDICT_FREQ_CPUID_16;
@@ -115,8 +116,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->freq_by = freq_by(&r->freq);
 	in->freq_measured_hz = r->freq.hz[FREQ_MEASURED_HPET] ? r->freq.hz[FREQ_MEASURED_HPET]
 							       : r->freq.hz[FREQ_MEASURED_ACPI_PM];
-	static const enum freq_key claims[] = { FREQ_PVCLOCK, FREQ_HYPERVISOR_LEAF, FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
-						 FREQ_CPUID_16 };
+	static const enum freq_key claims[] = { FREQ_PVCLOCK, FREQ_HYPERVISOR_LEAF, FREQ_HYPERV_MSR,
+						 FREQ_VMWARE_GETHZ, FREQ_CPUID_15, FREQ_CPUID_16 };
 	for (size_t i = 0; i < ARRAY_SIZE(claims) && !in->freq_advertised_hz; i++)
 		in->freq_advertised_hz = r->freq.hz[claims[i]];
 	in->freq_disagreement_known = r->freq.disagreement_known;
