@@ -51,6 +51,39 @@ static inline uint64_t rdtscp_raw(uint32_t *aux)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* Time stamps for a measured interval: the begin stamp may not start
+ * before earlier work ends, nor let the measured work start before it; the
+ * end stamp waits for the measured work (RDTSCP, or LFENCE first) and keeps
+ * later work out.  Which end is used is the engine's choice per CPU. */
+static inline __attribute__((always_inline)) uint64_t tsc_stamp_begin(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline __attribute__((always_inline)) uint64_t tsc_stamp_end_rdtscp(void)
+{
+	uint32_t lo, hi, aux;
+	__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+	(void)aux;
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline __attribute__((always_inline)) uint64_t tsc_stamp_end_lfence(void)
+{
+	return tsc_stamp_begin();
+}
+
+/* VMware backdoor: IN from port 0x5658 with the magic in EAX and the
+ * command in ECX; the hypervisor answers in all four registers.  regs[] is
+ * eax, ebx, ecx, edx in and out. */
+static inline void vmware_backdoor_in(uint32_t regs[4])
+{
+	__asm__ volatile("inl (%%dx), %%eax"
+			 : "+a"(regs[0]), "+b"(regs[1]), "+c"(regs[2]), "+d"(regs[3]));
+}
+
 static inline void lfence(void) { __asm__ volatile("lfence" ::: "memory"); }
 static inline void compiler_barrier(void) { __asm__ volatile("" ::: "memory"); }
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }

@@ -13,4 +13,19 @@ struct gaps_report {
 };
 
 void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t rdtsc_p50, uint32_t window_ms);
+
+#define GAPSCAN_MAX_CPUS 64
+
+struct gaps_per_cpu {
+	bool requested;
+	char note[96];
+	uint32_t cpus;              /* entries in cpu[] */
+	struct gaps_report cpu[GAPSCAN_MAX_CPUS];
+	bool ran[GAPSCAN_MAX_CPUS];
+};
+
+struct run_results;
+/* The same scan on every CPU at once (the BSP and each AP over the same
+ * window): a host that preempts vCPUs unevenly shows it per CPU. */
+void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t rdtsc_p50);
 #endif

@@ -52,6 +52,7 @@ struct run_results {
 	struct freq_result freq;
 	struct crosscpu_result xcpu;
 	struct gaps_report gaps;
+	struct gaps_per_cpu gaps_cpus;
 	struct verdict verdict;
 	uint32_t error_count;
 	struct run_error errors[MAX_RUN_ERRORS];

@@ -189,6 +189,8 @@ void probe_main(struct platform *plat)
 		crosscpu_run(&r->xcpu, r);
 		progress("gaps");
 		gapscan_run(&r->gaps, results_tsc_hz(r), tsc_read_p50(r), f->settings.gaps_window_ms);
+		if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
+			gapscan_all_cpus(&r->gaps_cpus, r, tsc_read_p50(r));
 	}
 	finish_sources(r);
 	static struct verdict_input vin;

@@ -18,22 +18,11 @@ static const char method_lfence[] =
 	"lfence;rdtsc;lfence | read | lfence;rdtsc;lfence (no RDTSCP on this CPU), "
 	"minus the median of the same pair around an empty call";
 
-static inline __attribute__((always_inline)) uint64_t stamp_begin(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-}
+static inline __attribute__((always_inline)) uint64_t stamp_begin(void) { return tsc_stamp_begin(); }
 
 static inline __attribute__((always_inline)) uint64_t stamp_end(bool rdtscp_end)
 {
-	uint32_t lo, hi, aux;
-	if (rdtscp_end)
-		__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
-	else
-		__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi)::"memory");
-	(void)aux;
-	return ((uint64_t)hi << 32) | lo;
+	return rdtscp_end ? tsc_stamp_end_rdtscp() : tsc_stamp_end_lfence();
 }
 
 const char *measure_init(bool have_rdtscp)

@@ -1,6 +1,8 @@
 #include "gapscan.h"
 #include "arch.h"
 #include "rate.h"
+#include "results.h"
+#include "strbuf.h"
 
 /* Even at one TSC read per cycle a 60 s window stays below this; it only
  * ends the loop if the TSC stops. */
@@ -27,4 +29,37 @@ void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t rdtsc_p50, u
 	irq_restore(was_on);
 	gaps_finish(&out->g, prev);
 	out->measured = true;
+}
+
+static struct {
+	uint64_t tsc_hz, rdtsc_p50;
+	uint32_t window_ms;
+} job;
+
+static void gap_ap_main(void *arg)
+{
+	gapscan_run(arg, job.tsc_hz, job.rdtsc_p50, job.window_ms);
+}
+
+void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t rdtsc_p50)
+{
+	struct platform *p = r->facts.plat;
+	out->requested = true;
+	if (!p->ap_start || !p->aps_wait) {
+		str_copy(out->note, sizeof out->note, "this boot path cannot run code on other CPUs");
+		return;
+	}
+	job.tsc_hz = results_tsc_hz(r);
+	job.rdtsc_p50 = rdtsc_p50;
+	job.window_ms = r->facts.settings.gaps_window_ms;
+	out->cpus = MIN(r->cpu_count, (unsigned)GAPSCAN_MAX_CPUS);
+	/* Starting the APs is staggered by the platform's own latency (a few
+	 * ms under UEFI); the windows overlap for all but their edges. */
+	for (uint32_t i = 1; i < out->cpus; i++)
+		if (r->cpus[i].enabled && p->ap_start(i, gap_ap_main, &out->cpu[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
+			out->ran[i] = true;
+	gapscan_run(&out->cpu[0], job.tsc_hz, job.rdtsc_p50, job.window_ms);
+	out->ran[0] = true;
+	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))
+		str_copy(out->note, sizeof out->note, "not every AP finished its scan in time");
 }

@@ -56,6 +56,8 @@ struct ap_slot {
 	bool member; /* arrived before the boot deadline: takes work */
 	bool lost;   /* missed a deadline: given no more work */
 	uint32_t assigned_gen; /* bumped by ap_start for this AP alone */
+	ap_work_fn fn;         /* the work, written before assigned_gen */
+	void *arg;
 	uint32_t started_gen, done_gen;
 };
 
@@ -74,8 +76,6 @@ static const struct acpi_madt_info *madt_cpus;
 static uint32_t topo_shift, bsp_apic_id;
 static struct lapic bsp_lapic;
 static uint64_t madt_lapic_base;
-static ap_work_fn work_fn;
-static void *work_arg;
 
 static uint64_t deadline_after_us(uint64_t us)
 {
@@ -187,7 +187,7 @@ void pvh_ap_main(uint32_t index)
 		store_u32(&s->started_gen, gen);
 		if (fault_guard_installed())
 			fault_guard_load_on_this_cpu();
-		work_fn(work_arg);
+		s->fn(s->arg);
 		store_u32(&s->done_gen, gen);
 	}
 }
@@ -289,8 +289,8 @@ static int pvh_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout
 		__atomic_store_n(&s->lost, true, __ATOMIC_RELEASE);
 		return -1;
 	}
-	work_fn = fn;
-	work_arg = arg;
+	s->fn = fn;
+	s->arg = arg;
 	store_u32(&s->assigned_gen, s->assigned_gen + 1);
 	wake_aps();
 	return 0;

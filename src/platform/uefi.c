@@ -37,8 +37,11 @@ typedef struct mp_services {
 static EFI_HANDLE image;
 static struct mp_services *mp;
 static EFI_FILE_HANDLE boot_volume;
-static ap_work_fn ap_fn;
-static void *ap_arg;
+/* Per AP, so starting the next one cannot change what a late one runs. */
+static struct ap_job {
+	ap_work_fn fn;
+	void *arg;
+} ap_jobs[PLATFORM_MAX_CPUS];
 
 static bool guid_equal(const EFI_GUID *a, const EFI_GUID *b)
 {
@@ -104,10 +107,10 @@ static unsigned uefi_cpu_list(struct platform_cpu *cpus, unsigned cap)
 }
 
 /* MP services calls AP procedures with the Microsoft x64 convention. */
-static VOID EFIAPI ap_trampoline(VOID *unused)
+static VOID EFIAPI ap_trampoline(VOID *job)
 {
-	(void)unused;
-	ap_fn(ap_arg);
+	struct ap_job *j = job;
+	j->fn(j->arg);
 }
 
 /* One completion event per started AP: OVMF signals them from a ~50 ms
@@ -119,14 +122,14 @@ static unsigned ap_event_count;
 static int uefi_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout_us)
 {
 	EFI_EVENT ev;
-	if (!mp || ap_event_count >= ARRAY_SIZE(ap_events))
+	if (!mp || ap_event_count >= ARRAY_SIZE(ap_events) || cpu >= ARRAY_SIZE(ap_jobs))
 		return -1;
-	ap_fn = fn;
-	ap_arg = arg;
+	ap_jobs[cpu].fn = fn;
+	ap_jobs[cpu].arg = arg;
 	if (uefi_call_wrapper(BS->CreateEvent, 5, 0, 0, NULL, NULL, &ev) != EFI_SUCCESS)
 		return -1;
 	EFI_STATUS s = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_trampoline, (UINTN)cpu, ev,
-					 (UINTN)timeout_us, NULL, NULL);
+					 (UINTN)timeout_us, &ap_jobs[cpu], NULL);
 	if (s != EFI_SUCCESS) {
 		uefi_call_wrapper(BS->CloseEvent, 1, ev);
 		return -1;

@@ -100,12 +100,11 @@ static void discover_cpus(struct run_results *r)
  * but a hypervisor returns the floating bus (0xffffffff) or leaves EBX. */
 static void vmware_backdoor(uint32_t cmd, uint32_t regs[4])
 {
-	uint32_t a = VMWARE_MAGIC, b = 0xffffffffu, c = cmd, d = VMWARE_PORT;
-	__asm__ volatile("inl (%%dx), %%eax" : "+a"(a), "+b"(b), "+c"(c), "+d"(d));
-	regs[0] = a;
-	regs[1] = b;
-	regs[2] = c;
-	regs[3] = d;
+	regs[0] = VMWARE_MAGIC;
+	regs[1] = 0xffffffffu;
+	regs[2] = cmd;
+	regs[3] = VMWARE_PORT;
+	vmware_backdoor_in(regs);
 }
 
 static void discover_vmware(struct run_results *r)

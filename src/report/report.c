@@ -471,10 +471,8 @@ static void drift_json(struct json *j, const struct freq_result *f)
 	json_array_end(j);
 }
 
-static void gaps_json(struct json *j, const struct gaps_report *g)
+static void gaps_fields(struct json *j, const struct gaps_report *g)
 {
-	json_object_begin(j, "gaps");
-	json_bool(j, "measured", g->measured);
 	uint64_t hz = g->tsc_hz;
 	json_u64(j, "threshold_ns", rate_cycles_to_ns(g->g.threshold, hz));
 	json_u64(j, "window_ms", g->window_ms);
@@ -482,6 +480,14 @@ static void gaps_json(struct json *j, const struct gaps_report *g)
 	json_u64(j, "max_ns", rate_cycles_to_ns(g->g.max, hz));
 	json_u64(j, "total_ns", rate_cycles_to_ns(g->g.total, hz));
 	json_fixed(j, "share_ppm", (int64_t)gaps_share_ppm(&g->g) * 1000, 3);
+}
+
+static void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all)
+{
+	json_object_begin(j, "gaps");
+	json_bool(j, "measured", g->measured);
+	uint64_t hz = g->tsc_hz;
+	gaps_fields(j, g);
 	json_u64(j, "reads", g->g.reads);
 	json_u64(j, "backward", g->g.backward);
 	json_bool(j, "interrupts_leaked", g->interrupts_leaked);
@@ -494,6 +500,20 @@ static void gaps_json(struct json *j, const struct gaps_report *g)
 	}
 	json_array_end(j);
 	histogram_json(j, &g->g.hist);
+	if (all->requested) {
+		if (all->note[0])
+			json_string(j, "per_cpu_note", all->note);
+		json_array_begin(j, "per_cpu");
+		for (uint32_t i = 0; i < all->cpus; i++) {
+			json_object_begin(j, NULL);
+			json_u64(j, "cpu", i);
+			json_bool(j, "ran", all->ran[i] && all->cpu[i].measured);
+			if (all->ran[i] && all->cpu[i].measured)
+				gaps_fields(j, &all->cpu[i]);
+			json_object_end(j);
+		}
+		json_array_end(j);
+	}
 	json_object_end(j);
 }
 
@@ -572,7 +592,7 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	kvmclock_json(j);
 	cross_cpu_json(j, &r->xcpu);
 	drift_json(j, &r->freq);
-	gaps_json(j, &r->gaps);
+	gaps_json(j, &r->gaps, &r->gaps_cpus);
 	verdict_to_json(j, &r->verdict);
 	json_array_begin(j, "errors");
 	for (uint32_t i = 0; i < r->error_count; i++) {

@@ -37,7 +37,7 @@ uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
 		ns = pvclock_ns_at(&copy, tsc);
 		if (pvclock_version_consistent(v1, v2))
 			return ns;
-		facts.retries++;
+		__atomic_add_fetch(&facts.retries, 1, __ATOMIC_RELAXED); /* any CPU */
 	}
 	return ns;
 }

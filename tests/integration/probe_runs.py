@@ -32,7 +32,7 @@ CONFIGS = {
     "q35_vmport": dict(machine="q35,vmport=on"),
     "iso": dict(boot="iso"),
     "fat": dict(boot="fat"),
-    "fat_settings": dict(boot="fat", smp="2", cfg="# test settings\nmode=quick selftest=on dump=on samples=2000\n"),
+    "fat_settings": dict(boot="fat", smp="2", cfg="# test settings\nmode=quick selftest=on dump=on samples=2000 gaps_all_cpus\n"),
     # A private, writable copy of the disk image: the report file must land.
     "disk_writable": dict(writable=True),
     "pvh_q35": dict(boot="pvh", smp="2"),

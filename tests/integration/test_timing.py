@@ -79,3 +79,14 @@ class Gaps(ProbeTest):
             self.assertTrue(g["measured"], name)
             self.assertGreaterEqual(g["threshold_ns"], 9990, name)  # 10 us, rounded through cycles
             self.assertLessEqual(g["total_ns"], g["window_ms"] * 1000000 * 2, name)
+
+
+class GapsPerCpu(ProbeTest):
+    def test_all_cpus_scan_when_asked(self):
+        g = self.report("fat_settings")["gaps"]
+        self.assertEqual([c["cpu"] for c in g["per_cpu"]], [0, 1])
+        for c in g["per_cpu"]:
+            self.assertTrue(c["ran"], c)
+            self.assertEqual(c["window_ms"], 50)  # mode=quick
+            self.assertLessEqual(c["total_ns"], 2 * 50 * 1000000)
+        self.assertNotIn("per_cpu", self.report("q35_smp4")["gaps"])  # not asked
