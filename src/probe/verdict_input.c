@@ -108,6 +108,12 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	source_fact(r, in, VERDICT_SRC_HPET, "hpet");
 	source_fact(r, in, VERDICT_SRC_ACPI_PM, "acpi_pm");
 	source_fact(r, in, VERDICT_SRC_PIT, "pit");
+	source_fact(r, in, VERDICT_SRC_HV_MSR, "hyperv_clocksource_msr");
+	source_fact(r, in, VERDICT_SRC_HV_TSC_PAGE, "hyperv_clocksource_tsc_page");
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (str_equal(r->sources[i].src->name, "hyperv_clocksource_tsc_page") &&
+		    r->sources[i].status != SOURCE_ABSENT)
+			in->hv_tsc_page_valid = tri(true, r->sources[i].status == SOURCE_OK);
 	in->xcpu_tested = r->xcpu.ran ? r->xcpu.tested : 0;
 	in->xcpu_warps = r->xcpu.warps;
 	in->xcpu_max_skew_cycles = r->xcpu.max_skew_cycles;
