@@ -35,5 +35,9 @@ struct clock_source {
 };
 
 extern const struct clock_source *const clock_sources[];
+
+/* The HPET's capabilities register as its source read it (0 when it did
+ * not): the platform section reports the period and counter width. */
+uint64_t hpet_capabilities(void);
 extern const unsigned clock_source_count;
 #endif

@@ -3,6 +3,7 @@
 #include "report.h"
 #include "console.h"
 #include "crc32.h"
+#include "discover.h"
 #include "fault.h"
 #include "probe.h"
 #include "kvmclock.h"
@@ -233,7 +234,6 @@ static void acpi_json(struct json *j, const struct run_results *r)
 	if (a->hpet.present && a->hpet.usable) {
 		json_u64(j, "address", a->hpet.base.address);
 		json_u64(j, "event_timer_block_id", a->hpet.event_timer_block_id);
-		extern uint64_t hpet_capabilities(void);
 		uint64_t cap = hpet_capabilities();
 		if (cap) {
 			json_u64(j, "period_fs", cap >> 32);
@@ -520,7 +520,6 @@ static void gaps_json(struct json *j, const struct gaps_report *g, const struct 
 static void raw_json(struct json *j, const struct run_results *r)
 {
 	static struct cpuid_record recs[CPUID_RECORD_MAX];
-	extern void cpuid_hw(void *, uint32_t, uint32_t, uint32_t[4]);
 	size_t n = cpuid_record_leaves(cpuid_hw, NULL, recs, ARRAY_SIZE(recs));
 	json_object_begin(j, "raw");
 	/* How this CPU answers leaves it does not define, so a replay of the
