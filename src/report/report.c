@@ -377,7 +377,12 @@ static void kvmclock_json(struct json *j)
 	const struct kvmclock_facts *k = kvmclock_get_facts();
 	json_object_begin(j, "kvmclock");
 	json_bool(j, "registered", k->registered);
-	if (k->registered) {
+	if (!k->registered) {
+		/* The contract's names stay present, null, when there is nothing. */
+		json_null(j, "msr_write_cycles");
+		json_null(j, "msr_read_cycles");
+		json_null(j, "pvclock");
+	} else {
 		json_u64(j, "msr", k->msr);
 		json_u64(j, "msr_write_cycles", k->msr_write.cycles.p50);
 		json_u64(j, "msr_read_cycles", k->msr_read.cycles.p50);

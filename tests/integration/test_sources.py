@@ -31,7 +31,11 @@ class Sources(ProbeTest):
         s = self.source("q35", "kvm-clock")
         self.assertEqual(s["status"], "absent")
         self.assertIn("KVM", s["reason"])
-        self.assertFalse(self.report("q35")["kvmclock"]["registered"])
+        k = self.report("q35")["kvmclock"]
+        self.assertFalse(k["registered"])
+        # Contract names stay present, null, when there is no kvm-clock.
+        self.assertIsNone(k["msr_write_cycles"])
+        self.assertIsNone(k["pvclock"])
 
     def test_frequencies_and_widths(self):
         self.assertEqual(self.source("q35", "acpi_pm")["freq_hz"], 3579545)
