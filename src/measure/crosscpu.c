@@ -14,6 +14,7 @@
 #define WARP_ITERATIONS 20000
 #define SKEW_EXCHANGES 64
 #define MSR_TSC_ADJUST 0x3b
+#define MSR_IA32_TSC 0x10
 #define SELFTEST_OFFSET 1000000ull /* ~0.4 ms at 2.6 GHz: unmistakable */
 
 enum turn_phase { PHASE_IDLE, PHASE_WARP_TSC, PHASE_WARP_KVMCLOCK, PHASE_SKEW, PHASE_DONE };
@@ -36,6 +37,7 @@ struct shared {
 	bool kvmclock;
 	struct pvclock_time_info *areas; /* one per CPU, 64-byte apart */
 	bool selftest;
+	bool tsc_adjust;
 	uint32_t selftest_cpu;
 	struct xcpu_selftest *st;
 };
@@ -118,23 +120,52 @@ static bool wait_for(volatile uint32_t *v, uint32_t want, uint64_t deadline)
 	return true;
 }
 
+/* Offsets this AP's TSC by SELFTEST_OFFSET: through IA32_TSC_ADJUST where
+ * CPUID offers it and the platform honours it, else by writing IA32_TSC
+ * itself (read, add, write: off by the few cycles in between).  Undone the
+ * same way after the pair's test. */
+static bool tsc_moved_by_offset(uint64_t before, uint64_t after)
+{
+	return after - before >= SELFTEST_OFFSET;
+}
+
 static void ap_selftest_apply(uint32_t cpu, bool apply)
 {
 	struct xcpu_selftest *st = sh.st;
 	uint64_t adj = 0;
-	if (rdmsr_safe(MSR_TSC_ADJUST, &adj))
-		return;
-	if (apply) {
-		uint64_t before = rdtsc();
-		if (wrmsr_safe(MSR_TSC_ADJUST, adj + SELFTEST_OFFSET))
+	if (!apply) {
+		if (!st->ran)
 			return;
-		uint64_t after = rdtsc();
+		/* An ignored write changed nothing; undoing it could. */
+		if (!st->honoured) {
+			st->restored = true;
+			return;
+		}
+		if (st->via_tsc_write)
+			st->restored = wrmsr_safe(MSR_IA32_TSC, rdtsc() - SELFTEST_OFFSET) == FAULT_NONE;
+		else
+			st->restored = rdmsr_safe(MSR_TSC_ADJUST, &adj) == FAULT_NONE &&
+				       wrmsr_safe(MSR_TSC_ADJUST, adj - SELFTEST_OFFSET) == FAULT_NONE;
+		return;
+	}
+	st->cpu = cpu;
+	st->offset_cycles = SELFTEST_OFFSET;
+	if (sh.tsc_adjust && rdmsr_safe(MSR_TSC_ADJUST, &adj) == FAULT_NONE) {
+		uint64_t before = rdtsc();
+		if (wrmsr_safe(MSR_TSC_ADJUST, adj + SELFTEST_OFFSET) == FAULT_NONE) {
+			st->ran = true;
+			st->honoured = tsc_moved_by_offset(before, rdtsc());
+			st->tsc_adjust_honoured = st->honoured;
+			if (st->honoured)
+				return;
+			wrmsr_safe(MSR_TSC_ADJUST, adj); /* ignored: take it back */
+		}
+	}
+	uint64_t before = rdtsc();
+	if (wrmsr_safe(MSR_IA32_TSC, before + SELFTEST_OFFSET) == FAULT_NONE) {
 		st->ran = true;
-		st->cpu = cpu;
-		st->offset_cycles = SELFTEST_OFFSET;
-		st->honoured = after - before >= SELFTEST_OFFSET;
-	} else {
-		st->restored = wrmsr_safe(MSR_TSC_ADJUST, adj - SELFTEST_OFFSET) == FAULT_NONE;
+		st->via_tsc_write = true;
+		st->honoured = tsc_moved_by_offset(before, rdtsc());
 	}
 }
 
@@ -269,11 +300,10 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 	sh.n = out->cpu_count;
 	sh.deadline_cycles = facts_ms_to_cycles(&r->facts, 200);
 	sh.kvmclock = kvmclock_get_facts()->registered;
-	sh.selftest = out->selftest.requested && r->facts.cpu.tsc_adjust;
+	sh.selftest = out->selftest.requested;
+	sh.tsc_adjust = r->facts.cpu.tsc_adjust;
 	sh.selftest_cpu = 1;
 	sh.st = &out->selftest;
-	if (out->selftest.requested && !r->facts.cpu.tsc_adjust)
-		str_copy(out->selftest.note, sizeof out->selftest.note, "CPUID says no IA32_TSC_ADJUST: selftest not run");
 	if (sh.kvmclock) {
 		sh.areas = p->alloc_pages(sizeof(struct pvclock_time_info) * XCPU_MAX);
 		sh.kvmclock = sh.areas != NULL;
