@@ -4,8 +4,6 @@ Run: python3 -m unittest discover -s tests/host -v   (from the repo root)
 """
 
 import csv
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -15,21 +13,9 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-SCRIPTS = os.path.join(REPO, "scripts")
-FIX = os.path.join(REPO, "tests", "fixtures", "reports")
-sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
-sys.path.insert(0, SCRIPTS)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostlib import FIX, REPO, SCRIPTS, load_script  # noqa: E402
 
-
-def load_script(name):
-    path = os.path.join(SCRIPTS, name)
-    loader = importlib.machinery.SourceFileLoader("cp_" + name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 compare = load_script("compare")

@@ -8,8 +8,6 @@ EFI app that print a framed report), never the probe, and are skipped when
 QEMU, OVMF or binutils are missing.
 """
 
-import importlib.machinery
-import importlib.util
 import io
 import json
 import os
@@ -20,23 +18,10 @@ import unittest
 import xml.etree.ElementTree as ET
 import contextlib
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-SCRIPTS = os.path.join(REPO, "scripts")
-FIX = os.path.join(REPO, "tests", "fixtures", "reports")
-sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
-sys.path.insert(0, SCRIPTS)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostlib import FIX, REPO, SCRIPTS, load_script  # noqa: E402
 import cpqemu  # noqa: E402
 
-
-def load_script(name):
-    """Import an extension-less script (scripts/matrix) as a module."""
-    path = os.path.join(SCRIPTS, name)
-    loader = importlib.machinery.SourceFileLoader("cp_" + name, path)
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 matrix = load_script("matrix")
