@@ -15,7 +15,6 @@ struct xcpu_cpu {
 	bool bsp;
 	bool arrived, tested;
 	bool cpuid_consistent;
-	char inconsistency[48];
 	uint64_t warps;          /* warps seen while this AP took part */
 	uint64_t max_warp;
 	struct warp_skew skew;
@@ -32,7 +31,6 @@ struct xcpu_selftest {
 	int64_t measured_skew;
 	uint64_t warps;
 	bool restored;
-	char note[96];
 };
 
 struct crosscpu_result {

@@ -21,6 +21,7 @@ enum freq_key {
 
 struct freq_drift {
 	const char *a, *b;
+	const char *basis;   /* the TSC rate used when a or b is the TSC */
 	int64_t ppm_milli;   /* (rate of a measured in b's time - 1) * 1e6 * 1000 */
 	uint64_t window_ms;
 };
@@ -30,6 +31,9 @@ struct freq_result {
 	uint64_t uncertainty_mppm[FREQ_KEY_COUNT]; /* measured keys only */
 	const char *chosen_name;
 	uint64_t chosen_hz;
+	/* The advertised rate a guest kernel would take (freq_claims order). */
+	int believed_key;            /* enum freq_key, -1 when nothing is advertised */
+	uint64_t believed_hz;
 	bool disagreement_known;
 	int64_t disagreement_ppm;   /* best advertised vs chosen measurement */
 	const char *disagreement_between;
@@ -40,6 +44,14 @@ struct freq_result {
 };
 
 const char *freq_key_name(enum freq_key k);
+
+/* Advertised TSC rates in the order Linux's platform code takes them:
+ * kvmclock's pvclock, Hyper-V's frequency MSR, VMware's GETHZ (each via
+ * x86_platform.calibrate_tsc), the 0x40000010 leaf (ACRN), then CPUID
+ * 0x15 (native_calibrate_tsc, Intel).  0x16 is a nominal core rate, not a
+ * TSC rate, and never counts as a claim. */
+extern const enum freq_key freq_claims[];
+extern const unsigned freq_claim_count;
 
 struct run_results;
 /* Fills advertised values and, with window_ms > 0, measures against

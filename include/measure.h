@@ -66,6 +66,4 @@ const char *measure_method(void);
 void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan);
 void measure_baselines(struct baselines *b, const struct measure_plan *plan);
 void measure_behaviour(struct behaviour *out, const struct source_desc *d, const struct measure_plan *plan);
-/* The harness median used for subtraction (valid after measure_baselines). */
-uint64_t measure_harness_p50(void);
 #endif

@@ -74,4 +74,6 @@ uint64_t hv_ref_time(uint64_t tsc, uint64_t scale, int64_t offset);
 /* The TSC rate the page encodes: reference time runs at 10^7 per second,
  * so tsc_hz = 10^7 * 2^64 / scale, rounded to nearest.  0 when scale is 0. */
 uint64_t hv_tsc_hz_from_scale(uint64_t scale);
+/* Hyper-V's reference time counts 100 ns units (TLFS). */
+#define HV_REFERENCE_HZ 10000000
 #endif

@@ -59,6 +59,8 @@ struct run_results {
 	uint64_t elapsed_ms;
 };
 
+/* The measured source of that name, or NULL when it is absent or failed. */
+const struct source_result *results_source_ok(const struct run_results *r, const char *name);
 /* The TSC rate used to turn cycles into ns everywhere in the report. */
 uint64_t results_tsc_hz(const struct run_results *r);
 /* Fills the verdict's plain-fact input from everything measured. */

@@ -15,7 +15,6 @@
 #define EXIT_REPORT_COMPLETE 0x10
 #define EXIT_PROBE_FAILED 0x11
 #define DEFAULT_WAIT_KEY_SECONDS 30
-#define REPORT_BUFFER_BYTES (1u << 20)
 
 static struct run_results run;
 
@@ -80,7 +79,8 @@ static void fatal_fault(int vector, uint64_t rip, uint64_t error_code)
 	 * than hold a VM (or a cloud instance) forever.  Bounded by the TSC at
 	 * the rough rate; firmware state after an unexpected fault is suspect,
 	 * so no key wait. */
-	uint64_t until = rdtsc() + facts_ms_to_cycles(&run.facts, DEFAULT_WAIT_KEY_SECONDS * 1000);
+	uint64_t hz = run.facts.tsc_hz_rough ? run.facts.tsc_hz_rough : 4000000000ull; /* not known yet */
+	uint64_t until = rdtsc() + hz * DEFAULT_WAIT_KEY_SECONDS;
 	while (rdtsc() < until)
 		cpu_relax();
 	fault_guard_remove();
@@ -119,7 +119,7 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 				measure_op(&s->cost, s->desc.read, plan);
 			}
 		}
-		if (s->src == clock_sources[0] && s->status == SOURCE_OK)
+		if (str_equal(s->src->name, "tsc") && s->status == SOURCE_OK)
 			rb.rdtsc = s->cost.throughput_milli / 1000;
 		if (s->status == SOURCE_OK)
 			s->read_path = read_path_name(read_path_classify(s->cost.throughput_milli / 1000, &rb));
@@ -130,10 +130,8 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 
 static uint64_t tsc_read_p50(const struct run_results *r)
 {
-	for (unsigned i = 0; i < r->source_count; i++)
-		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, "tsc"))
-			return r->sources[i].cost.cycles.p50;
-	return 0;
+	const struct source_result *s = results_source_ok(r, "tsc");
+	return s ? s->cost.cycles.p50 : 0;
 }
 
 static void finish_sources(struct run_results *r)
@@ -156,6 +154,10 @@ void probe_main(struct platform *plat)
 	fault_set_fatal_handler(fatal_fault);
 	fault_guard_install();
 
+	/* COM1 at once, so a fault during discovery is still told; the UART
+	 * the firmware's tables name (SPCR) or the settings ask for is chosen
+	 * after discovery. */
+	uart_init(&con.uart, 0x3f8, "COM1 (default)");
 	settings_defaults(&f->settings);
 	if (plat->read_settings) {
 		plat->read_settings(settings_text, sizeof settings_text);
@@ -183,14 +185,22 @@ void probe_main(struct platform *plat)
 		progress("baselines");
 		measure_baselines(&r->baselines, &plan);
 		measure_sources(r, &plan);
-		progress("frequency and drift");
-		freq_measure(&r->freq, r, f->settings.freq_window_ms);
-		progress("cross-CPU");
-		crosscpu_run(&r->xcpu, r);
-		progress("gaps");
-		gapscan_run(&r->gaps, results_tsc_hz(r), tsc_read_p50(r), f->settings.gaps_window_ms);
-		if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
-			gapscan_all_cpus(&r->gaps_cpus, r, tsc_read_p50(r));
+		/* Everything after this times itself with the TSC: a TSC that does
+		 * not tick (the tsc source's behaviour test) would only produce
+		 * numbers that mean nothing, so those stages say why instead. */
+		if (results_source_ok(r, "tsc")) {
+			progress("frequency and drift");
+			freq_measure(&r->freq, r, f->settings.freq_window_ms);
+			progress("cross-CPU");
+			crosscpu_run(&r->xcpu, r);
+			progress("gaps");
+			gapscan_run(&r->gaps, results_tsc_hz(r), tsc_read_p50(r), f->settings.gaps_window_ms);
+			if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
+				gapscan_all_cpus(&r->gaps_cpus, r, tsc_read_p50(r));
+		} else {
+			results_error(r, "TSC_UNUSABLE",
+				      "the TSC source did not measure ok: frequency, cross-CPU and gap stages skipped");
+		}
 	}
 	finish_sources(r);
 	static struct verdict_input vin;

@@ -35,7 +35,8 @@ struct shared {
 	struct xcpu_cpu *cpus;
 	uint32_t n;
 	bool kvmclock;
-	struct pvclock_time_info *areas; /* one per CPU, 64-byte apart */
+	struct pvclock_time_info *areas; /* one per CPU, 32 bytes each */
+	uint32_t bsp;                /* the BSP's index in cpus[] */
 	bool selftest;
 	bool tsc_adjust;
 	uint32_t selftest_cpu;
@@ -44,13 +45,21 @@ struct shared {
 
 static struct shared sh;
 
-static void lock_take(uint64_t deadline)
+/* Spins are bounded twice: by the TSC deadline and by a count, so a TSC
+ * that stopped cannot hold a CPU here forever. */
+#define SPIN_LIMIT 100000000u
+
+/* False when the partner held the lock past the deadline: the caller then
+ * stops without observing (an unlocked reading could be a false warp) and
+ * without dropping a lock it does not hold. */
+static bool lock_take(uint64_t deadline)
 {
-	while (__atomic_exchange_n(&sh.lock, 1, __ATOMIC_ACQUIRE)) {
-		if (rdtsc() > deadline)
-			return; /* a dead partner: proceed, the result will show it */
+	for (uint32_t spins = 0; __atomic_exchange_n(&sh.lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (rdtsc() > deadline || spins > SPIN_LIMIT)
+			return false;
 		cpu_relax();
 	}
+	return true;
 }
 
 static void lock_drop(void) { __atomic_store_n(&sh.lock, 0, __ATOMIC_RELEASE); }
@@ -68,10 +77,15 @@ static void timing_cpuid(uint32_t out[8])
 		cpuid_raw(0x80000007, 0, r);
 		out[2] = r[3] & (1u << 8); /* invariant TSC */
 	}
-	cpuid_raw(0x40000000, 0, r);
-	out[3] = r[1];
-	out[4] = r[2];
-	out[5] = r[3];
+	out[3] = out[4] = out[5] = 0;
+	if (out[0] & (1u << 31)) {
+		/* Only under a hypervisor: on bare metal this leaf is the highest
+		 * basic leaf's data, which may be per-CPU (leaf 0xB's x2APIC ID). */
+		cpuid_raw(0x40000000, 0, r);
+		out[3] = r[1];
+		out[4] = r[2];
+		out[5] = r[3];
+	}
 	cpuid_raw(0, 0, r);
 	out[6] = 0;
 	if (r[0] >= 0x15) {
@@ -79,17 +93,6 @@ static void timing_cpuid(uint32_t out[8])
 		out[6] = r[0] ^ r[1] ^ r[2];
 	}
 	out[7] = 0;
-}
-
-static uint32_t my_index(void)
-{
-	uint32_t r[4];
-	cpuid_raw(1, 0, r);
-	uint32_t id = r[1] >> 24;
-	for (uint32_t i = 0; i < sh.n; i++)
-		if ((sh.cpus[i].apic_id & 0xff) == id)
-			return i;
-	return 0;
 }
 
 static uint64_t read_clock(uint32_t cpu, bool kvmclock)
@@ -101,7 +104,8 @@ static void warp_loop(uint32_t cpu, bool kvmclock)
 {
 	uint64_t end = rdtsc() + sh.deadline_cycles;
 	for (uint32_t i = 0; i < WARP_ITERATIONS; i++) {
-		lock_take(end);
+		if (!lock_take(end))
+			break;
 		uint64_t now = read_clock(cpu, kvmclock);
 		warp_observe(&sh.warp, cpu, now);
 		lock_drop();
@@ -110,10 +114,13 @@ static void warp_loop(uint32_t cpu, bool kvmclock)
 	}
 }
 
-static bool wait_for(volatile uint32_t *v, uint32_t want, uint64_t deadline)
+/* me = the waiting AP's index, or UINT32_MAX on the BSP: an AP whose pair
+ * was given up (the turn moved on) stops waiting at once, so a late AP
+ * never answers for the next one. */
+static bool wait_for(volatile uint32_t *v, uint32_t want, uint64_t deadline, uint32_t me)
 {
-	while (*v != want) {
-		if (rdtsc() > deadline || sh.stop)
+	for (uint32_t spins = 0; *v != want; spins++) {
+		if (rdtsc() > deadline || spins > SPIN_LIMIT || sh.stop || (me != UINT32_MAX && sh.turn != me))
 			return false;
 		cpu_relax();
 	}
@@ -170,13 +177,12 @@ static void ap_selftest_apply(uint32_t cpu, bool apply)
 }
 
 /* Runs on every AP (SysV convention; the platform wraps it). */
-static void ap_main(void *unused)
+static void ap_main(void *index)
 {
-	(void)unused;
 	struct descriptor_table_ptr firmware_idt;
 	sidt(&firmware_idt);
 	fault_guard_load_on_this_cpu();
-	uint32_t me = my_index();
+	uint32_t me = (uint32_t)(uintptr_t)index;
 	struct xcpu_cpu *c = &sh.cpus[me];
 	uint32_t ids[8];
 	timing_cpuid(ids);
@@ -193,12 +199,12 @@ static void ap_main(void *unused)
 	for (uint32_t phase = PHASE_WARP_TSC; phase <= PHASE_SKEW; phase++) {
 		if (phase == PHASE_WARP_KVMCLOCK && !sh.kvmclock)
 			continue;
-		if (!wait_for(&sh.phase, phase, rdtsc() + sh.deadline_cycles))
+		if (!wait_for(&sh.phase, phase, rdtsc() + sh.deadline_cycles, me))
 			break;
 		sh.ap_ready = phase;
 		if (phase == PHASE_SKEW) {
 			for (uint32_t seq = 1; seq <= SKEW_EXCHANGES; seq++) {
-				if (!wait_for(&sh.ping_seq, seq, rdtsc() + sh.deadline_cycles))
+				if (!wait_for(&sh.ping_seq, seq, rdtsc() + sh.deadline_cycles, me))
 					break;
 				sh.pong_t1 = rdtsc_ordered();
 				__atomic_store_n(&sh.pong_seq, seq, __ATOMIC_RELEASE);
@@ -229,7 +235,7 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 		if (phase == PHASE_WARP_KVMCLOCK && !sh.kvmclock)
 			continue;
 		sh.phase = phase;
-		if (!wait_for(&sh.ap_ready, phase, rdtsc() + sh.deadline_cycles)) {
+		if (!wait_for(&sh.ap_ready, phase, rdtsc() + sh.deadline_cycles, UINT32_MAX)) {
 			ok = false;
 			break;
 		}
@@ -239,7 +245,7 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 			for (uint32_t seq = 1; seq <= SKEW_EXCHANGES; seq++) {
 				uint64_t t0 = rdtsc_ordered();
 				__atomic_store_n(&sh.ping_seq, seq, __ATOMIC_RELEASE);
-				if (!wait_for(&sh.pong_seq, seq, rdtsc() + sh.deadline_cycles)) {
+				if (!wait_for(&sh.pong_seq, seq, rdtsc() + sh.deadline_cycles, UINT32_MAX)) {
 					ok = false;
 					break;
 				}
@@ -247,10 +253,10 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 				warp_skew_add(&c->skew, t0, sh.pong_t1, t2);
 			}
 		} else {
-			warp_loop(0, phase == PHASE_WARP_KVMCLOCK);
+			warp_loop(sh.bsp, phase == PHASE_WARP_KVMCLOCK);
 		}
 		irq_restore(was_on);
-		ok = ok && wait_for(&sh.ap_done, phase, rdtsc() + sh.deadline_cycles);
+		ok = ok && wait_for(&sh.ap_done, phase, rdtsc() + sh.deadline_cycles, UINT32_MAX);
 		if (phase == PHASE_WARP_TSC) {
 			c->warps = sh.warp.warps;
 			c->max_warp = sh.warp.max_warp;
@@ -282,9 +288,12 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 		out->cpu[i].apic_id = r->cpus[i].apic_id;
 		out->cpu[i].bsp = r->cpus[i].bsp;
 	}
-	/* The BSP is index 0 in both MP services' and our MADT list. */
+	uint32_t bsp = 0;
+	for (uint32_t i = 0; i < out->cpu_count; i++)
+		if (r->cpus[i].bsp)
+			bsp = i;
 	out->tested = 1;
-	out->cpu[0].tested = out->cpu[0].arrived = out->cpu[0].cpuid_consistent = true;
+	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
 	if (r->cpus_enabled < 2) {
 		str_copy(out->absent_reason, sizeof out->absent_reason, "only one CPU: nothing to compare");
 		out->ran = true;
@@ -302,28 +311,43 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 	sh.kvmclock = kvmclock_get_facts()->registered;
 	sh.selftest = out->selftest.requested;
 	sh.tsc_adjust = r->facts.cpu.tsc_adjust;
-	sh.selftest_cpu = 1;
+	sh.bsp = bsp;
+	sh.selftest_cpu = UINT32_MAX;
+	for (uint32_t i = 0; i < sh.n && sh.selftest_cpu == UINT32_MAX; i++)
+		if (i != bsp && r->cpus[i].enabled)
+			sh.selftest_cpu = i;
 	sh.st = &out->selftest;
 	if (sh.kvmclock) {
 		sh.areas = p->alloc_pages(sizeof(struct pvclock_time_info) * XCPU_MAX);
 		sh.kvmclock = sh.areas != NULL;
-		/* The BSP's own area stays the one the kvm-clock source
-		 * registered; re-register index 0 here for a uniform path. */
+		/* Every CPU reads its own area here, the BSP included: the BSP's
+		 * registration moves from the source's area to this one (the
+		 * source's read is measured already; its finish unregisters). */
 		if (sh.kvmclock)
-			kvmclock_register_area(&sh.areas[0]);
+			kvmclock_register_area(&sh.areas[bsp]);
 	}
 	timing_cpuid(sh.bsp_cpuid);
 	out->ran = true;
-	uint64_t pair_us = 4 * 200000; /* four phases, each bounded like deadline_cycles */
-	for (uint32_t i = 1; i < sh.n; i++) {
-		if (!r->cpus[i].enabled)
+	/* Longest a pair can legitimately take: every wait of the three phases
+	 * and of the skew exchanges at its deadline, twice over because the
+	 * deadline uses the rough rate.  Past this the firmware may reset the
+	 * AP, which then could not undo its selftest offset. */
+	uint64_t pair_us = (uint64_t)(3 * 3 + SKEW_EXCHANGES + 4) * 200000 * 2;
+	for (uint32_t i = 0; i < sh.n; i++) {
+		if (i == bsp || !r->cpus[i].enabled)
 			continue;
 		sh.turn = i;
-		if (p->ap_start(i, ap_main, NULL, pair_us))
+		if (p->ap_start(i, ap_main, (void *)(uintptr_t)i, pair_us))
 			continue; /* reported: answered=false, tested=false */
 		bsp_pair(out, i);
-		if (out->cpu[i].tested)
+		if (out->cpu[i].tested) {
 			out->tested++;
+		} else {
+			/* Let a straggler finish (it stops at the turn change)
+			 * before the next AP shares the same flags. */
+			sh.turn = UINT32_MAX;
+			p->aps_wait(pair_us);
+		}
 	}
 	sh.stop = 1;
 	sh.turn = UINT32_MAX;
@@ -332,8 +356,10 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 		kvmclock_unregister_this_cpu();
 		out->kvmclock_tested = true;
 	}
-	for (uint32_t i = 1; i < sh.n; i++) {
+	for (uint32_t i = 0; i < sh.n; i++) {
 		struct xcpu_cpu *c = &out->cpu[i];
+		if (i == bsp)
+			continue;
 		out->warps += c->warps;
 		if (c->max_warp > out->max_warp)
 			out->max_warp = c->max_warp;

@@ -33,9 +33,8 @@ const char *measure_init(bool have_rdtscp)
 
 const char *measure_method(void) { return end_with_rdtscp ? method_rdtscp : method_lfence; }
 
-uint64_t measure_harness_p50(void) { return harness_p50; }
 
-static uint64_t empty_op(void) { return 0; }
+static __attribute__((aligned(16))) uint64_t empty_op(void) { return 0; }
 
 /* One masked window of per-call samples; returns how many were taken. */
 static inline __attribute__((always_inline)) uint32_t
@@ -57,25 +56,51 @@ sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline
 	return i;
 }
 
-static uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
+/* Out of line and cache-line aligned, so the timed loop's code never
+ * straddles a page: under TCG a loop split across two pages cannot chain
+ * its translated blocks and ran ~5x slower depending on where the linker
+ * happened to put it (harness throughput 101 instead of 21 cycles). */
+static __attribute__((noinline, aligned(64))) uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
 {
 	uint64_t acc = 0;
 	uint64_t t0 = stamp_begin();
 	for (uint32_t i = 0; i < reads; i++)
 		acc ^= op();
-	uint64_t t1 = end_with_rdtscp ? stamp_end(true) : stamp_end(false);
+	uint64_t t1 = stamp_end(end_with_rdtscp);
 	sink = acc;
 	return t1 - t0;
 }
 
+/* How many back-to-back calls fit one masked window: a slow source (an
+ * MMIO exit of tens of microseconds under nested virtualization) gets
+ * fewer, so no window keeps interrupts off much past its deadline. */
+#define WINDOW_CALLS_MIN 16 /* keeps the stamps' own cost small per call */
+
+static uint32_t calls_per_window(uint64_t (*op)(void), const struct measure_plan *plan, uint32_t max)
+{
+	/* Best of three: the first run can include one-off costs (a cold
+	 * cache, TCG translating the loop). */
+	uint64_t c = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		bool was_on = irq_save();
+		uint64_t t = batch_cycles(op, 4) / 4;
+		irq_restore(was_on);
+		c = MIN(c, t);
+	}
+	uint64_t n = c ? plan->window_deadline_cycles / c : max;
+	return (uint32_t)(n < WINDOW_CALLS_MIN ? WINDOW_CALLS_MIN : n > max ? max : n);
+}
+
 /* Median over several batches, each timed with interrupts masked. */
-static uint64_t throughput_milli(uint64_t (*op)(void), uint64_t deadline)
+static uint64_t throughput_milli(uint64_t (*op)(void), const struct measure_plan *plan)
 {
 	uint64_t per_batch[MEASURE_BATCHES];
+	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	uint32_t reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < MEASURE_BATCHES; b++) {
 		bool was_on = irq_save();
-		uint64_t c = batch_cycles(op, MEASURE_BATCH_READS);
+		uint64_t c = batch_cycles(op, reads);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
 		if (clean)
@@ -86,7 +111,7 @@ static uint64_t throughput_milli(uint64_t (*op)(void), uint64_t deadline)
 	if (!n)
 		return 0;
 	stats_sort_u64(per_batch, n);
-	return per_batch[n / 2] * 1000 / MEASURE_BATCH_READS;
+	return per_batch[n / 2] * 1000 / reads;
 }
 
 static void sample_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan, uint32_t *taken)
@@ -128,8 +153,8 @@ void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_
 	out->below_harness = stats_subtract_harness(plan->scratch, n, harness_p50);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	log2_hist_add_all(&out->hist, plan->scratch, n);
-	uint64_t t = throughput_milli(op, rdtsc() + plan->budget_cycles);
-	uint64_t h = throughput_milli(empty_op, rdtsc() + plan->budget_cycles);
+	uint64_t t = throughput_milli(op, plan);
+	uint64_t h = throughput_milli(empty_op, plan);
 	out->throughput_milli = t;
 	out->throughput_net_milli = t > h ? t - h : 0;
 }
@@ -160,7 +185,7 @@ void measure_baselines(struct baselines *b, const struct measure_plan *plan)
 	log2_hist_init(&b->harness.hist);
 	log2_hist_add_all(&b->harness.hist, plan->scratch, n);
 	harness_p50 = b->harness.cycles.p50;
-	b->harness.throughput_milli = throughput_milli(empty_op, rdtsc() + plan->budget_cycles);
+	b->harness.throughput_milli = throughput_milli(empty_op, plan);
 
 	measure_op(&b->cpuid, op_cpuid, plan);
 	unassigned_port = UNASSIGNED_PORT;
@@ -177,8 +202,9 @@ void measure_behaviour(struct behaviour *out, const struct source_desc *d, const
 	/* Raw values back to back, in masked windows; pairs are only compared
 	 * inside a window, where nothing else ran between two reads. */
 	out->min_step_ticks = UINT64_MAX;
+	uint32_t per_window = calls_per_window(d->read, plan, MEASURE_WINDOW_SAMPLES);
 	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
-		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
+		uint32_t want = MIN(per_window, plan->samples - n);
 		bool was_on = irq_save();
 		for (uint32_t i = 0; i < want; i++)
 			v[n + i] = d->read();

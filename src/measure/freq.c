@@ -28,6 +28,11 @@ static const char *const key_names[FREQ_KEY_COUNT] = {
 
 const char *freq_key_name(enum freq_key k) { return key_names[k]; }
 
+const enum freq_key freq_claims[] = {
+	FREQ_PVCLOCK, FREQ_HYPERV_MSR, FREQ_VMWARE_GETHZ, FREQ_HYPERVISOR_LEAF, FREQ_CPUID_15,
+};
+const unsigned freq_claim_count = ARRAY_SIZE(freq_claims);
+
 struct reference {
 	const struct source_result *src;
 	struct counter_ext ext;
@@ -58,14 +63,6 @@ static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *
 	return best_raw;
 }
 
-static const struct source_result *find_ok(struct run_results *r, const char *name)
-{
-	for (unsigned i = 0; i < r->source_count; i++)
-		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, name))
-			return &r->sources[i];
-	return NULL;
-}
-
 static void advertised(struct freq_result *out, const struct run_results *r)
 {
 	const struct probe_facts *f = &r->facts;
@@ -87,7 +84,8 @@ static void advertised(struct freq_result *out, const struct run_results *r)
 		out->hz[FREQ_HYPERV_MSR] = hv_hz;
 }
 
-static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, const char *b, uint64_t b_ns)
+static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, const char *b, uint64_t b_ns,
+		      const char *basis)
 {
 	if (out->drift_count >= FREQ_MAX_DRIFT || !b_ns)
 		return;
@@ -97,6 +95,7 @@ static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, con
 		return;
 	d->a = a;
 	d->b = b;
+	d->basis = basis;
 	d->window_ms = out->window_ms;
 	out->drift_count++;
 }
@@ -122,27 +121,44 @@ static void choose(struct freq_result *out, const struct run_results *r)
 		out->chosen_name = r->facts.tsc_hz_rough_source;
 		out->chosen_hz = r->facts.tsc_hz_rough;
 	}
-	/* Disagreement: the advertised value a guest kernel would believe
-	 * (hypervisor leaf, pvclock, GETHZ, then 0x15) against the chosen
-	 * measurement. */
-	static const enum freq_key claims[] = { FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK, FREQ_HYPERV_MSR,
-						 FREQ_VMWARE_GETHZ, FREQ_CPUID_15 };
-	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
-	for (size_t i = 0; i < ARRAY_SIZE(claims) && measured; i++) {
-		if (!out->hz[claims[i]])
-			continue;
-		out->disagreement_known = rate_ppm_diff(out->hz[claims[i]], measured, &out->disagreement_ppm);
-		out->disagreement_between = key_names[claims[i]];
-		break;
+	out->believed_key = -1;
+	for (unsigned i = 0; i < freq_claim_count; i++) {
+		if (out->hz[freq_claims[i]]) {
+			out->believed_key = (int)freq_claims[i];
+			out->believed_hz = out->hz[freq_claims[i]];
+			break;
+		}
 	}
+	/* Disagreement: the rate a guest kernel would believe against the
+	 * best measurement. */
+	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
+	if (out->believed_hz && measured) {
+		out->disagreement_known = rate_ppm_diff(out->believed_hz, measured, &out->disagreement_ppm);
+		out->disagreement_between = key_names[out->believed_key];
+	}
+}
+
+/* The TSC rate to compare the TSC with reference `against` at: the rate a
+ * guest would believe when one is advertised (what Linux's watchdog then
+ * checks); else the rate measured against the *other* reference, never
+ * against `against` itself (that drift would be 0 by construction). */
+static uint64_t tsc_basis(const struct freq_result *out, enum freq_key against, const char **basis)
+{
+	if (out->believed_hz) {
+		*basis = key_names[out->believed_key];
+		return out->believed_hz;
+	}
+	enum freq_key other = against == FREQ_MEASURED_HPET ? FREQ_MEASURED_ACPI_PM : FREQ_MEASURED_HPET;
+	*basis = key_names[other];
+	return out->hz[other];
 }
 
 void freq_measure(struct freq_result *out, struct run_results *r, uint32_t window_ms)
 {
 	memset(out, 0, sizeof *out);
 	advertised(out, r);
-	struct reference refs[2] = { { .src = find_ok(r, "hpet") }, { .src = find_ok(r, "acpi_pm") } };
-	const struct source_result *kvmclock = find_ok(r, "kvm-clock");
+	struct reference refs[2] = { { .src = results_source_ok(r, "hpet") }, { .src = results_source_ok(r, "acpi_pm") } };
+	const struct source_result *kvmclock = results_source_ok(r, "kvm-clock");
 	const struct probe_facts *f = &r->facts;
 	out->window_ms = window_ms;
 
@@ -195,20 +211,26 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 		kvm_end = stamp(&kvmclock->desc, &kvm_end_tsc, &bracket);
 	choose(out, r);
 
-	/* Drift: elapsed time by each source at its nominal rate (the TSC at
-	 * the chosen rate), pairwise, over the window. */
-	uint64_t hpet_ns = refs[0].src ? ticks_to_ns(refs[0].ticks, refs[0].src->desc.freq_hz) : 0;
-	uint64_t pm_ns = refs[1].src ? ticks_to_ns(refs[1].ticks, refs[1].src->desc.freq_hz) : 0;
-	if (refs[0].src && out->chosen_hz)
-		add_drift(out, "tsc", ticks_to_ns(refs[0].tsc_end - refs[0].tsc_start, out->chosen_hz), "hpet", hpet_ns);
-	if (refs[1].src && out->chosen_hz)
-		add_drift(out, "tsc", ticks_to_ns(refs[1].tsc_end - refs[1].tsc_start, out->chosen_hz), "acpi_pm", pm_ns);
+	/* Drift: elapsed time by each source at its nominal rate, pairwise,
+	 * over the window; the TSC's rate per tsc_basis(). */
+	static const char *const ref_names[2] = { "hpet", "acpi_pm" };
+	const char *basis;
+	for (int i = 0; i < 2; i++) {
+		if (!refs[i].src)
+			continue;
+		uint64_t hz = tsc_basis(out, i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM, &basis);
+		if (hz)
+			add_drift(out, "tsc", ticks_to_ns(refs[i].tsc_end - refs[i].tsc_start, hz), ref_names[i],
+				  ticks_to_ns(refs[i].ticks, refs[i].src->desc.freq_hz), basis);
+	}
 	if (refs[0].src && refs[1].src) {
 		/* Both windows differ slightly in their end points: compare the
 		 * rates each implies for the TSC rather than raw elapsed times. */
-		add_drift(out, "hpet", out->hz[FREQ_MEASURED_ACPI_PM], "acpi_pm", out->hz[FREQ_MEASURED_HPET]);
+		add_drift(out, "hpet", out->hz[FREQ_MEASURED_ACPI_PM], "acpi_pm", out->hz[FREQ_MEASURED_HPET], NULL);
 	}
-	if (kvmclock && out->chosen_hz)
-		add_drift(out, "kvm-clock", kvm_end - kvm_start, "tsc",
-			  ticks_to_ns(kvm_end_tsc - kvm_start_tsc, out->chosen_hz));
+	/* kvm-clock against real time: the TSC at its measured rate. */
+	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
+	if (kvmclock && measured)
+		add_drift(out, "kvm-clock", kvm_end - kvm_start, "tsc", ticks_to_ns(kvm_end_tsc - kvm_start_tsc, measured),
+			  out->hz[FREQ_MEASURED_HPET] ? key_names[FREQ_MEASURED_HPET] : key_names[FREQ_MEASURED_ACPI_PM]);
 }

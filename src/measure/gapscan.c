@@ -4,9 +4,9 @@
 #include "results.h"
 #include "strbuf.h"
 
-/* Even at one TSC read per cycle a 60 s window stays below this; it only
- * ends the loop if the TSC stops. */
-#define GAPSCAN_MAX_READS 100000000000ull
+/* A TSC read costs at least a few cycles, so a window of W cycles never
+ * needs more than W / 4 reads; the cap only matters if the TSC stopped. */
+#define GAPSCAN_MIN_CYCLES_PER_READ 4
 
 void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t rdtsc_p50, uint32_t window_ms)
 {
@@ -18,7 +18,8 @@ void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t rdtsc_p50, u
 	uint64_t start = rdtsc();
 	uint64_t prev = start;
 	gaps_init(&out->g, gaps_threshold(tsc_hz, rdtsc_p50), start);
-	for (uint64_t i = 0; i < GAPSCAN_MAX_READS; i++) {
+	uint64_t max_reads = window / GAPSCAN_MIN_CYCLES_PER_READ + 1;
+	for (uint64_t i = 0; i < max_reads; i++) {
 		uint64_t now = rdtsc();
 		gaps_feed(&out->g, prev, now);
 		prev = now;

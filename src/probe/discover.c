@@ -13,7 +13,6 @@
 /* Deadlines need some rate before anything is measured; 4 GHz errs on the
  * long side for every real TSC, and only bounds loops. */
 #define ASSUMED_TSC_HZ 4000000000ull
-#define PM_TIMER_HZ 3579545ull
 #define ROUGH_CALIBRATION_PM_TICKS 35795 /* 10 ms */
 
 void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
@@ -140,7 +139,7 @@ static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm)
 		uint32_t now = inl(port) & 0xffffff;
 		uint32_t ticks = (now - start) & 0xffffff;
 		if (ticks >= ROUGH_CALIBRATION_PM_TICKS)
-			return rate_from_window(rdtsc() - t0, PM_TIMER_HZ, ticks);
+			return rate_from_window(rdtsc() - t0, RATE_ACPI_PM_HZ, ticks);
 		if (rdtsc() - t0 > ASSUMED_TSC_HZ) /* a second at 4 GHz: frozen timer */
 			return 0;
 	}

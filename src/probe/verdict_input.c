@@ -9,6 +9,14 @@ static enum verdict_tri tri(bool known, bool value)
 	return !known ? VERDICT_UNKNOWN : value ? VERDICT_YES : VERDICT_NO;
 }
 
+const struct source_result *results_source_ok(const struct run_results *r, const char *name)
+{
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, name))
+			return &r->sources[i];
+	return NULL;
+}
+
 uint64_t results_tsc_hz(const struct run_results *r)
 {
 	return r->freq.chosen_hz ? r->freq.chosen_hz : r->facts.tsc_hz_rough;
@@ -60,13 +68,16 @@ static void source_fact(const struct run_results *r, struct verdict_input *in, e
 
 static enum verdict_freq_by freq_by(const struct freq_result *f)
 {
-	if (f->hz[FREQ_PVCLOCK]) return VERDICT_FREQ_PVCLOCK;
-	if (f->hz[FREQ_HYPERVISOR_LEAF]) return VERDICT_FREQ_HYPERVISOR_LEAF;
-	if (f->hz[FREQ_HYPERV_MSR]) return VERDICT_FREQ_HYPERV_MSR;
-	if (f->hz[FREQ_VMWARE_GETHZ]) return VERDICT_FREQ_VMWARE_GETHZ;
-	if (f->hz[FREQ_CPUID_15]) return VERDICT_FREQ_CPUID_15;
-	if (f->hz[FREQ_CPUID_16]) return VERDICT_FREQ_CPUID_16;
-	return VERDICT_FREQ_NONE;
+	if (!f->believed_hz)
+		return VERDICT_FREQ_NONE;
+	switch (f->believed_key) {
+	case FREQ_PVCLOCK: return VERDICT_FREQ_PVCLOCK;
+	case FREQ_HYPERV_MSR: return VERDICT_FREQ_HYPERV_MSR;
+	case FREQ_VMWARE_GETHZ: return VERDICT_FREQ_VMWARE_GETHZ;
+	case FREQ_HYPERVISOR_LEAF: return VERDICT_FREQ_HYPERVISOR_LEAF;
+	case FREQ_CPUID_15: return VERDICT_FREQ_CPUID_15;
+	default: return VERDICT_FREQ_NONE;
+	}
 }
 
 void results_verdict_input(const struct run_results *r, struct verdict_input *in)
@@ -122,10 +133,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->freq_by = freq_by(&r->freq);
 	in->freq_measured_hz = r->freq.hz[FREQ_MEASURED_HPET] ? r->freq.hz[FREQ_MEASURED_HPET]
 							       : r->freq.hz[FREQ_MEASURED_ACPI_PM];
-	static const enum freq_key claims[] = { FREQ_PVCLOCK, FREQ_HYPERVISOR_LEAF, FREQ_HYPERV_MSR,
-						 FREQ_VMWARE_GETHZ, FREQ_CPUID_15, FREQ_CPUID_16 };
-	for (size_t i = 0; i < ARRAY_SIZE(claims) && !in->freq_advertised_hz; i++)
-		in->freq_advertised_hz = r->freq.hz[claims[i]];
+	in->freq_advertised_hz = r->freq.believed_hz;
 	in->freq_disagreement_known = r->freq.disagreement_known;
 	in->freq_disagreement_ppm = r->freq.disagreement_ppm;
 	if (r->gaps.measured) {

@@ -135,14 +135,12 @@ static void hz_or_null(struct json *j, const char *key, uint64_t hz)
 static void tsc_json(struct json *j, const struct run_results *r)
 {
 	const struct cpu_info *c = &r->facts.cpu;
-	const struct hv_info *h = &r->facts.hv;
 	json_object_begin(j, "tsc");
 	json_bool(j, "present", c->tsc);
 	json_bool(j, "invariant", c->invariant_tsc);
 	json_bool(j, "rdtscp", c->rdtscp);
 	json_bool(j, "deadline", c->tsc_deadline);
 	json_bool(j, "tsc_adjust", c->tsc_adjust);
-	(void)h;
 	const struct freq_result *fr = &r->freq;
 	json_object_begin(j, "freq_hz");
 	for (int k = 0; k < FREQ_KEY_COUNT; k++)
@@ -167,6 +165,7 @@ static void tsc_json(struct json *j, const struct run_results *r)
 		json_null(j, "freq_disagreement_ppm");
 	}
 	json_u64(j, "freq_window_ms", fr->window_ms);
+	json_string(j, "freq_believed", fr->believed_hz ? freq_key_name(fr->believed_key) : NULL);
 	json_string(j, "rough_rate_source", r->facts.tsc_hz_rough_source);
 	json_object_end(j);
 }
@@ -226,6 +225,10 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_u64(j, "width_bits", a->pm_timer.width_bits);
 		json_string(j, "from", a->pm_timer.source);
 	} else {
+		/* Contract names stay present, null, when there is no timer. */
+		json_null(j, "space");
+		json_null(j, "address");
+		json_null(j, "width_bits");
 		json_string(j, "reason", a->pm_timer.absent_reason[0] ? a->pm_timer.absent_reason : "no ACPI tables");
 	}
 	json_object_end(j);
@@ -243,6 +246,9 @@ static void acpi_json(struct json *j, const struct run_results *r)
 			json_null(j, "counter_64bit");
 		}
 	} else {
+		json_null(j, "address");
+		json_null(j, "period_fs");
+		json_null(j, "counter_64bit");
 		json_string(j, "reason", a->hpet.absent_reason[0] ? a->hpet.absent_reason : "no ACPI tables");
 	}
 	json_object_end(j);
@@ -297,6 +303,9 @@ static void platform_json(struct json *j, const struct run_results *r)
 		}
 		json_string(j, "uefi_revision", rev);
 	} else {
+		json_null(j, "vendor");
+		json_null(j, "revision");
+		json_null(j, "uefi_revision");
 		json_string(j, "status", "absent");
 		json_string(j, "reason", p->firmware_absent_reason);
 	}
@@ -328,6 +337,13 @@ static void source_json(struct json *j, const struct source_result *s, const str
 	json_string(j, "status", status_names[s->status]);
 	if (s->status != SOURCE_OK) {
 		json_string(j, "reason", s->desc.reason);
+		/* The contract's measurement names, null: nothing was measured. */
+		static const char *const unmeasured[] = {
+			"freq_hz", "width_bits", "read_path", "read_cost", "throughput_cycles",
+			"resolution_ns", "backward_steps", "histogram",
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(unmeasured); i++)
+			json_null(j, unmeasured[i]);
 		json_object_end(j);
 		return;
 	}
@@ -429,6 +445,8 @@ static void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 			json_bool(j, "answered", c->arrived);
 			json_u64(j, "warps", c->warps);
 			json_u64(j, "max_warp_cycles", c->max_warp);
+			if (x->kvmclock_tested)
+				json_u64(j, "kvmclock_warps", c->kvmclock_warps);
 			if (c->skew.valid) {
 				json_i64(j, "skew_cycles", c->skew.offset);
 				json_u64(j, "skew_bound_cycles", c->skew.bound);
@@ -458,8 +476,6 @@ static void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		json_i64(j, "measured_skew_cycles", x->selftest.measured_skew);
 		json_bool(j, "restored", x->selftest.restored);
 	}
-	if (x->selftest.note[0])
-		json_string(j, "note", x->selftest.note);
 	json_object_end(j);
 	json_object_end(j);
 }
@@ -472,6 +488,8 @@ static void drift_json(struct json *j, const struct freq_result *f)
 		json_string(j, "a", f->drift[i].a);
 		json_string(j, "b", f->drift[i].b);
 		json_fixed(j, "ppm", f->drift[i].ppm_milli, 3);
+		if (f->drift[i].basis)
+			json_string(j, "tsc_rate", f->drift[i].basis);
 		json_u64(j, "window_ms", f->drift[i].window_ms);
 		json_object_end(j);
 	}

@@ -48,8 +48,9 @@ bool uart_init(struct uart *u, uint16_t base, const char *source)
 		outb(base + UART_MCR, 0x03); /* DTR, RTS */
 	}
 	/* Enabling the FIFO keeps the baud rate; a 16450 (no FIFO) answers
-	 * IIR bits 7:6 != 11 and then gets one byte per status check. */
-	outb(base + UART_FCR, 0x07);
+	 * IIR bits 7:6 != 11 and then gets one byte per status check.  A UART
+	 * the firmware set up keeps its queued bytes (no FIFO clear). */
+	outb(base + UART_FCR, u->divisor_kept ? 0x01 : 0x07);
 	u->fifo_bytes = (inb(base + UART_IIR) & 0xc0) == 0xc0 ? UART_FIFO_BYTES : 1;
 	u->present = true;
 	return true;

@@ -4,9 +4,9 @@
 #include "source.h"
 #include "arch.h"
 #include "fault.h"
+#include "rate.h"
 #include "strbuf.h"
 
-#define PM_TIMER_HZ 3579545
 
 static uint16_t pm_port;
 static uint64_t pm_mmio;
@@ -29,7 +29,7 @@ static enum source_status acpi_pm_prepare(struct source_desc *d, const struct pr
 	}
 	pm_mask = pm->width_bits == 32 ? 0xffffffffu : 0x00ffffffu;
 	d->width_bits = pm->width_bits;
-	d->freq_hz = PM_TIMER_HZ;
+	d->freq_hz = RATE_ACPI_PM_HZ;
 	d->freq_origin = "ACPI specification (3.579545 MHz)";
 	if (pm->gas.space_id == ACPI_SPACE_IO) {
 		if (pm->gas.address == 0 || pm->gas.address > 0xfffc) {

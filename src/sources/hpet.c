@@ -1,11 +1,13 @@
-/* hpet: the HPET main counter at the base the ACPI HPET table gives.  Read
- * as Linux's clocksource does: the low 32 bits (a 64-bit read can tear on
- * 32-bit-only hardware and Linux never relies on it).  OVMF leaves QEMU's
+/* hpet: the HPET main counter at the base the ACPI HPET table gives.  The
+ * measured read is what Linux's clocksource does: the low 32 bits of the
+ * counter (a 64-bit counter read can tear on 32-bit-only hardware; the
+ * capabilities register is read whole once, as Linux does).  OVMF leaves QEMU's
  * HPET halted, so a halted counter is started and the previous
  * configuration restored in finish(). */
 #include "source.h"
 #include "arch.h"
 #include "fault.h"
+#include "rate.h"
 #include "strbuf.h"
 
 #define HPET_CAP 0x000
@@ -13,13 +15,12 @@
 #define HPET_COUNTER 0x0f0
 #define HPET_ENABLE_CNF 1u
 #define HPET_COUNT_SIZE_CAP (1u << 13)
-#define HPET_PERIOD_MAX_FS 0x05f5e100u /* spec ceiling: 100 ns */
-#define HPET_PERIOD_MIN_FS 100000u     /* Linux's HPET_MIN_PERIOD */
-#define FS_PER_S 1000000000000000ull
+#define HPET_BLOCK_ALIGN 1024u /* the register block is 1 KiB */
 
 static uint64_t hpet_base;
 static uint32_t saved_config;
-static bool we_enabled;
+static bool we_enabled;       /* ENABLE_CNF still ours to clear in finish() */
+static bool enabled_by_probe; /* for the report: outlives finish() */
 static uint64_t capabilities;
 
 static uint64_t hpet_read_counter32(void) { return mmio_read32(hpet_base + HPET_COUNTER); }
@@ -59,12 +60,13 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 		return SOURCE_ABSENT;
 	}
 	hpet_base = h->base.address;
+	if (hpet_base & (HPET_BLOCK_ALIGN - 1))
+		return fail(d, "HPET base from the ACPI table is not 1 KiB aligned", 0);
 	int fault = mmio_read64_safe(hpet_base + HPET_CAP, &capabilities);
 	if (fault)
 		return fail(d, "reading HPET capabilities", fault);
 	uint32_t period_fs = (uint32_t)(capabilities >> 32);
-	if (capabilities == ~0ull || period_fs == 0 || period_fs > HPET_PERIOD_MAX_FS ||
-	    period_fs < HPET_PERIOD_MIN_FS) {
+	if (capabilities == ~0ull || rate_hpet_period_check(period_fs) != RATE_HPET_PERIOD_OK) {
 		struct strbuf sb;
 		sb_init(&sb, d->reason, sizeof d->reason);
 		sb_str(&sb, "HPET reports an invalid counter period of ");
@@ -84,8 +86,12 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 		fault = mmio_write32_safe(hpet_base + HPET_CONFIG, config | HPET_ENABLE_CNF);
 		if (fault)
 			return fail(d, "enabling the HPET counter", fault);
-		we_enabled = true;
+		we_enabled = enabled_by_probe = true;
 	}
+	uint32_t counter;
+	fault = mmio_read32_safe(hpet_base + HPET_COUNTER, &counter);
+	if (fault)
+		return fail(d, "reading the HPET main counter", fault);
 	if (!counter_moves(f)) {
 		str_copy(d->reason, sizeof d->reason,
 			 we_enabled ? "HPET main counter does not move even after setting ENABLE_CNF"
@@ -94,7 +100,7 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 	}
 	d->read = hpet_read_counter32;
 	d->width_bits = 32;
-	d->freq_hz = (FS_PER_S + period_fs / 2) / period_fs;
+	d->freq_hz = rate_hpet_hz(period_fs);
 	d->freq_origin = "HPET capabilities register (period in fs)";
 	return SOURCE_OK;
 }
@@ -113,7 +119,7 @@ static void hpet_report_extra(struct json *j)
 	json_bool(j, "counter_64bit", capabilities & HPET_COUNT_SIZE_CAP);
 	json_u64(j, "timers", ((capabilities >> 8) & 31) + 1);
 	json_u64(j, "vendor_id", (capabilities >> 16) & 0xffff);
-	json_bool(j, "enabled_by_probe", we_enabled);
+	json_bool(j, "enabled_by_probe", enabled_by_probe);
 	json_object_end(j);
 }
 

@@ -4,18 +4,15 @@
  * privilege (0x40000003 EAX[1]): QEMU TCG accepts the MSR silently whatever
  * CPUID says, so a read that does not fault proves nothing. */
 #include "source.h"
+#include "arch.h"
 #include "fault.h"
+#include "pvclock.h"
 #include "strbuf.h"
 
 #define HV_X64_MSR_TIME_REF_COUNT 0x40000020u
-#define HV_REFERENCE_HZ 10000000 /* 100 ns units */
 
-static uint64_t hv_msr_read(void)
-{
-	uint64_t v = 0;
-	rdmsr_safe(HV_X64_MSR_TIME_REF_COUNT, &v);
-	return v;
-}
+/* Measured only after prepare's guarded read proved the MSR. */
+static uint64_t hv_msr_read(void) { return rdmsr(HV_X64_MSR_TIME_REF_COUNT); }
 
 static enum source_status hv_msr_prepare(struct source_desc *d, const struct probe_facts *f)
 {

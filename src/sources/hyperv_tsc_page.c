@@ -12,12 +12,12 @@
 #include "strbuf.h"
 
 #define HV_X64_MSR_REFERENCE_TSC 0x40000021u
-#define HV_REFERENCE_HZ 10000000
 #define HV_TSC_PAGE_ENABLE 1u
 #define HV_MSR_KEEP_MASK 0xffeull /* bits 11:1 are reserved: preserve them */
 #define PAGE_READ_RETRIES 1000
 
 static volatile struct hv_ref_tsc_page *page;
+static struct hv_ref_tsc_page snapshot; /* the page as prepare found it */
 static uint64_t saved_msr;
 static bool enabled_by_us;
 static uint32_t invalid_reads;
@@ -78,6 +78,9 @@ static enum source_status hv_tsc_page_prepare(struct source_desc *d, const struc
 			 "reference TSC page sequence is 0 (invalid): Linux reads the MSR clocksource instead");
 		return SOURCE_ERROR;
 	}
+	snapshot.tsc_sequence = page->tsc_sequence;
+	snapshot.tsc_scale = page->tsc_scale;
+	snapshot.tsc_offset = page->tsc_offset;
 	d->read = hv_tsc_page_read;
 	d->width_bits = 64;
 	d->freq_hz = HV_REFERENCE_HZ;
@@ -94,12 +97,11 @@ static void hv_tsc_page_finish(void)
 
 static void hv_tsc_page_report_extra(struct json *j)
 {
-	if (!page)
-		return;
-	json_u64(j, "tsc_sequence", page->tsc_sequence);
-	json_u64(j, "tsc_scale", page->tsc_scale);
-	json_i64(j, "tsc_offset", page->tsc_offset);
-	json_u64(j, "tsc_hz_from_scale", hv_tsc_hz_from_scale(page->tsc_scale));
+	/* The snapshot: finish() has handed the page back by report time. */
+	json_u64(j, "tsc_sequence", snapshot.tsc_sequence);
+	json_u64(j, "tsc_scale", snapshot.tsc_scale);
+	json_i64(j, "tsc_offset", snapshot.tsc_offset);
+	json_u64(j, "tsc_hz_from_scale", hv_tsc_hz_from_scale(snapshot.tsc_scale));
 	json_u64(j, "invalid_reads", invalid_reads);
 }
 

@@ -44,18 +44,14 @@ uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
 
 static uint64_t kvmclock_read(void) { return kvmclock_read_area(&bsp_area); }
 
+/* Measured only after prepare's guarded write proved the MSR. */
 static uint64_t op_register(void)
 {
-	wrmsr_safe(system_time_msr, registration_value);
+	wrmsr(system_time_msr, registration_value);
 	return 0;
 }
 
-static uint64_t op_read_back(void)
-{
-	uint64_t v = 0;
-	rdmsr_safe(system_time_msr, &v);
-	return v;
-}
+static uint64_t op_read_back(void) { return rdmsr(system_time_msr); }
 
 bool kvmclock_register_area(struct pvclock_time_info *cpu_area)
 {
@@ -99,16 +95,20 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 		system_time_msr = 0;
 		return SOURCE_ERROR;
 	}
-	facts.registered = true;
 	active = true;
 	/* The host fills the page on its next entry; give it a bounded wait. */
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 10);
-	while (!bsp_area.tsc_to_system_mul && rdtsc() < deadline)
+	for (uint32_t spins = 0; !bsp_area.tsc_to_system_mul && rdtsc() < deadline && spins < 10000000; spins++)
 		cpu_relax();
 	if (!bsp_area.tsc_to_system_mul) {
 		str_copy(d->reason, sizeof d->reason, "pvclock page stayed empty after registration");
+		kvmclock_unregister_this_cpu();
+		active = false;
 		return SOURCE_ERROR;
 	}
+	/* Registered and live: only now do the cross-CPU test and the report
+	 * treat kvm-clock as measured. */
+	facts.registered = true;
 	memcpy(&facts.snapshot, &bsp_area, sizeof facts.snapshot);
 	facts.stable = kvm->stable_bit && (bsp_area.flags & PVCLOCK_TSC_STABLE_BIT);
 	facts.tsc_hz = pvclock_tsc_hz(bsp_area.tsc_to_system_mul, bsp_area.tsc_shift);
@@ -125,7 +125,8 @@ void kvmclock_measure_msrs(const struct measure_plan *plan)
 	if (!active)
 		return;
 	struct measure_plan few = *plan;
-	/* Each write makes the host rewrite the page: keep the count modest. */
+	/* Each write makes the host rewrite the page: fewer samples than the
+	 * reads get (the batch throughput adds its own fixed count). */
 	few.samples = MIN(plan->samples, 512u);
 	measure_op(&facts.msr_write, op_register, &few);
 	measure_op(&facts.msr_read, op_read_back, &few);

@@ -7,8 +7,8 @@
  * (QEMU -machine pit=off leaves the ports unanswered). */
 #include "source.h"
 #include "arch.h"
+#include "rate.h"
 
-#define PIT_HZ 1193182
 #define PIT_CH2 0x42
 #define PIT_CMD 0x43
 #define PIT_GATE_PORT 0x61 /* bit 0: channel 2 gate, bit 1: speaker */
@@ -35,7 +35,7 @@ static bool channel_counts(const struct probe_facts *f, uint16_t port, uint8_t l
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 2);
 	for (int i = 0; i < 20000 && rdtsc() < deadline; i++) {
 		uint64_t v = pit_read_latched();
-		if (v != first && !(first == 0xffff && v == 0xffff))
+		if (v != first)
 			return true;
 	}
 	return false;
@@ -45,7 +45,7 @@ static enum source_status pit_prepare(struct source_desc *d, const struct probe_
 {
 	d->width_bits = 16;
 	d->counts_down = true;
-	d->freq_hz = PIT_HZ;
+	d->freq_hz = RATE_PIT_HZ;
 	d->freq_origin = "8254 input clock (1.193182 MHz)";
 	d->read = pit_read_latched;
 	/* Channel 2, mode 2, lobyte/hibyte, reload 0 (= 65536): a free-running
@@ -59,7 +59,7 @@ static enum source_status pit_prepare(struct source_desc *d, const struct probe_
 	if (channel_counts(f, PIT_CH2, 0x80))
 		return SOURCE_OK;
 	str_copy(d->reason, sizeof d->reason,
-		 "no 8254 PIT counts: channels 0 and 2 stay constant after latching (ports 0x40/0x42)");
+		 "no 8254 PIT counts: channel 2 stays constant after programming and latching (ports 0x42/0x43)");
 	return SOURCE_ABSENT;
 }
 
