@@ -56,11 +56,16 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t 
 	out->cpus = MIN(r->cpu_count, (unsigned)GAPSCAN_MAX_CPUS);
 	/* Starting the APs is staggered by the platform's own latency (a few
 	 * ms under UEFI); the windows overlap for all but their edges. */
-	for (uint32_t i = 1; i < out->cpus; i++)
-		if (r->cpus[i].enabled && p->ap_start(i, gap_ap_main, &out->cpu[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
+	uint32_t bsp = 0;
+	for (uint32_t i = 0; i < out->cpus; i++)
+		if (r->cpus[i].bsp)
+			bsp = i;
+	for (uint32_t i = 0; i < out->cpus; i++)
+		if (i != bsp && r->cpus[i].enabled &&
+		    p->ap_start(i, gap_ap_main, &out->cpu[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
 			out->ran[i] = true;
-	gapscan_run(&out->cpu[0], job.tsc_hz, job.rdtsc_p50, job.window_ms);
-	out->ran[0] = true;
+	gapscan_run(&out->cpu[bsp], job.tsc_hz, job.rdtsc_p50, job.window_ms);
+	out->ran[bsp] = true;
 	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))
 		str_copy(out->note, sizeof out->note, "not every AP finished its scan in time");
 }
