@@ -1621,16 +1621,12 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 /* 26000 -> "26,000": the summary is read by people. */
 static void sb_u64_grouped(struct strbuf *sb, uint64_t v)
 {
-	char digits[21];
-	int n = 0;
+	char digits[20];
+	size_t n = u64_to_decimal(v, digits);
 
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v && n < 20);
-	while (n) {
-		sb_char(sb, digits[--n]);
-		if (n && n % 3 == 0)
+	for (size_t i = 0; i < n; i++) {
+		sb_char(sb, digits[i]);
+		if (i + 1 < n && (n - i - 1) % 3 == 0)
 			sb_char(sb, ',');
 	}
 }

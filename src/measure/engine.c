@@ -92,11 +92,10 @@ static uint32_t calls_per_window(uint64_t (*op)(void), const struct measure_plan
 }
 
 /* Median over several batches, each timed with interrupts masked. */
-static uint64_t throughput_milli(uint64_t (*op)(void), const struct measure_plan *plan)
+static uint64_t throughput_milli(uint64_t (*op)(void), uint32_t reads, const struct measure_plan *plan)
 {
 	uint64_t per_batch[MEASURE_BATCHES];
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
-	uint32_t reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < MEASURE_BATCHES; b++) {
 		bool was_on = irq_save();
@@ -153,8 +152,11 @@ void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_
 	out->below_harness = stats_subtract_harness(plan->scratch, n, harness_p50);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	log2_hist_add_all(&out->hist, plan->scratch, n);
-	uint64_t t = throughput_milli(op, plan);
-	uint64_t h = throughput_milli(empty_op, plan);
+	/* The empty batch runs the same number of calls, so the stamps' fixed
+	 * cost is spread alike and the difference is the op alone. */
+	uint32_t reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
+	uint64_t t = throughput_milli(op, reads, plan);
+	uint64_t h = throughput_milli(empty_op, reads, plan);
 	out->throughput_milli = t;
 	out->throughput_net_milli = t > h ? t - h : 0;
 }
@@ -185,7 +187,8 @@ void measure_baselines(struct baselines *b, const struct measure_plan *plan)
 	log2_hist_init(&b->harness.hist);
 	log2_hist_add_all(&b->harness.hist, plan->scratch, n);
 	harness_p50 = b->harness.cycles.p50;
-	b->harness.throughput_milli = throughput_milli(empty_op, plan);
+	b->harness.throughput_milli =
+		throughput_milli(empty_op, calls_per_window(empty_op, plan, MEASURE_BATCH_READS), plan);
 
 	measure_op(&b->cpuid, op_cpuid, plan);
 	unassigned_port = UNASSIGNED_PORT;
