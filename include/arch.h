@@ -43,8 +43,11 @@ static inline uint64_t rdtscp_raw(uint32_t *aux)
 
 /* Time stamps for a measured interval: the begin stamp may not start
  * before earlier work ends, nor let the measured work start before it; the
- * end stamp waits for the measured work (RDTSCP, or LFENCE first) and keeps
- * later work out.  Which end is used is the engine's choice per CPU. */
+ * end stamp waits for the measured work (RDTSCP, or a fence first) and keeps
+ * later work out.  LFENCE orders RDTSC on Intel, and on AMD only when it is
+ * dispatch-serializing (DE_CFG[1] or CPUID 0x80000021 EAX[2]); elsewhere
+ * MFENCE is the fence AMD documents for RDTSC (Linux's old MFENCE_RDTSC).
+ * Which pair is used is the engine's choice per CPU. */
 static inline __attribute__((always_inline)) uint64_t tsc_stamp_begin(void)
 {
 	uint32_t lo, hi;
@@ -52,10 +55,25 @@ static inline __attribute__((always_inline)) uint64_t tsc_stamp_begin(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static inline __attribute__((always_inline)) uint64_t tsc_stamp_begin_mfence(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("mfence; rdtsc; mfence" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 static inline __attribute__((always_inline)) uint64_t tsc_stamp_end_rdtscp(void)
 {
 	uint32_t lo, hi, aux;
 	__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+	(void)aux;
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline __attribute__((always_inline)) uint64_t tsc_stamp_end_rdtscp_mfence(void)
+{
+	uint32_t lo, hi, aux;
+	__asm__ volatile("rdtscp; mfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
 	(void)aux;
 	return ((uint64_t)hi << 32) | lo;
 }

@@ -57,6 +57,9 @@ struct cpu_info {
 	bool rdtscp;		/* 0x80000001.EDX[27], only when max_ext allows */
 	bool topoext;		/* 0x80000001.ECX[22] */
 	bool invariant_tsc;	/* 0x80000007.EDX[8], only when max_ext allows */
+	/* 0x80000021.EAX[2] (AMD "LfenceAlwaysSerializing"): LFENCE is
+	 * dispatch-serializing without firmware having set DE_CFG[1]. */
+	bool lfence_always_serializing;
 
 	/* Linux's synthesized flags.  NONSTOP only ever comes from the
 	 * invariant bit; CONSTANT also from model lists, which Linux 6.15

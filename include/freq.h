@@ -23,6 +23,7 @@ struct freq_drift {
 	const char *a, *b;
 	const char *basis;   /* the TSC rate used when a or b is the TSC */
 	int64_t ppm_milli;   /* (rate of a measured in b's time - 1) * 1e6 * 1000 */
+	uint64_t uncertainty_mppm; /* the windows' own uncertainty (not the references' tolerance) */
 	uint64_t window_ms;
 };
 
@@ -37,11 +38,29 @@ struct freq_result {
 	bool disagreement_known;
 	int64_t disagreement_ppm;   /* best advertised vs chosen measurement */
 	const char *disagreement_between;
+	uint64_t disagreement_uncertainty_ppm; /* of the measurement it used */
 	uint64_t window_ms;
 	bool measured;
 	struct freq_drift drift[FREQ_MAX_DRIFT];
 	unsigned drift_count;
+	/* The references' own stated tolerance, included in uncertainty_mppm. */
+	uint64_t tolerance_ppm[FREQ_KEY_COUNT];
+	/* HPET against PM timer before either is chosen. */
+	bool cross_checked;
+	int64_t cross_ppm;              /* rate vs HPET over rate vs PM timer, - 1 */
+	uint64_t cross_combined_ppm;    /* the two uncertainties added */
+	bool references_disagree;
+	const char *cross_decided_by;   /* how the choice was made */
+	const char *excluded_reason[FREQ_KEY_COUNT]; /* a measured key not chosen, why */
 };
+
+/* Stated tolerances of the references (IA-PC HPET specification 1.0a,
+ * section 2.2: the period is accurate to +/-0.05 % over any interval of
+ * 1 ms or more; the ACPI specification states no tolerance for the PM
+ * timer, whose 3.579545 MHz divides the PC's 14.31818 MHz crystal: the
+ * 100 ppm used here is a common crystal rating, this project's choice). */
+#define FREQ_HPET_TOLERANCE_PPM 500
+#define FREQ_ACPI_PM_TOLERANCE_PPM 100
 
 const char *freq_key_name(enum freq_key k);
 

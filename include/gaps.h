@@ -38,4 +38,10 @@ uint64_t gaps_share_ppm(const struct gaps *g);
  * TSCs (TCG ~26 cycles per read, quantised) from flagging their own
  * jitter.  With tsc_hz unknown (0) only the 50x term applies. */
 uint64_t gaps_threshold(uint64_t tsc_hz, uint64_t rdtsc_p50);
+
+/* The scan's threshold from its own loop: max(10 us, 8 x the loop's
+ * median round, or the TSC's step if larger).  A delta of a few rounds is
+ * the loop itself (a trapped RDTSC takes ~15 us a round under nested KVM);
+ * 8 rounds is time it did not run. */
+uint64_t gaps_threshold_for_loop(uint64_t tsc_hz, uint64_t loop_cycles);
 #endif

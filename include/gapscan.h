@@ -9,10 +9,19 @@ struct gaps_report {
 	bool interrupts_leaked; /* IF found set at the end: firmware re-enabled */
 	uint64_t tsc_hz;        /* rate used for the ns figures */
 	uint32_t window_ms;
+	uint64_t loop_cycles;   /* median delta of the scan loop itself, warm */
+	uint64_t step_ticks;    /* the TSC's step, from the engine */
+	uint64_t warmup_max_cycles; /* the largest warm-up delta: dropped, not a gap */
+	/* Intel MSR_SMI_COUNT before and after the window (through the fault
+	 * guard): SMIs are gaps no hypervisor caused. */
+	bool smi_read;
+	int smi_fault;
+	uint64_t smi_before, smi_after;
 	struct gaps g;
 };
 
-void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t rdtsc_p50, uint32_t window_ms);
+/* read_smi: the CPU is Intel (MSR_SMI_COUNT exists from Nehalem on). */
+void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t step_ticks, uint32_t window_ms, bool read_smi);
 
 #define GAPSCAN_MAX_CPUS 64
 
@@ -27,5 +36,5 @@ struct gaps_per_cpu {
 struct run_results;
 /* The same scan on every CPU at once (the BSP and each AP over the same
  * window): a host that preempts vCPUs unevenly shows it per CPU. */
-void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t rdtsc_p50);
+void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t step_ticks);
 #endif

@@ -21,8 +21,19 @@
  *   - port below twice the harness cost: every read is lost in the
  *     measurement's own overhead (QEMU -icount, where all costs are 3-4
  *     instructions).
- * On bare metal nothing exits; the bands then only say "as cheap as
- * RDTSC", "as dear as CPUID", "as dear as an ISA port". */
+ * A fourth yardstick, a port the hypervisor's kernel answers (the PIC's
+ * ELCR at 0x4D0 under KVM), moves the exit/device_model boundary to
+ * sqrt(kernel_port * port) when it is clearly cheaper than the unassigned
+ * port: then "exit" means handled in the hypervisor's kernel and
+ * "device_model" handled in its userspace.
+ *
+ * Margins: each yardstick's own spread (p90 over p50 of its per-call
+ * samples, in per mille) widens a boundary into a zone [b / (1 + s_low),
+ * b * (1 + s_high)]; a cost inside it is READ_PATH_UNKNOWN.
+ *
+ * read_path_judge() adds what costs alone cannot say: with no hypervisor
+ * nothing exits (READ_PATH_HARDWARE); an RDTSC that traps makes every read
+ * that executes RDTSC an exit, whatever it costs. */
 #ifndef CP_READPATH_H
 #define CP_READPATH_H
 #include "util.h"
@@ -32,6 +43,7 @@ enum read_path {
 	READ_PATH_EXIT,
 	READ_PATH_DEVICE_MODEL,
 	READ_PATH_UNKNOWN,
+	READ_PATH_HARDWARE,	/* no hypervisor: the read goes to hardware */
 };
 
 /* Per-read costs in TSC cycles (per-read throughput, or p50 with the
@@ -42,6 +54,11 @@ struct read_path_baselines {
 	uint64_t rdtsc;
 	uint64_t cpuid;
 	uint64_t port;
+	uint64_t kernel_port;	/* 0 = not measured */
+	/* (p90 - p50) / p50 of each yardstick's samples, per mille; 0 = none */
+	uint32_t rdtsc_spread, cpuid_spread, kernel_port_spread, port_spread;
+	bool no_hypervisor;	/* CPUID.1:ECX[31] clear: bare metal as far as we can tell */
+	bool rdtsc_traps;	/* the harness showed a trapping RDTSC */
 };
 
 bool read_path_baselines_usable(const struct read_path_baselines *b);
@@ -50,6 +67,18 @@ bool read_path_baselines_usable(const struct read_path_baselines *b);
 bool read_path_emulated(const struct read_path_baselines *b);
 enum read_path read_path_classify(uint64_t cost,
 				  const struct read_path_baselines *b);
-/* "native", "exit", "device_model", "unknown" (the report's names). */
+/* The label for one source, with the yardsticks that decided it written
+ * to basis ("" when cap is 0). */
+enum read_path read_path_judge(const struct read_path_baselines *b, uint64_t cost, bool reads_tsc,
+			       char *basis, size_t cap);
+/* "native", "exit", "device_model", "unknown", "hardware" (the report's names). */
 const char *read_path_name(enum read_path path);
+
+/* The empty harness (two serialized RDTSCs around an empty call) looks
+ * wrong: it costs at least a microsecond, which no RDTSC does on any CPU,
+ * or (where CPUID is an exit) more than a CPUID exit does.  Either way
+ * RDTSC traps.  harness and cpuid are per-call cycles (cpuid net of the
+ * harness); tsc_hz 0 skips the microsecond rule.  Returns the reason, or
+ * NULL when the harness looks sane. */
+const char *harness_anomaly(uint64_t harness, uint64_t cpuid, uint64_t tsc_hz, bool emulated);
 #endif

@@ -46,6 +46,9 @@ struct run_results {
 	struct vmware_backdoor vmware;
 	struct fault_selfcheck selfcheck;
 	const char *method;
+	struct serialization serialization;
+	/* Why the empty harness looks wrong (an RDTSC that traps), or NULL. */
+	const char *harness_anomaly;
 	struct baselines baselines;
 	struct source_result sources[MAX_SOURCES];
 	unsigned source_count;
@@ -59,8 +62,8 @@ struct run_results {
 	uint64_t elapsed_ms;
 };
 
-/* The measured source of that name, or NULL when it is absent or failed. */
-const struct source_result *results_source_ok(const struct run_results *r, const char *name);
+/* The measured source, or NULL when it is absent or failed. */
+const struct source_result *results_source_ok(const struct run_results *r, enum source_id id);
 /* The TSC rate used to turn cycles into ns everywhere in the report. */
 uint64_t results_tsc_hz(const struct run_results *r);
 /* Fills the verdict's plain-fact input from everything measured. */

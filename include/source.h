@@ -8,6 +8,20 @@
 
 enum source_status { SOURCE_OK, SOURCE_ABSENT, SOURCE_ERROR };
 
+/* Every source the probe knows, in report order; the registry and the
+ * run's results are indexed by it. */
+enum source_id {
+	SOURCE_ID_TSC,
+	SOURCE_ID_RDTSCP,
+	SOURCE_ID_KVMCLOCK,
+	SOURCE_ID_HV_TSC_PAGE,
+	SOURCE_ID_HV_MSR,
+	SOURCE_ID_HPET,
+	SOURCE_ID_ACPI_PM,
+	SOURCE_ID_PIT,
+	SOURCE_ID_COUNT,
+};
+
 struct source_desc {
 	/* One read of the counter: the measured operation, chosen by prepare
 	 * for the hardware found (port or MMIO flavour).  No arguments, so the
@@ -17,9 +31,12 @@ struct source_desc {
 	unsigned width_bits;  /* counter width, for wrap-safe deltas */
 	bool counts_down;     /* PIT */
 	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
+	bool reads_tsc;       /* one read executes RDTSC/RDTSCP (an exit where RDTSC traps) */
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
 	char reason[160];     /* why absent / what failed */
 };
+
+struct measure_plan;
 
 struct clock_source {
 	const char *name; /* Linux clocksource name where one exists */
@@ -30,6 +47,9 @@ struct clock_source {
 	enum source_status (*prepare)(struct source_desc *d, const struct probe_facts *f);
 	/* Undoes prepare (restores HPET configuration, unregisters pvclock). */
 	void (*finish)(void);
+	/* Source-specific measurements after the read cost (may be NULL):
+	 * kvm-clock times its MSR registration and read-back. */
+	void (*measure_extra)(const struct measure_plan *plan);
 	/* Source-specific figures for the report (may be NULL). */
 	void (*report_extra)(struct json *j);
 };

@@ -97,14 +97,52 @@ static void progress(const char *what)
 	con_log(line);
 }
 
+/* (p90 - p50) / p50 of a yardstick's samples, per mille: its own spread
+ * widens the boundaries it draws. */
+static uint32_t spread_permille(const struct op_cost *c)
+{
+	if (!c->cycles.p50 || c->cycles.p90 <= c->cycles.p50)
+		return 0;
+	/* Capped at 10 %: for a cost of a few TSC steps the quantization alone
+	 * makes p90 a whole step above p50, which is no spread of the cost. */
+	uint64_t s = (c->cycles.p90 - c->cycles.p50) * 1000 / c->cycles.p50;
+	return (uint32_t)MIN(s, 100ull);
+}
+
+static void classify_read_paths(struct run_results *r)
+{
+	const struct baselines *b = &r->baselines;
+	const struct source_result *tsc = results_source_ok(r, SOURCE_ID_TSC);
+	struct read_path_baselines rb = {
+		.harness = b->harness.throughput_milli / 1000,
+		.cpuid = b->cpuid.throughput_milli / 1000,
+		.port = b->port.throughput_milli / 1000,
+		.kernel_port = b->kernel_port.throughput_milli / 1000,
+		.cpuid_spread = spread_permille(&b->cpuid),
+		.kernel_port_spread = spread_permille(&b->kernel_port),
+		.port_spread = spread_permille(&b->port),
+		.no_hypervisor = !r->facts.hv.present,
+	};
+	if (tsc) {
+		rb.rdtsc = tsc->cost.throughput_milli / 1000;
+		rb.rdtsc_spread = spread_permille(&tsc->cost);
+	}
+	/* Raw harness per call against CPUID net of it: where CPUID exits, a
+	 * harness dearer than it can only be RDTSC exiting too. */
+	r->harness_anomaly = harness_anomaly(b->harness.cycles.p50, b->cpuid.cycles.p50, r->facts.tsc_hz_rough,
+					     read_path_emulated(&rb));
+	rb.rdtsc_traps = r->harness_anomaly != NULL;
+	for (unsigned i = 0; i < r->source_count; i++) {
+		struct source_result *s = &r->sources[i];
+		if (s->status == SOURCE_OK)
+			s->read_path = read_path_judge(&rb, s->cost.throughput_milli / 1000, s->desc.reads_tsc,
+						       s->read_path_basis, sizeof s->read_path_basis);
+	}
+}
+
 static void measure_sources(struct run_results *r, const struct measure_plan *plan)
 {
-	struct read_path_baselines rb = {
-		.harness = r->baselines.harness.throughput_milli / 1000,
-		.cpuid = r->baselines.cpuid.throughput_milli / 1000,
-		.port = r->baselines.port.throughput_milli / 1000,
-	};
-	for (unsigned i = 0; i < clock_source_count && i < MAX_SOURCES; i++) {
+	for (unsigned i = 0; i < SOURCE_ID_COUNT && i < MAX_SOURCES; i++) {
 		struct source_result *s = &r->sources[r->source_count++];
 		s->src = clock_sources[i];
 		s->status = s->src->prepare(&s->desc, &r->facts);
@@ -119,19 +157,10 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 				measure_op(&s->cost, s->desc.read, plan);
 			}
 		}
-		if (str_equal(s->src->name, "tsc") && s->status == SOURCE_OK)
-			rb.rdtsc = s->cost.throughput_milli / 1000;
-		if (s->status == SOURCE_OK)
-			s->read_path = read_path_name(read_path_classify(s->cost.throughput_milli / 1000, &rb));
-		if (str_equal(s->src->name, "kvm-clock") && s->status == SOURCE_OK)
-			kvmclock_measure_msrs(plan);
+		if (s->status == SOURCE_OK && s->src->measure_extra)
+			s->src->measure_extra(plan);
 	}
-}
-
-static uint64_t tsc_read_p50(const struct run_results *r)
-{
-	const struct source_result *s = results_source_ok(r, "tsc");
-	return s ? s->cost.cycles.p50 : 0;
+	classify_read_paths(r);
 }
 
 static void finish_sources(struct run_results *r)
@@ -171,7 +200,8 @@ void probe_main(struct platform *plat)
 		results_error(r, "SETTINGS", f->settings.problems[i]);
 
 	static uint64_t *scratch;
-	scratch = plat->alloc_pages ? plat->alloc_pages(f->settings.samples * sizeof(uint64_t)) : NULL;
+	/* Two arrays: the reads and the empty harness interleaved with them. */
+	scratch = plat->alloc_pages ? plat->alloc_pages(2 * f->settings.samples * sizeof(uint64_t)) : NULL;
 	if (!scratch) {
 		results_error(r, "NO_MEMORY", "cannot allocate the sample buffer");
 	} else {
@@ -180,23 +210,26 @@ void probe_main(struct platform *plat)
 			.budget_cycles = facts_ms_to_cycles(f, f->settings.mode == MODE_THOROUGH ? 5000 : 300),
 			.window_deadline_cycles = facts_ms_to_cycles(f, 2),
 			.scratch = scratch,
+			.harness_scratch = scratch + f->settings.samples,
 		};
-		r->method = measure_init(f->cpu.rdtscp);
+		serialization_choose(&r->serialization, &f->cpu);
+		r->method = measure_init(&r->serialization, f->cpu.rdtscp);
 		progress("baselines");
 		measure_baselines(&r->baselines, &plan);
 		measure_sources(r, &plan);
 		/* Everything after this times itself with the TSC: a TSC that does
 		 * not tick (the tsc source's behaviour test) would only produce
 		 * numbers that mean nothing, so those stages say why instead. */
-		if (results_source_ok(r, "tsc")) {
+		if (results_source_ok(r, SOURCE_ID_TSC)) {
 			progress("frequency and drift");
 			freq_measure(&r->freq, r, f->settings.freq_window_ms);
 			progress("cross-CPU");
 			crosscpu_run(&r->xcpu, r);
 			progress("gaps");
-			gapscan_run(&r->gaps, results_tsc_hz(r), tsc_read_p50(r), f->settings.gaps_window_ms);
+			gapscan_run(&r->gaps, results_tsc_hz(r), measure_tsc_step(), f->settings.gaps_window_ms,
+				    f->cpu.is_intel);
 			if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
-				gapscan_all_cpus(&r->gaps_cpus, r, tsc_read_p50(r));
+				gapscan_all_cpus(&r->gaps_cpus, r, measure_tsc_step());
 		} else {
 			results_error(r, "TSC_UNUSABLE",
 				      "the TSC source did not measure ok: frequency, cross-CPU and gap stages skipped");

@@ -50,6 +50,15 @@ uint64_t gaps_share_ppm(const struct gaps *g)
 			    g->window);
 }
 
+#define GAPS_LOOP_FACTOR 8ull
+
+uint64_t gaps_threshold_for_loop(uint64_t tsc_hz, uint64_t loop_cycles)
+{
+	uint64_t floor_cycles = mul_div_u64(tsc_hz, GAPS_MIN_NS, 1000000000ull);
+	uint64_t loop = loop_cycles > UINT64_MAX / GAPS_LOOP_FACTOR ? UINT64_MAX : loop_cycles * GAPS_LOOP_FACTOR;
+	return MAX(floor_cycles, loop);
+}
+
 uint64_t gaps_threshold(uint64_t tsc_hz, uint64_t rdtsc_p50)
 {
 	uint64_t floor_cycles = mul_div_u64(tsc_hz, GAPS_MIN_NS, 1000000000ull);

@@ -1,4 +1,5 @@
 #include "readpath.h"
+#include "strbuf.h"
 
 /* hi is clearly above lo: more than 25 % higher. */
 static bool clearly_above(uint64_t hi, uint64_t lo)
@@ -10,6 +11,29 @@ static bool clearly_above(uint64_t hi, uint64_t lo)
 static bool below_geometric_mean(uint64_t cost, uint64_t a, uint64_t b)
 {
 	return (unsigned __int128)cost * cost < (unsigned __int128)a * b;
+}
+
+/* cost inside the zone around sqrt(a * b) that the yardsticks' spreads
+ * leave undecided: sqrt(ab) / (1 + sa) <= cost <= sqrt(ab) * (1 + sb),
+ * squared so no root is taken (spreads in per mille). */
+static bool in_overlap(uint64_t cost, uint64_t a, uint32_t spread_a, uint64_t b, uint32_t spread_b)
+{
+	if (!spread_a && !spread_b)
+		return false;
+	/* Clamped so the products below stay within 128 bits. */
+	const uint64_t cap = 1ull << 40;
+	cost = MIN(cost, cap);
+	a = MIN(a, cap);
+	b = MIN(b, cap);
+	spread_a = MIN(spread_a, 1000000u);
+	spread_b = MIN(spread_b, 1000000u);
+	unsigned __int128 c2 = (unsigned __int128)cost * cost;
+	unsigned __int128 ab = (unsigned __int128)a * b;
+	uint64_t fa = 1000 + spread_a, fb = 1000 + spread_b;
+	/* c2 * fa^2 >= ab * 1e6  and  c2 * 1e6 <= ab * fb^2 */
+	bool above_low = c2 * fa * fa >= ab * 1000000;
+	bool below_high = c2 * 1000000 <= ab * fb * fb;
+	return above_low && below_high;
 }
 
 /* A zero RDTSC cost (fully hidden by the harness subtraction) would make
@@ -36,19 +60,100 @@ bool read_path_emulated(const struct read_path_baselines *b)
 	       (unsigned __int128)b->port >= (unsigned __int128)b->harness * 2;
 }
 
+/* The exit/device_model boundary's lower yardstick: the in-kernel port
+ * when it sits clearly between CPUID and the unassigned port. */
+static bool kernel_port_usable(const struct read_path_baselines *b)
+{
+	return b->kernel_port && clearly_above(b->port, b->kernel_port) && !clearly_above(b->cpuid, b->kernel_port);
+}
+
 enum read_path read_path_classify(uint64_t cost,
 				  const struct read_path_baselines *b)
 {
-	if (read_path_emulated(b))
-		return below_geometric_mean(cost, rdtsc_floor(b), b->port) ? READ_PATH_NATIVE
-									    : READ_PATH_DEVICE_MODEL;
+	uint64_t lo = rdtsc_floor(b);
+	if (read_path_emulated(b)) {
+		if (in_overlap(cost, lo, b->rdtsc_spread, b->port, b->port_spread))
+			return READ_PATH_UNKNOWN;
+		return below_geometric_mean(cost, lo, b->port) ? READ_PATH_NATIVE : READ_PATH_DEVICE_MODEL;
+	}
 	if (!read_path_baselines_usable(b))
 		return READ_PATH_UNKNOWN;
-	if (below_geometric_mean(cost, rdtsc_floor(b), b->cpuid))
+	if (in_overlap(cost, lo, b->rdtsc_spread, b->cpuid, b->cpuid_spread))
+		return READ_PATH_UNKNOWN;
+	if (below_geometric_mean(cost, lo, b->cpuid))
 		return READ_PATH_NATIVE;
-	if (below_geometric_mean(cost, b->cpuid, b->port))
+	uint64_t exit_top = b->cpuid;
+	uint32_t exit_spread = b->cpuid_spread;
+	if (kernel_port_usable(b)) {
+		exit_top = b->kernel_port;
+		exit_spread = b->kernel_port_spread;
+	}
+	if (in_overlap(cost, exit_top, exit_spread, b->port, b->port_spread))
+		return READ_PATH_UNKNOWN;
+	if (below_geometric_mean(cost, exit_top, b->port))
 		return READ_PATH_EXIT;
 	return READ_PATH_DEVICE_MODEL;
+}
+
+static void basis_yardsticks(struct strbuf *sb, const struct read_path_baselines *b)
+{
+	sb_str(sb, "; yardsticks (cycles/read): rdtsc ");
+	sb_u64(sb, b->rdtsc);
+	sb_str(sb, ", cpuid ");
+	sb_u64(sb, b->cpuid);
+	if (b->kernel_port) {
+		sb_str(sb, ", kernel port ");
+		sb_u64(sb, b->kernel_port);
+	}
+	sb_str(sb, ", port ");
+	sb_u64(sb, b->port);
+}
+
+enum read_path read_path_judge(const struct read_path_baselines *b, uint64_t cost, bool reads_tsc,
+			       char *basis, size_t cap)
+{
+	struct strbuf sb;
+	char none[1];
+	if (!cap) {
+		basis = none;
+		cap = sizeof none;
+	}
+	sb_init(&sb, basis, cap);
+	if (b->no_hypervisor) {
+		sb_str(&sb, "no hypervisor (CPUID.1:ECX[31] clear): nothing exits");
+		return READ_PATH_HARDWARE;
+	}
+	if (b->rdtsc_traps && reads_tsc) {
+		sb_str(&sb, "RDTSC traps (harness anomaly) and this read executes RDTSC");
+		return READ_PATH_EXIT;
+	}
+	if (b->rdtsc_traps) {
+		/* No native yardstick: RDTSC itself exits.  What does not read
+		 * the TSC is told apart as exit or device_model only. */
+		uint64_t exit_top = kernel_port_usable(b) ? b->kernel_port : b->cpuid;
+		sb_str(&sb, "RDTSC traps, so no native yardstick: cost ");
+		sb_u64(&sb, cost);
+		sb_str(&sb, kernel_port_usable(b) ? " split at sqrt(kernel_port*port)" : " split at sqrt(cpuid*port)");
+		basis_yardsticks(&sb, b);
+		if (!clearly_above(b->port, exit_top))
+			return READ_PATH_UNKNOWN;
+		return below_geometric_mean(cost, exit_top, b->port) ? READ_PATH_EXIT : READ_PATH_DEVICE_MODEL;
+	}
+	enum read_path p = read_path_classify(cost, b);
+	sb_str(&sb, "cost ");
+	sb_u64(&sb, cost);
+	if (read_path_emulated(b))
+		sb_str(&sb, " under emulation (cpuid ~ rdtsc): native/device_model split at sqrt(rdtsc*port)");
+	else if (!read_path_baselines_usable(b))
+		sb_str(&sb, ": yardsticks not ordered rdtsc < cpuid < port, or lost in the harness");
+	else if (kernel_port_usable(b))
+		sb_str(&sb, ": exit/device_model split at sqrt(kernel_port*port)");
+	else
+		sb_str(&sb, ": exit/device_model split at sqrt(cpuid*port)");
+	if (p == READ_PATH_UNKNOWN && (read_path_emulated(b) || read_path_baselines_usable(b)))
+		sb_str(&sb, ", inside the overlap of two yardsticks' spreads");
+	basis_yardsticks(&sb, b);
+	return p;
 }
 
 const char *read_path_name(enum read_path path)
@@ -60,8 +165,22 @@ const char *read_path_name(enum read_path path)
 		return "exit";
 	case READ_PATH_DEVICE_MODEL:
 		return "device_model";
+	case READ_PATH_HARDWARE:
+		return "hardware";
 	case READ_PATH_UNKNOWN:
 		break;
 	}
 	return "unknown";
+}
+
+/* No CPU's RDTSC takes a microsecond; a trapped one takes several. */
+#define HARNESS_MAX_NS 1000
+
+const char *harness_anomaly(uint64_t harness, uint64_t cpuid, uint64_t tsc_hz, bool emulated)
+{
+	if (tsc_hz && (unsigned __int128)harness * 1000000000u >= (unsigned __int128)HARNESS_MAX_NS * tsc_hz)
+		return "the empty harness (two serialized RDTSCs) costs over 1 us: RDTSC traps to the hypervisor";
+	if (!emulated && cpuid && harness > cpuid)
+		return "the empty harness costs more than a CPUID exit: RDTSC traps to the hypervisor";
+	return NULL;
 }

@@ -367,6 +367,8 @@ static void decode_extended(struct cpu_info *c, cpuid_fn fn, void *ctx)
 		decode_brand(c, fn, ctx);
 	if (max >= 0x80000007)
 		c->invariant_tsc = bit(cpuid_reg(fn, ctx, 0x80000007, 0, CPUID_EDX), 8);
+	if (max >= 0x80000021)
+		c->lfence_always_serializing = bit(cpuid_reg(fn, ctx, 0x80000021, 0, CPUID_EAX), 2);
 }
 
 void cpuid_decode(struct cpu_info *out, cpuid_fn fn, void *ctx)

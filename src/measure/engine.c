@@ -1,51 +1,69 @@
 /* Read-cost engine.  Every sample is a serialized time-stamp pair around
- * exactly one call through a function pointer; the same pair around a call
- * to an empty function is the harness, whose median is subtracted.  All
- * sampling runs in short interrupt-masked windows with no firmware call
- * inside; a window that ends with interrupts enabled is thrown away. */
+ * exactly one call through a function pointer.  Each window of samples is
+ * preceded, in the same interrupt-masked stretch, by a window of the same
+ * pair around an empty call: the harness, whose window median that window
+ * subtracts.  No firmware call inside a window; a window that ends with
+ * interrupts enabled is thrown away. */
 #include "measure.h"
 #include "arch.h"
 #include "counter.h"
 
 static bool end_with_rdtscp;
-static uint64_t harness_p50;
+static enum stamp_fence fence;
+static uint64_t tsc_step_ticks;
+static struct baselines *harness_totals; /* run-wide harness window spread */
 static volatile uint64_t sink; /* keeps read results observable */
 
-static const char method_rdtscp[] =
-	"lfence;rdtsc;lfence | read | rdtscp;lfence (RDTSCP waits for the read to complete), "
-	"minus the median of the same pair around an empty call";
-static const char method_lfence[] =
-	"lfence;rdtsc;lfence | read | lfence;rdtsc;lfence (no RDTSCP on this CPU), "
-	"minus the median of the same pair around an empty call";
+static const char *const methods[2][2] = {
+	[STAMP_FENCE_LFENCE] = {
+		"lfence;rdtsc;lfence | read | lfence;rdtsc;lfence (no RDTSCP on this CPU), "
+		"minus the median of the interleaved empty-call window",
+		"lfence;rdtsc;lfence | read | rdtscp;lfence (RDTSCP waits for the read to complete), "
+		"minus the median of the interleaved empty-call window",
+	},
+	[STAMP_FENCE_MFENCE] = {
+		"mfence;rdtsc;mfence | read | mfence;rdtsc;mfence (LFENCE not known to serialize, no RDTSCP), "
+		"minus the median of the interleaved empty-call window",
+		"mfence;rdtsc;mfence | read | rdtscp;mfence (LFENCE not known to serialize), "
+		"minus the median of the interleaved empty-call window",
+	},
+};
 
-static inline __attribute__((always_inline)) uint64_t stamp_begin(void) { return tsc_stamp_begin(); }
-
-static inline __attribute__((always_inline)) uint64_t stamp_end(bool rdtscp_end)
+static inline __attribute__((always_inline)) uint64_t stamp_begin(bool mfence)
 {
-	return rdtscp_end ? tsc_stamp_end_rdtscp() : tsc_stamp_end_lfence();
+	return mfence ? tsc_stamp_begin_mfence() : tsc_stamp_begin();
 }
 
-const char *measure_init(bool have_rdtscp)
+static inline __attribute__((always_inline)) uint64_t stamp_end(bool rdtscp_end, bool mfence)
+{
+	if (rdtscp_end)
+		return mfence ? tsc_stamp_end_rdtscp_mfence() : tsc_stamp_end_rdtscp();
+	return mfence ? tsc_stamp_begin_mfence() : tsc_stamp_end_lfence();
+}
+
+const char *measure_init(const struct serialization *ser, bool have_rdtscp)
 {
 	end_with_rdtscp = have_rdtscp;
+	fence = ser->fence;
 	return measure_method();
 }
 
-const char *measure_method(void) { return end_with_rdtscp ? method_rdtscp : method_lfence; }
+const char *measure_method(void) { return methods[fence][end_with_rdtscp]; }
 
+uint64_t measure_tsc_step(void) { return tsc_step_ticks; }
 
 static __attribute__((aligned(16))) uint64_t empty_op(void) { return 0; }
 
 /* One masked window of per-call samples; returns how many were taken. */
 static inline __attribute__((always_inline)) uint32_t
-sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool rdtscp_end)
+sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool rdtscp_end, bool mfence)
 {
 	uint64_t acc = 0;
 	uint32_t i;
 	for (i = 0; i < n; i++) {
-		uint64_t t0 = stamp_begin();
+		uint64_t t0 = stamp_begin(mfence);
 		acc ^= op();
-		uint64_t t1 = stamp_end(rdtscp_end);
+		uint64_t t1 = stamp_end(rdtscp_end, mfence);
 		out[i] = t1 - t0;
 		if (t1 > deadline) {
 			i++;
@@ -56,6 +74,15 @@ sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline
 	return i;
 }
 
+static uint32_t sample_window_any(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline)
+{
+	if (fence == STAMP_FENCE_MFENCE)
+		return end_with_rdtscp ? sample_window(op, out, n, deadline, true, true)
+				       : sample_window(op, out, n, deadline, false, true);
+	return end_with_rdtscp ? sample_window(op, out, n, deadline, true, false)
+			       : sample_window(op, out, n, deadline, false, false);
+}
+
 /* Out of line and cache-line aligned, so the timed loop's code never
  * straddles a page: under TCG a loop split across two pages cannot chain
  * its translated blocks and ran ~5x slower depending on where the linker
@@ -63,10 +90,11 @@ sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline
 static __attribute__((noinline, aligned(64))) uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
 {
 	uint64_t acc = 0;
-	uint64_t t0 = stamp_begin();
+	bool mf = fence == STAMP_FENCE_MFENCE;
+	uint64_t t0 = stamp_begin(mf);
 	for (uint32_t i = 0; i < reads; i++)
 		acc ^= op();
-	uint64_t t1 = stamp_end(end_with_rdtscp);
+	uint64_t t1 = stamp_end(end_with_rdtscp, mf);
 	sink = acc;
 	return t1 - t0;
 }
@@ -91,32 +119,100 @@ static uint32_t calls_per_window(uint64_t (*op)(void), const struct measure_plan
 	return (uint32_t)(n < WINDOW_CALLS_MIN ? WINDOW_CALLS_MIN : n > max ? max : n);
 }
 
-/* Median over several batches, each timed with interrupts masked. */
-static uint64_t throughput_milli(uint64_t (*op)(void), uint32_t reads, const struct measure_plan *plan)
+/* Median over several batches, each timed with interrupts masked.  With
+ * a partner op, each batch of op is followed by one of the partner of the
+ * same length and *net_milli gets the median of the pairs' differences:
+ * a host that slows down between the two (TCG under load) moves both. */
+static uint64_t throughput_milli_pair(uint64_t (*op)(void), uint64_t (*partner)(void), uint32_t reads,
+				      const struct measure_plan *plan, uint64_t *net_milli)
 {
-	uint64_t per_batch[MEASURE_BATCHES];
+	uint64_t per_batch[MEASURE_BATCHES], diff[MEASURE_BATCHES];
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < MEASURE_BATCHES; b++) {
 		bool was_on = irq_save();
 		uint64_t c = batch_cycles(op, reads);
+		uint64_t p = partner ? batch_cycles(partner, reads) : 0;
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
-		if (clean)
-			per_batch[n++] = c;
+		if (clean) {
+			per_batch[n] = c;
+			diff[n++] = c > p ? c - p : 0;
+		}
 		if (rdtsc() > deadline && n)
 			break;
 	}
 	if (!n)
 		return 0;
 	stats_sort_u64(per_batch, n);
+	if (net_milli) {
+		stats_sort_u64(diff, n);
+		*net_milli = diff[n / 2] * 1000 / reads;
+	}
 	return per_batch[n / 2] * 1000 / reads;
 }
 
-static void sample_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan, uint32_t *taken)
+static uint64_t throughput_milli(uint64_t (*op)(void), uint32_t reads, const struct measure_plan *plan)
 {
-	uint64_t start = rdtsc();
-	uint64_t deadline = start + plan->budget_cycles;
+	return throughput_milli_pair(op, NULL, reads, plan, NULL);
+}
+
+static uint64_t window_median(const uint64_t *v, uint32_t n)
+{
+	uint64_t copy[MEASURE_WINDOW_SAMPLES];
+	n = MIN(n, (uint32_t)MEASURE_WINDOW_SAMPLES);
+	memcpy(copy, v, n * sizeof *v);
+	stats_sort_u64(copy, n);
+	return stats_percentile_sorted(copy, n, STATS_P50);
+}
+
+/* Sums for the unbiased estimate, trimmed alike on both sides. */
+struct estimate_sums {
+	unsigned __int128 op, harness;
+	uint32_t op_n, harness_n, trimmed;
+};
+
+/* A sample far above both window medians is a vCPU that did not run (or
+ * an interrupt-free host hiccup), not a read: it would move a mean by
+ * thousands of ticks.  8x the larger median keeps any real tail. */
+#define OUTLIER_FACTOR 8
+
+static void pair_window(struct op_cost *out, struct estimate_sums *e, uint64_t *op_v, const uint64_t *h_v,
+			uint32_t k)
+{
+	uint64_t h_med = window_median(h_v, k);
+	uint64_t op_med = window_median(op_v, k);
+	uint64_t cutoff = OUTLIER_FACTOR * MAX(h_med, op_med) + 64;
+	if (!out->windows || h_med < out->harness_window_p50_min)
+		out->harness_window_p50_min = h_med;
+	if (h_med > out->harness_window_p50_max)
+		out->harness_window_p50_max = h_med;
+	out->windows++;
+	for (uint32_t i = 0; i < k; i++) {
+		if (h_v[i] <= cutoff) {
+			e->harness += h_v[i];
+			e->harness_n++;
+		} else {
+			e->trimmed++;
+		}
+		if (op_v[i] <= cutoff) {
+			e->op += op_v[i];
+			e->op_n++;
+		} else {
+			e->trimmed++;
+		}
+		if (op_v[i] < h_med)
+			out->below_harness++;
+		else if (op_v[i] == h_med)
+			out->at_harness++;
+		op_v[i] = op_v[i] > h_med ? op_v[i] - h_med : 0;
+	}
+}
+
+/* Unpaired windows: the harness's own baseline. */
+static void sample_alone(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan, uint32_t *taken)
+{
+	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	uint32_t n = 0;
 	/* Bounded twice: by the sample count (each pass adds a window or counts
 	 * a discarded one) and by the TSC deadline. */
@@ -124,8 +220,7 @@ static void sample_op(struct op_cost *out, uint64_t (*op)(void), const struct me
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
 		uint64_t window_deadline = MIN(deadline, rdtsc() + plan->window_deadline_cycles);
 		bool was_on = irq_save();
-		uint32_t got = end_with_rdtscp ? sample_window(op, plan->scratch + n, want, window_deadline, true)
-					       : sample_window(op, plan->scratch + n, want, window_deadline, false);
+		uint32_t got = sample_window_any(op, plan->scratch + n, want, window_deadline);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
 		if (clean)
@@ -140,25 +235,217 @@ static void sample_op(struct op_cost *out, uint64_t (*op)(void), const struct me
 	*taken = n;
 }
 
+/* Harness window, then op window, in one masked stretch; the op samples
+ * come back with their window's harness median subtracted. */
+static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t (*op)(void),
+			  const struct measure_plan *plan, uint32_t *taken)
+{
+	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	uint32_t n = 0;
+	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
+		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
+		uint64_t *h_v = plan->harness_scratch + n, *op_v = plan->scratch + n;
+		bool was_on = irq_save();
+		uint32_t h_got = sample_window_any(empty_op, h_v, want,
+						   MIN(deadline, rdtsc() + plan->window_deadline_cycles));
+		uint32_t got = sample_window_any(op, op_v, want,
+						 MIN(deadline, rdtsc() + plan->window_deadline_cycles));
+		bool clean = !irq_enabled();
+		irq_restore(was_on);
+		uint32_t k = MIN(h_got, got);
+		if (clean && k) {
+			pair_window(out, e, op_v, h_v, k);
+			n += k;
+		} else if (!clean) {
+			out->windows_discarded++;
+		}
+		if (rdtsc() > deadline) {
+			out->deadline_hit = n < plan->samples;
+			break;
+		}
+	}
+	*taken = n;
+}
+
+/* Too few samples for a trustworthy mean: fall back to the long batch. */
+#define ESTIMATE_MIN_SAMPLES 64
+
+static void fill_estimate(struct op_cost *out, const struct estimate_sums *e)
+{
+	out->estimate_trimmed = e->trimmed;
+	if (e->op_n >= ESTIMATE_MIN_SAMPLES && e->harness_n >= ESTIMATE_MIN_SAMPLES) {
+		int64_t op = (int64_t)u128_div_u64(e->op * 1000 + e->op_n / 2, e->op_n);
+		int64_t h = (int64_t)u128_div_u64(e->harness * 1000 + e->harness_n / 2, e->harness_n);
+		out->estimate_milli = op > h ? op - h : 0;
+		out->estimate_method = "interleaved_mean";
+	} else {
+		out->estimate_milli = (int64_t)out->throughput_net_milli;
+		out->estimate_method = "batch_net";
+	}
+	/* Under two steps the per-sample figures are mostly quantization: a
+	 * p50 of 0 or one step says nothing about the read. */
+	out->step_ticks = tsc_step_ticks;
+	out->below_resolution = out->cycles.n == 0 || out->cycles.p50 == 0 ||
+				(tsc_step_ticks && (uint64_t)out->estimate_milli < 2 * tsc_step_ticks * 1000);
+}
+
+static void note_harness_windows(const struct op_cost *c)
+{
+	struct baselines *b = harness_totals;
+	if (!b || !c->windows)
+		return;
+	if (!b->harness_windows || c->harness_window_p50_min < b->harness_window_p50_min)
+		b->harness_window_p50_min = c->harness_window_p50_min;
+	if (c->harness_window_p50_max > b->harness_window_p50_max)
+		b->harness_window_p50_max = c->harness_window_p50_max;
+	b->harness_windows += c->windows;
+}
+
 void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan)
 {
 	uint32_t n = 0;
+	struct estimate_sums e = { 0 };
 	memset(out, 0, sizeof *out);
 	log2_hist_init(&out->hist);
 	/* Warm caches, TLB and the branch predictor before the first window. */
 	for (int i = 0; i < 16; i++)
-		sink = op();
-	sample_op(out, op, plan, &n);
-	out->below_harness = stats_subtract_harness(plan->scratch, n, harness_p50);
+		sink = op() ^ empty_op();
+	sample_paired(out, &e, op, plan, &n);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
+	stats_dist_compute(&out->harness, plan->harness_scratch, n);
 	log2_hist_add_all(&out->hist, plan->scratch, n);
 	/* The empty batch runs the same number of calls, so the stamps' fixed
 	 * cost is spread alike and the difference is the op alone. */
 	uint32_t reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
-	uint64_t t = throughput_milli(op, reads, plan);
-	uint64_t h = throughput_milli(empty_op, reads, plan);
-	out->throughput_milli = t;
-	out->throughput_net_milli = t > h ? t - h : 0;
+	out->throughput_milli = throughput_milli_pair(op, empty_op, reads, plan, &out->throughput_net_milli);
+	fill_estimate(out, &e);
+	note_harness_windows(out);
+}
+
+/* Greatest common divisor, for step detection. */
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+#define STEP_READS 4096
+#define STEP_MIN_STALLS 8
+#define STEP_SPINS 96
+#define STEP_ROUNDS 4
+#define STEP_MIN_CLUSTERS 4
+#define STEP_CLUSTER_GAP 8 /* ticks: wider than any jitter of one step */
+
+static void __attribute__((noinline)) spin(uint32_t n)
+{
+	for (volatile uint32_t k = 0; k < n; k++)
+		;
+}
+
+/* Intervals of growing length (a spin between two stamps) land in tight
+ * clusters one step apart when the counter moves in steps (an AMD Zen TSC
+ * advances ~25-26 ticks at 100 MHz), and spread evenly when it does not.
+ * Returns the median distance between adjacent cluster centres, or 0 when
+ * the intervals do not cluster regularly. */
+static uint64_t step_from_clusters(uint64_t *v, uint32_t n)
+{
+	uint64_t centre[64], dist[64];
+	uint32_t clusters = 0;
+	stats_sort_u64(v, n);
+	for (uint32_t i = 0; i < n && clusters < ARRAY_SIZE(centre);) {
+		uint32_t j = i;
+		while (j + 1 < n && v[j + 1] - v[j] < STEP_CLUSTER_GAP)
+			j++;
+		centre[clusters++] = (v[i] + v[j]) / 2;
+		i = j + 1;
+	}
+	if (clusters < STEP_MIN_CLUSTERS)
+		return 0;
+	for (uint32_t i = 1; i < clusters; i++)
+		dist[i - 1] = centre[i] - centre[i - 1];
+	uint32_t nd = clusters - 1;
+	stats_sort_u64(dist, nd);
+	uint64_t step = stats_percentile_sorted(dist, nd, STATS_P50);
+	/* Regular: most neighbours one step apart (15 %); a far outlier (a
+	 * preempted sample) only adds one odd distance. */
+	uint32_t regular = 0;
+	for (uint32_t i = 0; i < nd; i++)
+		if (dist[i] * 100 >= step * 85 && dist[i] * 100 <= step * 115)
+			regular++;
+	return regular * 4 >= nd * 3 ? step : 0;
+}
+
+/* The TSC's step.  Quantized counters are found by clustering (above).
+ * Otherwise the step hides below one read's cost: back-to-back reads
+ * bound it by the common divisor of their differences, unless those are
+ * all equal (a deterministic clock, e.g. QEMU -icount): not observable. */
+static void measure_step(struct tsc_step *out, const struct measure_plan *plan)
+{
+	uint64_t *v = plan->scratch;
+	uint32_t n = MIN(plan->samples, (uint32_t)STEP_READS);
+	uint64_t deadline = rdtsc() + plan->window_deadline_cycles * 4;
+	memset(out, 0, sizeof *out);
+
+	uint32_t got = 0;
+	bool was_on = irq_save();
+	for (uint32_t round = 0; round < STEP_ROUNDS && got < n; round++)
+		for (uint32_t k = 0; k < STEP_SPINS && got < n && rdtsc() < deadline; k++) {
+			uint64_t t0 = rdtsc_ordered();
+			spin(k);
+			v[got++] = rdtsc_ordered() - t0;
+		}
+	irq_restore(was_on);
+	uint64_t clustered = step_from_clusters(v, got);
+
+	got = 0;
+	deadline = rdtsc() + plan->window_deadline_cycles * 4;
+	was_on = irq_save();
+	for (; got < n; got++) {
+		v[got] = rdtsc();
+		if (v[got] > deadline) {
+			got++;
+			break;
+		}
+	}
+	irq_restore(was_on);
+	uint32_t nz = 0;
+	uint64_t g = 0;
+	bool all_equal = true;
+	for (uint32_t i = 1; i < got; i++) {
+		out->pairs++;
+		if (v[i] <= v[i - 1]) {
+			out->stalls += v[i] == v[i - 1];
+			continue;
+		}
+		uint64_t d = v[i] - v[i - 1];
+		if (nz && d != v[nz - 1])
+			all_equal = false;
+		v[nz++] = d; /* differences overwrite the readings behind them */
+		g = gcd_u64(d, g);
+		if (!out->min_nonzero || d < out->min_nonzero)
+			out->min_nonzero = d;
+		out->max_nonzero = MAX(out->max_nonzero, d);
+	}
+	if (clustered) {
+		out->ticks = clustered;
+		out->method = "intervals of growing length cluster one step apart (median distance)";
+	} else if (!nz) {
+		out->method = "the TSC did not move";
+	} else if (out->stalls >= STEP_MIN_STALLS) {
+		stats_sort_u64(v, nz);
+		out->ticks = stats_percentile_sorted(v, nz, STATS_P50);
+		out->method = "median non-zero difference of back-to-back reads (reads repeat)";
+	} else if (!all_equal) {
+		out->ticks = g;
+		out->method = "common divisor of back-to-back differences (no clusters, reads never repeat)";
+	} else {
+		out->method = "back-to-back differences all equal (deterministic clock): step not observable";
+	}
+	tsc_step_ticks = out->ticks;
 }
 
 static uint16_t unassigned_port;
@@ -166,6 +453,11 @@ static uint16_t unassigned_port;
  * device decodes it, so a read is harmless everywhere and, in a VM, an exit
  * that the device model answers with nobody behind it. */
 #define UNASSIGNED_PORT 0xed
+/* Port 0x4D0: the 8259 PIC's ELCR.  KVM answers it in the kernel when the
+ * irqchip is in-kernel (kvm-unit-tests' vmexit "inl_from_kernel" reads it),
+ * so it costs an exit handled in the hypervisor, not in the device model;
+ * reading it changes nothing on any PC. */
+#define KERNEL_PORT 0x4d0
 
 static uint64_t op_cpuid(void)
 {
@@ -175,25 +467,30 @@ static uint64_t op_cpuid(void)
 }
 
 static uint64_t op_port_read(void) { return inb(unassigned_port); }
+static uint64_t op_kernel_port_read(void) { return inb(KERNEL_PORT); }
 
 void measure_baselines(struct baselines *b, const struct measure_plan *plan)
 {
 	uint32_t n = 0;
 	memset(b, 0, sizeof *b);
+	harness_totals = b;
+	measure_step(&b->step, plan);
 	for (int i = 0; i < 16; i++)
 		sink = empty_op();
-	sample_op(&b->harness, empty_op, plan, &n);
+	sample_alone(&b->harness, empty_op, plan, &n);
 	stats_dist_compute(&b->harness.cycles, plan->scratch, n);
 	log2_hist_init(&b->harness.hist);
 	log2_hist_add_all(&b->harness.hist, plan->scratch, n);
-	harness_p50 = b->harness.cycles.p50;
 	b->harness.throughput_milli =
 		throughput_milli(empty_op, calls_per_window(empty_op, plan, MEASURE_BATCH_READS), plan);
+	b->harness.step_ticks = tsc_step_ticks;
 
 	measure_op(&b->cpuid, op_cpuid, plan);
 	unassigned_port = UNASSIGNED_PORT;
 	b->unassigned_port = unassigned_port;
 	measure_op(&b->port, op_port_read, plan);
+	b->kernel_port_number = KERNEL_PORT;
+	measure_op(&b->kernel_port, op_kernel_port_read, plan);
 }
 
 void measure_behaviour(struct behaviour *out, const struct source_desc *d, const struct measure_plan *plan)

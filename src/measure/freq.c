@@ -85,7 +85,7 @@ static void advertised(struct freq_result *out, const struct run_results *r)
 }
 
 static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, const char *b, uint64_t b_ns,
-		      const char *basis)
+		      const char *basis, uint64_t uncertainty_mppm)
 {
 	if (out->drift_count >= FREQ_MAX_DRIFT || !b_ns)
 		return;
@@ -96,14 +96,56 @@ static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, con
 	d->a = a;
 	d->b = b;
 	d->basis = basis;
+	d->uncertainty_mppm = uncertainty_mppm;
 	d->window_ms = out->window_ms;
 	out->drift_count++;
 }
 
 static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz) { return mul_div_u64(ticks, 1000000000ull, hz); }
 
+static uint64_t abs_i64(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
+
+/* Which measured references may be chosen: none that stepped backwards,
+ * and of two that disagree beyond their combined uncertainty, only the one
+ * a third opinion (the advertised rate) backs; with no third opinion the
+ * HPET is kept, and the disagreement is reported either way. */
+static void cross_check(struct freq_result *out, const struct run_results *r, uint64_t first_claim_hz)
+{
+	static const enum freq_key keys[2] = { FREQ_MEASURED_HPET, FREQ_MEASURED_ACPI_PM };
+	const enum source_id ids[2] = { SOURCE_ID_HPET, SOURCE_ID_ACPI_PM };
+	for (int i = 0; i < 2; i++) {
+		const struct source_result *s = results_source_ok(r, ids[i]);
+		if (out->hz[keys[i]] && s && s->behaviour.backward)
+			out->excluded_reason[keys[i]] = "the counter stepped backwards in the behaviour test";
+	}
+	uint64_t h = out->hz[FREQ_MEASURED_HPET], p = out->hz[FREQ_MEASURED_ACPI_PM];
+	if (!h || !p || !rate_ppm_diff(h, p, &out->cross_ppm))
+		return;
+	out->cross_checked = true;
+	out->cross_combined_ppm = (out->uncertainty_mppm[FREQ_MEASURED_HPET] +
+				   out->uncertainty_mppm[FREQ_MEASURED_ACPI_PM] + 999) / 1000;
+	if (abs_i64(out->cross_ppm) <= out->cross_combined_ppm) {
+		out->cross_decided_by = "the two references agree within their combined uncertainty";
+		return;
+	}
+	out->references_disagree = true;
+	int64_t dh = 0, dp = 0;
+	if (first_claim_hz && rate_ppm_diff(h, first_claim_hz, &dh) && rate_ppm_diff(p, first_claim_hz, &dp)) {
+		enum freq_key loser = abs_i64(dh) <= abs_i64(dp) ? FREQ_MEASURED_ACPI_PM : FREQ_MEASURED_HPET;
+		if (!out->excluded_reason[loser])
+			out->excluded_reason[loser] = "disagrees with the other reference, which the advertised rate backs";
+		out->cross_decided_by = "references disagree: the one nearer the advertised rate";
+		return;
+	}
+	out->cross_decided_by = "references disagree and nothing else tells them apart: HPET kept (finer)";
+}
+
 static void choose(struct freq_result *out, const struct run_results *r)
 {
+	uint64_t first_claim = 0;
+	for (unsigned i = 0; i < freq_claim_count && !first_claim; i++)
+		first_claim = out->hz[freq_claims[i]];
+	cross_check(out, r, first_claim);
 	/* Measured beats claimed: the probe converts what it measured on this
 	 * machine; the HPET's 10+ MHz beats the PM timer's 3.58 MHz. */
 	static const enum freq_key order[] = {
@@ -111,7 +153,7 @@ static void choose(struct freq_result *out, const struct run_results *r)
 		FREQ_HYPERV_MSR, FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
-		if (out->hz[order[i]]) {
+		if (out->hz[order[i]] && !out->excluded_reason[order[i]]) {
 			out->chosen_name = key_names[order[i]];
 			out->chosen_hz = out->hz[order[i]];
 			break;
@@ -131,9 +173,12 @@ static void choose(struct freq_result *out, const struct run_results *r)
 	}
 	/* Disagreement: the rate a guest kernel would believe against the
 	 * best measurement. */
-	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
+	enum freq_key mk = out->hz[FREQ_MEASURED_HPET] && !out->excluded_reason[FREQ_MEASURED_HPET] ? FREQ_MEASURED_HPET
+											   : FREQ_MEASURED_ACPI_PM;
+	uint64_t measured = out->excluded_reason[mk] ? 0 : out->hz[mk];
 	if (out->believed_hz && measured) {
 		out->disagreement_known = rate_ppm_diff(out->believed_hz, measured, &out->disagreement_ppm);
+		out->disagreement_uncertainty_ppm = (out->uncertainty_mppm[mk] + 999) / 1000;
 		out->disagreement_between = key_names[out->believed_key];
 	}
 }
@@ -157,8 +202,8 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 {
 	memset(out, 0, sizeof *out);
 	advertised(out, r);
-	struct reference refs[2] = { { .src = results_source_ok(r, "hpet") }, { .src = results_source_ok(r, "acpi_pm") } };
-	const struct source_result *kvmclock = results_source_ok(r, "kvm-clock");
+	struct reference refs[2] = { { .src = results_source_ok(r, SOURCE_ID_HPET) }, { .src = results_source_ok(r, SOURCE_ID_ACPI_PM) } };
+	const struct source_result *kvmclock = results_source_ok(r, SOURCE_ID_KVMCLOCK);
 	const struct probe_facts *f = &r->facts;
 	out->window_ms = window_ms;
 
@@ -202,8 +247,10 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 		if (hz) {
 			out->measured = true;
 			uint64_t read_ns = rate_cycles_to_ns((refs[i].bracket_start + refs[i].bracket_end) / 2, hz);
+			out->tolerance_ppm[k] = k == FREQ_MEASURED_HPET ? FREQ_HPET_TOLERANCE_PPM : FREQ_ACPI_PM_TOLERANCE_PPM;
 			out->uncertainty_mppm[k] = rate_window_uncertainty_mppm(
-				refs[i].src->desc.freq_hz, read_ns, rate_cycles_to_ns(tsc_delta, hz));
+				refs[i].src->desc.freq_hz, read_ns, rate_cycles_to_ns(tsc_delta, hz)) +
+						   out->tolerance_ppm[k] * 1000;
 		}
 	}
 	uint64_t kvm_end = 0, kvm_end_tsc = 0;
@@ -215,22 +262,33 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 	 * over the window; the TSC's rate per tsc_basis(). */
 	static const char *const ref_names[2] = { "hpet", "acpi_pm" };
 	const char *basis;
+	uint64_t window_unc[2];
+	for (int i = 0; i < 2; i++) {
+		enum freq_key k = i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM;
+		uint64_t tol = out->tolerance_ppm[k] * 1000;
+		window_unc[i] = out->uncertainty_mppm[k] > tol ? out->uncertainty_mppm[k] - tol : 0;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (!refs[i].src)
 			continue;
 		uint64_t hz = tsc_basis(out, i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM, &basis);
+		/* A TSC rate measured against the other reference brings that
+		 * window's uncertainty along. */
+		uint64_t unc = window_unc[i] + (out->believed_hz ? 0 : window_unc[1 - i]);
 		if (hz)
 			add_drift(out, "tsc", ticks_to_ns(refs[i].tsc_end - refs[i].tsc_start, hz), ref_names[i],
-				  ticks_to_ns(refs[i].ticks, refs[i].src->desc.freq_hz), basis);
+				  ticks_to_ns(refs[i].ticks, refs[i].src->desc.freq_hz), basis, unc);
 	}
 	if (refs[0].src && refs[1].src) {
 		/* Both windows differ slightly in their end points: compare the
 		 * rates each implies for the TSC rather than raw elapsed times. */
-		add_drift(out, "hpet", out->hz[FREQ_MEASURED_ACPI_PM], "acpi_pm", out->hz[FREQ_MEASURED_HPET], NULL);
+		add_drift(out, "hpet", out->hz[FREQ_MEASURED_ACPI_PM], "acpi_pm", out->hz[FREQ_MEASURED_HPET], NULL,
+			  window_unc[0] + window_unc[1]);
 	}
 	/* kvm-clock against real time: the TSC at its measured rate. */
 	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
 	if (kvmclock && measured)
 		add_drift(out, "kvm-clock", kvm_end - kvm_start, "tsc", ticks_to_ns(kvm_end_tsc - kvm_start_tsc, measured),
-			  out->hz[FREQ_MEASURED_HPET] ? key_names[FREQ_MEASURED_HPET] : key_names[FREQ_MEASURED_ACPI_PM]);
+			  out->hz[FREQ_MEASURED_HPET] ? key_names[FREQ_MEASURED_HPET] : key_names[FREQ_MEASURED_ACPI_PM],
+			  out->hz[FREQ_MEASURED_HPET] ? window_unc[0] : window_unc[1]);
 }

@@ -1,5 +1,7 @@
 #include "gapscan.h"
 #include "arch.h"
+#include "fault.h"
+#include "msr.h"
 #include "rate.h"
 #include "results.h"
 #include "strbuf.h"
@@ -7,42 +9,84 @@
 /* A TSC read costs at least a few cycles, so a window of W cycles never
  * needs more than W / 4 reads; the cap only matters if the TSC stopped. */
 #define GAPSCAN_MIN_CYCLES_PER_READ 4
+/* Warm-up: the first deltas of a cold loop (code not yet translated under
+ * TCG, the first recorded gap's bookkeeping) looked like gaps at offset 0
+ * in every report.  The same loop runs first on a throwaway record that
+ * counts every delta as a gap, so every path is warm; its deltas are
+ * dropped, and their median is the loop's own step. */
+#define GAPSCAN_WARMUP 256
 
-void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t rdtsc_p50, uint32_t window_ms)
+/* The scan itself; the first delta (from the call into the loop) is
+ * dropped.  deltas, when given, receives the first n deltas fed. */
+static uint64_t scan(struct gaps *g, uint64_t window, uint64_t max_reads, uint64_t *deltas, uint32_t n)
 {
-	memset(out, 0, sizeof *out);
-	out->tsc_hz = tsc_hz;
-	out->window_ms = window_ms;
-	uint64_t window = rate_ns_to_cycles((uint64_t)window_ms * 1000000, tsc_hz);
-	bool was_on = irq_save();
 	uint64_t start = rdtsc();
 	uint64_t prev = start;
-	gaps_init(&out->g, gaps_threshold(tsc_hz, rdtsc_p50), start);
-	uint64_t max_reads = window / GAPSCAN_MIN_CYCLES_PER_READ + 1;
+	g->window_start = start;
 	for (uint64_t i = 0; i < max_reads; i++) {
 		uint64_t now = rdtsc();
-		gaps_feed(&out->g, prev, now);
+		if (i) {
+			gaps_feed(g, prev, now);
+			if (i <= n)
+				deltas[i - 1] = now >= prev ? now - prev : 0;
+		}
 		prev = now;
 		if (now - start >= window)
 			break;
 	}
+	return prev;
+}
+
+void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t step_ticks, uint32_t window_ms, bool read_smi)
+{
+	memset(out, 0, sizeof *out);
+	out->tsc_hz = tsc_hz;
+	out->window_ms = window_ms;
+	out->step_ticks = step_ticks;
+	uint64_t window = rate_ns_to_cycles((uint64_t)window_ms * 1000000, tsc_hz);
+	if (read_smi) {
+		out->smi_read = true;
+		out->smi_fault = rdmsr_safe(MSR_SMI_COUNT, &out->smi_before);
+	}
+	uint64_t d[GAPSCAN_WARMUP];
+	struct gaps warm;
+	bool was_on = irq_save();
+	/* Both branches of the bookkeeping: every delta a gap, then none. */
+	gaps_init(&warm, 0, 0);
+	scan(&warm, UINT64_MAX, GAPSCAN_WARMUP + 1, d, GAPSCAN_WARMUP);
+	gaps_init(&warm, UINT64_MAX, 0);
+	scan(&warm, UINT64_MAX, GAPSCAN_WARMUP + 1, d, GAPSCAN_WARMUP);
+	stats_sort_u64(d, GAPSCAN_WARMUP);
+	out->loop_cycles = stats_percentile_sorted(d, GAPSCAN_WARMUP, STATS_P50);
+	out->warmup_max_cycles = d[GAPSCAN_WARMUP - 1];
+	/* A delta of one loop round or one TSC step is the scan running; 8x
+	 * the larger (and never under 10 us) is time it did not run. */
+	uint64_t threshold = gaps_threshold_for_loop(tsc_hz, MAX(out->loop_cycles, step_ticks));
+	/* The real scan's own paths, over a short window, thrown away. */
+	gaps_init(&warm, threshold, 0);
+	scan(&warm, window / 64, window / GAPSCAN_MIN_CYCLES_PER_READ + 2, NULL, 0);
+	gaps_init(&out->g, threshold, 0);
+	uint64_t last = scan(&out->g, window, window / GAPSCAN_MIN_CYCLES_PER_READ + 2, NULL, 0);
 	out->interrupts_leaked = irq_enabled();
 	irq_restore(was_on);
-	gaps_finish(&out->g, prev);
+	gaps_finish(&out->g, last);
+	if (read_smi && !out->smi_fault)
+		out->smi_fault = rdmsr_safe(MSR_SMI_COUNT, &out->smi_after);
 	out->measured = true;
 }
 
 static struct {
-	uint64_t tsc_hz, rdtsc_p50;
+	uint64_t tsc_hz, step_ticks;
 	uint32_t window_ms;
+	bool read_smi;
 } job;
 
 static void gap_ap_main(void *arg)
 {
-	gapscan_run(arg, job.tsc_hz, job.rdtsc_p50, job.window_ms);
+	gapscan_run(arg, job.tsc_hz, job.step_ticks, job.window_ms, job.read_smi);
 }
 
-void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t rdtsc_p50)
+void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t step_ticks)
 {
 	struct platform *p = r->facts.plat;
 	out->requested = true;
@@ -51,8 +95,9 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t 
 		return;
 	}
 	job.tsc_hz = results_tsc_hz(r);
-	job.rdtsc_p50 = rdtsc_p50;
+	job.step_ticks = step_ticks;
 	job.window_ms = r->facts.settings.gaps_window_ms;
+	job.read_smi = r->facts.cpu.is_intel;
 	out->cpus = MIN(r->cpu_count, (unsigned)GAPSCAN_MAX_CPUS);
 	/* Starting the APs is staggered by the platform's own latency (a few
 	 * ms under UEFI); the windows overlap for all but their edges. */
@@ -64,7 +109,7 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t 
 		if (i != bsp && r->cpus[i].enabled &&
 		    p->ap_start(i, gap_ap_main, &out->cpu[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
 			out->ran[i] = true;
-	gapscan_run(&out->cpu[bsp], job.tsc_hz, job.rdtsc_p50, job.window_ms);
+	gapscan_run(&out->cpu[bsp], job.tsc_hz, job.step_ticks, job.window_ms, job.read_smi);
 	out->ran[bsp] = true;
 	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))
 		str_copy(out->note, sizeof out->note, "not every AP finished its scan in time");

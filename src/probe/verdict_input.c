@@ -9,12 +9,11 @@ static enum verdict_tri tri(bool known, bool value)
 	return !known ? VERDICT_UNKNOWN : value ? VERDICT_YES : VERDICT_NO;
 }
 
-const struct source_result *results_source_ok(const struct run_results *r, const char *name)
+const struct source_result *results_source_ok(const struct run_results *r, enum source_id id)
 {
-	for (unsigned i = 0; i < r->source_count; i++)
-		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, name))
-			return &r->sources[i];
-	return NULL;
+	if ((unsigned)id >= r->source_count || r->sources[id].status != SOURCE_OK)
+		return NULL;
+	return &r->sources[id];
 }
 
 uint64_t results_tsc_hz(const struct run_results *r)
@@ -32,37 +31,37 @@ static enum verdict_vendor vendor_of(const struct cpu_info *c)
 	return VERDICT_VENDOR_OTHER;
 }
 
-static enum verdict_read_path path_of(const char *name)
+static enum verdict_read_path path_of(enum read_path p)
 {
-	if (!name) return VERDICT_PATH_UNKNOWN;
-	if (str_equal(name, "native")) return VERDICT_PATH_NATIVE;
-	if (str_equal(name, "exit")) return VERDICT_PATH_EXIT;
-	if (str_equal(name, "device_model")) return VERDICT_PATH_DEVICE_MODEL;
+	switch (p) {
+	case READ_PATH_NATIVE: return VERDICT_PATH_NATIVE;
+	case READ_PATH_EXIT: return VERDICT_PATH_EXIT;
+	case READ_PATH_DEVICE_MODEL: return VERDICT_PATH_DEVICE_MODEL;
+	/* Bare metal: no exit to speak of, and nothing the rules read. */
+	case READ_PATH_HARDWARE:
+	case READ_PATH_UNKNOWN: break;
+	}
 	return VERDICT_PATH_UNKNOWN;
 }
 
 static void source_fact(const struct run_results *r, struct verdict_input *in, enum verdict_source v,
-			const char *name)
+			enum source_id id)
 {
-	for (unsigned i = 0; i < r->source_count; i++) {
-		const struct source_result *s = &r->sources[i];
-		if (!str_equal(s->src->name, name))
-			continue;
-		struct verdict_source_fact *f = &in->sources[v];
-		/* An error is still presence: the device exists but misbehaved. */
-		f->present = s->status == SOURCE_ABSENT ? VERDICT_NO : VERDICT_YES;
-		if (s->status == SOURCE_OK) {
-			/* A read cheaper than the TSC's own step (TCG's RDTSC moves
-			 * in ~26-cycle steps) has a p50 of 0 after the harness is
-			 * subtracted; the batch mean still resolves it, and the
-			 * verdict reads 0 as "not measured". */
-			uint64_t cycles = s->cost.cycles.p50 ? s->cost.cycles.p50 : s->cost.throughput_net_milli / 1000;
-			f->read_ns_milli = rate_cycles_to_ns_milli(cycles, results_tsc_hz(r));
-			if (!f->read_ns_milli)
-				f->read_ns_milli = 1;
-			f->read_path = path_of(s->read_path);
-		}
+	if ((unsigned)id >= r->source_count)
 		return;
+	const struct source_result *s = &r->sources[id];
+	struct verdict_source_fact *f = &in->sources[v];
+	/* An error is still presence: the device exists but misbehaved. */
+	f->present = s->status == SOURCE_ABSENT ? VERDICT_NO : VERDICT_YES;
+	if (s->status == SOURCE_OK) {
+		/* The unbiased estimate, not the p50: a read cheaper than the
+		 * TSC's own step has a p50 of 0 or one step from boot to boot.
+		 * The verdict reads 0 as "not measured". */
+		uint64_t hz = results_tsc_hz(r);
+		f->read_ns_milli = hz ? mul_div_u64((uint64_t)s->cost.estimate_milli, 1000000000ull, hz) : 0;
+		if (!f->read_ns_milli)
+			f->read_ns_milli = 1;
+		f->read_path = path_of(s->read_path);
 	}
 }
 
@@ -114,13 +113,13 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->legacy_pic = tri(f->acpi.madt.present, f->acpi.madt.pcat_compat);
 	in->acpi = tri(true, f->acpi_parsed);
 	in->hw_reduced = tri(f->acpi.fadt.present, f->acpi.fadt.hw_reduced);
-	source_fact(r, in, VERDICT_SRC_TSC, "tsc");
-	source_fact(r, in, VERDICT_SRC_KVMCLOCK, "kvm-clock");
-	source_fact(r, in, VERDICT_SRC_HPET, "hpet");
-	source_fact(r, in, VERDICT_SRC_ACPI_PM, "acpi_pm");
-	source_fact(r, in, VERDICT_SRC_PIT, "pit");
-	source_fact(r, in, VERDICT_SRC_HV_MSR, "hyperv_clocksource_msr");
-	source_fact(r, in, VERDICT_SRC_HV_TSC_PAGE, "hyperv_clocksource_tsc_page");
+	source_fact(r, in, VERDICT_SRC_TSC, SOURCE_ID_TSC);
+	source_fact(r, in, VERDICT_SRC_KVMCLOCK, SOURCE_ID_KVMCLOCK);
+	source_fact(r, in, VERDICT_SRC_HPET, SOURCE_ID_HPET);
+	source_fact(r, in, VERDICT_SRC_ACPI_PM, SOURCE_ID_ACPI_PM);
+	source_fact(r, in, VERDICT_SRC_PIT, SOURCE_ID_PIT);
+	source_fact(r, in, VERDICT_SRC_HV_MSR, SOURCE_ID_HV_MSR);
+	source_fact(r, in, VERDICT_SRC_HV_TSC_PAGE, SOURCE_ID_HV_TSC_PAGE);
 	for (unsigned i = 0; i < r->source_count; i++)
 		if (str_equal(r->sources[i].src->name, "hyperv_clocksource_tsc_page") &&
 		    r->sources[i].status != SOURCE_ABSENT)

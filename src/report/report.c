@@ -12,13 +12,17 @@
 
 static uint64_t tsc_hz_for_ns(const struct run_results *r) { return results_tsc_hz(r); }
 
-static void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t hz, bool as_ns)
+/* quantized: every name present, null, because under two steps of the
+ * TSC a percentile is quantization, not a cost (read_cost.estimate_*). */
+static void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t hz, bool as_ns, bool quantized)
 {
 	json_object_begin(j, key);
 	const uint64_t v[] = { d->min, d->p50, d->p90, d->p99, d->p999, d->max, d->mean };
 	const char *names[] = { "min", "p50", "p90", "p99", "p999", "max", "mean" };
 	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
-		if (as_ns)
+		if (quantized)
+			json_null(j, names[i]);
+		else if (as_ns)
 			json_fixed(j, names[i], (int64_t)rate_cycles_to_ns_milli(v[i], hz), 3);
 		else
 			json_u64(j, names[i], v[i]);
@@ -38,7 +42,35 @@ static void histogram_json(struct json *j, const struct log2_hist *h)
 	json_object_end(j);
 }
 
-static void baseline_json(struct json *j, const char *key, const struct op_cost *c)
+static void harness_pairing_json(struct json *j, const struct op_cost *c)
+{
+	json_object_begin(j, "harness");
+	json_u64(j, "min", c->harness.min);
+	json_u64(j, "p50", c->harness.p50);
+	json_u64(j, "p90", c->harness.p90);
+	json_u64(j, "max", c->harness.max);
+	json_u64(j, "windows", c->windows);
+	json_u64(j, "window_p50_min", c->harness_window_p50_min);
+	json_u64(j, "window_p50_max", c->harness_window_p50_max);
+	json_object_end(j);
+}
+
+/* The unbiased figure and what it rests on, for every measured op. */
+static void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
+{
+	if (c->step_ticks)
+		json_u64(j, "step_ticks", c->step_ticks);
+	else
+		json_null(j, "step_ticks");
+	json_bool(j, "below_resolution", c->below_resolution);
+	json_fixed(j, "estimate_cycles", c->estimate_milli, 3);
+	json_fixed(j, "estimate_ns", hz ? (int64_t)mul_div_u64((uint64_t)c->estimate_milli, 1000000000ull, hz) : 0, 3);
+	json_string(j, "estimate_method", c->estimate_method ? c->estimate_method : "none");
+	json_u64(j, "estimate_trimmed", c->estimate_trimmed);
+	json_u64(j, "at_harness", c->at_harness);
+}
+
+static void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired)
 {
 	json_object_begin(j, key);
 	json_u64(j, "min", c->cycles.min);
@@ -47,6 +79,11 @@ static void baseline_json(struct json *j, const char *key, const struct op_cost 
 	json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
 	json_u64(j, "samples", c->cycles.n);
 	json_u64(j, "windows_discarded", c->windows_discarded);
+	json_u64(j, "p90", c->cycles.p90);
+	if (paired) {
+		estimate_json(j, c, hz);
+		harness_pairing_json(j, c);
+	}
 	json_object_end(j);
 }
 
@@ -158,7 +195,34 @@ static void tsc_json(struct json *j, const struct run_results *r)
 			json_null(j, freq_key_name(k));
 	}
 	json_object_end(j);
+	json_object_begin(j, "freq_reference_tolerance_ppm");
+	json_u64(j, "measured_vs_hpet", FREQ_HPET_TOLERANCE_PPM);
+	json_u64(j, "measured_vs_acpi_pm", FREQ_ACPI_PM_TOLERANCE_PPM);
+	json_string(j, "source", "HPET: IA-PC HPET spec 1.0a sec. 2.2 (+/-0.05 %); PM timer: no figure in the "
+				 "ACPI spec, 100 ppm assumed for its 14.31818 MHz crystal");
+	json_object_end(j);
+	json_object_begin(j, "freq_cross_check");
+	json_bool(j, "done", fr->cross_checked);
+	if (fr->cross_checked) {
+		json_i64(j, "hpet_vs_acpi_pm_ppm", fr->cross_ppm);
+		json_u64(j, "combined_uncertainty_ppm", fr->cross_combined_ppm);
+		json_bool(j, "agree", !fr->references_disagree);
+	}
+	json_string(j, "decided_by", fr->cross_decided_by ? fr->cross_decided_by : "fewer than two references");
+	for (int k = FREQ_MEASURED_HPET; k <= FREQ_MEASURED_ACPI_PM; k++) {
+		char key[48];
+		struct strbuf sb;
+		sb_init(&sb, key, sizeof key);
+		sb_str(&sb, freq_key_name(k));
+		sb_str(&sb, "_excluded");
+		if (fr->excluded_reason[k])
+			json_string(j, key, fr->excluded_reason[k]);
+		else
+			json_null(j, key);
+	}
+	json_object_end(j);
 	if (fr->disagreement_known) {
+		json_u64(j, "freq_disagreement_uncertainty_ppm", fr->disagreement_uncertainty_ppm);
 		json_i64(j, "freq_disagreement_ppm", fr->disagreement_ppm);
 		json_string(j, "freq_disagreement_between", fr->disagreement_between);
 	} else {
@@ -353,15 +417,19 @@ static void source_json(struct json *j, const struct source_result *s, const str
 	json_u64(j, "freq_hz", src_hz);
 	json_string(j, "freq_origin", s->desc.is_tsc && r->freq.chosen_name ? r->freq.chosen_name : s->desc.freq_origin);
 	json_u64(j, "width_bits", s->desc.width_bits);
-	json_string(j, "read_path", s->read_path);
+	json_string(j, "read_path", read_path_name(s->read_path));
+	json_string(j, "read_path_basis", s->read_path_basis);
 	json_object_begin(j, "read_cost");
-	dist_json(j, "cycles", &s->cost.cycles, hz, false);
-	dist_json(j, "ns", &s->cost.cycles, hz, true);
+	json_string(j, "unit", "TSC ticks");
+	dist_json(j, "cycles", &s->cost.cycles, hz, false, s->cost.below_resolution);
+	dist_json(j, "ns", &s->cost.cycles, hz, true, s->cost.below_resolution);
 	json_u64(j, "samples", s->cost.cycles.n);
 	json_string(j, "method", r->method);
 	json_u64(j, "windows_discarded", s->cost.windows_discarded);
 	json_u64(j, "below_harness", s->cost.below_harness);
 	json_bool(j, "deadline_hit", s->cost.deadline_hit);
+	estimate_json(j, &s->cost, hz);
+	harness_pairing_json(j, &s->cost);
 	json_object_end(j);
 	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
 	json_fixed(j, "throughput_net_cycles", (int64_t)s->cost.throughput_net_milli, 3);
@@ -382,6 +450,8 @@ static void source_json(struct json *j, const struct source_result *s, const str
 	json_u64(j, "max_backward_ticks", s->behaviour.max_backward_ticks);
 	json_u64(j, "min_step_ticks", s->behaviour.min_step_ticks);
 	json_object_end(j);
+	/* Back-to-back reads that returned the same value. */
+	json_u64(j, "stalls", s->behaviour.same);
 	histogram_json(j, &s->cost.hist);
 	if (s->src->report_extra)
 		s->src->report_extra(j);
@@ -488,6 +558,7 @@ static void drift_json(struct json *j, const struct freq_result *f)
 		json_string(j, "a", f->drift[i].a);
 		json_string(j, "b", f->drift[i].b);
 		json_fixed(j, "ppm", f->drift[i].ppm_milli, 3);
+		json_fixed(j, "uncertainty_ppm", (int64_t)f->drift[i].uncertainty_mppm, 3);
 		if (f->drift[i].basis)
 			json_string(j, "tsc_rate", f->drift[i].basis);
 		json_u64(j, "window_ms", f->drift[i].window_ms);
@@ -507,6 +578,54 @@ static void gaps_fields(struct json *j, const struct gaps_report *g)
 	json_fixed(j, "share_ppm", (int64_t)gaps_share_ppm(&g->g) * 1000, 3);
 }
 
+static void baselines_json(struct json *j, const struct run_results *r)
+{
+	const struct baselines *b = &r->baselines;
+	uint64_t hz = tsc_hz_for_ns(r);
+	json_object_begin(j, "baselines");
+	json_string(j, "unit", "TSC ticks");
+	baseline_json(j, "harness_cycles", &b->harness, hz, false);
+	baseline_json(j, "cpuid_cycles", &b->cpuid, hz, true);
+	baseline_json(j, "unassigned_port_cycles", &b->port, hz, true);
+	baseline_json(j, "kernel_port_cycles", &b->kernel_port, hz, true);
+	json_u64(j, "unassigned_port", b->unassigned_port);
+	json_u64(j, "kernel_port", b->kernel_port_number);
+	json_string(j, "method", r->method);
+	json_object_begin(j, "tsc_step");
+	if (b->step.ticks)
+		json_u64(j, "ticks", b->step.ticks);
+	else
+		json_null(j, "ticks");
+	json_u64(j, "pairs", b->step.pairs);
+	json_u64(j, "stalls", b->step.stalls);
+	json_u64(j, "min_nonzero", b->step.min_nonzero);
+	json_u64(j, "max_nonzero", b->step.max_nonzero);
+	json_string(j, "method", b->step.method ? b->step.method : "not measured");
+	json_object_end(j);
+	json_object_begin(j, "harness_stability");
+	json_u64(j, "windows", b->harness_windows);
+	json_u64(j, "window_p50_min", b->harness_window_p50_min);
+	json_u64(j, "window_p50_max", b->harness_window_p50_max);
+	json_object_end(j);
+	json_bool(j, "harness_anomaly", r->harness_anomaly != NULL);
+	if (r->harness_anomaly)
+		json_string(j, "harness_anomaly_reason", r->harness_anomaly);
+	else
+		json_null(j, "harness_anomaly_reason");
+	json_object_begin(j, "serialization");
+	json_string(j, "fence", r->serialization.fence == STAMP_FENCE_MFENCE ? "mfence" : "lfence");
+	json_bool(j, "lfence_serializing", r->serialization.lfence_serializing);
+	json_string(j, "evidence", r->serialization.evidence ? r->serialization.evidence : "not established");
+	if (r->serialization.de_cfg_read) {
+		if (r->serialization.de_cfg_fault)
+			json_string(j, "de_cfg", fault_name(r->serialization.de_cfg_fault));
+		else
+			json_u64(j, "de_cfg", r->serialization.de_cfg);
+	}
+	json_object_end(j);
+	json_object_end(j);
+}
+
 static void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all)
 {
 	json_object_begin(j, "gaps");
@@ -516,6 +635,22 @@ static void gaps_json(struct json *j, const struct gaps_report *g, const struct 
 	json_u64(j, "reads", g->g.reads);
 	json_u64(j, "backward", g->g.backward);
 	json_bool(j, "interrupts_leaked", g->interrupts_leaked);
+	json_u64(j, "loop_cycles", g->loop_cycles);
+	json_u64(j, "warmup_dropped_max_ns", rate_cycles_to_ns(g->warmup_max_cycles, hz));
+	json_string(j, "threshold_rule", "max(10 us, 8 x max(scan loop round, TSC step))");
+	json_object_begin(j, "smi");
+	json_bool(j, "read", g->smi_read && !g->smi_fault);
+	if (g->smi_read && g->smi_fault)
+		json_string(j, "fault", fault_name(g->smi_fault));
+	if (g->smi_read && !g->smi_fault) {
+		uint64_t smis = g->smi_after - g->smi_before;
+		json_u64(j, "count", smis);
+		/* Each SMI is one gap at most; the rest came from the host. */
+		json_u64(j, "gaps_attributable", MIN(smis, g->g.count));
+	} else {
+		json_null(j, "count");
+	}
+	json_object_end(j);
 	json_array_begin(j, "first");
 	for (uint32_t i = 0; i < g->g.recorded; i++) {
 		json_object_begin(j, NULL);
@@ -602,13 +737,7 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_object_end(j);
 	json_object_end(j);
 	platform_json(j, r);
-	json_object_begin(j, "baselines");
-	baseline_json(j, "harness_cycles", &r->baselines.harness);
-	baseline_json(j, "cpuid_cycles", &r->baselines.cpuid);
-	baseline_json(j, "unassigned_port_cycles", &r->baselines.port);
-	json_u64(j, "unassigned_port", r->baselines.unassigned_port);
-	json_string(j, "method", r->method);
-	json_object_end(j);
+	baselines_json(j, r);
 	json_array_begin(j, "sources");
 	for (unsigned i = 0; i < r->source_count; i++)
 		source_json(j, &r->sources[i], r);

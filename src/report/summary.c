@@ -24,15 +24,41 @@ static void source_row(const struct source_result *s, uint64_t tsc_hz, void (*em
 		emit(buf, true);
 		return;
 	}
-	sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(s->cost.cycles.p50, tsc_hz) / 100), 1);
-	sb_pad_to(&sb, 26);
-	sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(s->cost.cycles.p99, tsc_hz) / 100), 1);
-	sb_pad_to(&sb, 38);
-	sb_u64(&sb, s->cost.cycles.p50);
+	const struct op_cost *c = &s->cost;
+	uint64_t est_ns_tenths = tsc_hz ? mul_div_u64((uint64_t)c->estimate_milli, 10000000ull, tsc_hz) : 0;
+	if (c->below_resolution) {
+		/* A percentile under two steps is quantization: print the
+		 * bound and the unbiased estimate instead of a 0. */
+		uint64_t two_steps = 2 * c->step_ticks;
+		sb_str(&sb, "<");
+		if (two_steps)
+			sb_u64(&sb, (rate_cycles_to_ns_milli(two_steps, tsc_hz) + 999) / 1000);
+		else
+			sb_str(&sb, "?");
+		sb_pad_to(&sb, 26);
+		sb_str(&sb, "-");
+		sb_pad_to(&sb, 38);
+		sb_str(&sb, "<step");
+	} else {
+		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz) / 100), 1);
+		sb_pad_to(&sb, 26);
+		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz) / 100), 1);
+		sb_pad_to(&sb, 38);
+		sb_u64(&sb, c->cycles.p50);
+	}
 	sb_pad_to(&sb, 50);
-	sb_str(&sb, s->read_path ? s->read_path : "?");
-	sb_pad_to(&sb, 64);
+	sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
+	sb_pad_to(&sb, 62);
+	sb_str(&sb, read_path_name(s->read_path));
+	sb_pad_to(&sb, 76);
 	sb_u64(&sb, s->behaviour.backward);
+	if (c->below_resolution && c->step_ticks) {
+		sb_str(&sb, "  (below the ");
+		sb_u64(&sb, c->step_ticks);
+		sb_str(&sb, "-tick step; est. ");
+		sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
+		sb_str(&sb, " ns)");
+	}
 	emit(buf, true);
 }
 
@@ -110,7 +136,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	emit(buf, true);
 
 	line_start(&sb, buf, sizeof buf);
-	sb_str(&sb, "Baselines (cycles p50): harness ");
+	sb_str(&sb, "Baselines (TSC ticks p50): harness ");
 	sb_u64(&sb, r->baselines.harness.cycles.p50);
 	sb_str(&sb, ", cpuid ");
 	sb_u64(&sb, r->baselines.cpuid.cycles.p50);
@@ -118,7 +144,15 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->baselines.port.cycles.p50);
 	emit(buf, false);
 
-	emit("  source      p50 ns      p99 ns      p50 cyc     read path     backward", true);
+	if (r->harness_anomaly) {
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "Harness anomaly: ");
+		sb_str(&sb, r->harness_anomaly);
+		sb_str(&sb, " - read costs here are distorted");
+		emit(buf, true);
+	}
+	emit("  source      p50 ns      p99 ns      p50 ticks   est. ns     read path     backward"
+	     "   (ticks: TSC ticks, not core clocks)", true);
 	for (unsigned i = 0; i < r->source_count; i++)
 		source_row(&r->sources[i], hz, emit);
 

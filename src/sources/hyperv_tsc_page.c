@@ -82,6 +82,7 @@ static enum source_status hv_tsc_page_prepare(struct source_desc *d, const struc
 	snapshot.tsc_scale = page->tsc_scale;
 	snapshot.tsc_offset = page->tsc_offset;
 	d->read = hv_tsc_page_read;
+	d->reads_tsc = true; /* the page scales an RDTSC */
 	d->width_bits = 64;
 	d->freq_hz = HV_REFERENCE_HZ;
 	d->freq_origin = "Hyper-V TLFS (100 ns units)";

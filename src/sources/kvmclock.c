@@ -113,6 +113,7 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 	facts.stable = kvm->stable_bit && (bsp_area.flags & PVCLOCK_TSC_STABLE_BIT);
 	facts.tsc_hz = pvclock_tsc_hz(bsp_area.tsc_to_system_mul, bsp_area.tsc_shift);
 	d->read = kvmclock_read;
+	d->reads_tsc = true; /* pvclock scales an RDTSC */
 	d->width_bits = 64;
 	d->freq_hz = 1000000000;
 	d->freq_origin = "pvclock system time (ns)";
@@ -152,5 +153,6 @@ const struct clock_source source_kvmclock = {
 	.name = "kvm-clock",
 	.prepare = kvmclock_prepare,
 	.finish = kvmclock_finish,
+	.measure_extra = kvmclock_measure_msrs,
 	.report_extra = kvmclock_report_extra,
 };

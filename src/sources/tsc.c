@@ -14,6 +14,7 @@ static enum source_status tsc_prepare(struct source_desc *d, const struct probe_
 	d->read = tsc_read;
 	d->width_bits = 64;
 	d->is_tsc = true;
+	d->reads_tsc = true;
 	d->freq_hz = f->tsc_hz_rough;
 	d->freq_origin = f->tsc_hz_rough_source;
 	return SOURCE_OK;
