@@ -12,6 +12,7 @@ and judges a report by the same rules:
   frame    finding, verifying and extracting the framed report in a log
   query    the path language that addresses a field of a report
   boot     boot the probe with these options and collect its report
+  matrixconf  the matrix config language: rows and expectations
 
 scripts/cpqemu.py re-exports the public names of all of them for older
 callers (`import cpqemu`).

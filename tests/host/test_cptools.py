@@ -16,9 +16,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import SCRIPTS  # noqa: E402
 import cpqemu  # noqa: E402
 import cptools  # noqa: E402
-from cptools import boot, frame, kvm, process, qemu, query, standin  # noqa: E402
+from cptools import (boot, frame, kvm, matrixconf, process, qemu,  # noqa: E402
+                     query, standin)
 
-MODULES = (cptools, boot, frame, kvm, process, qemu, query, standin)
+MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
+           standin)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 
