@@ -13,6 +13,7 @@ import threading
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import cpqemu  # noqa: E402
+from cptools.boot import boot_probe  # noqa: E402
 
 ICOUNT = ["-icount", "shift=0,sleep=off"]
 
@@ -73,7 +74,6 @@ def _boot(name):
             return Boot(name, None, None, None, skip="KVM cannot run the %s boot path here: %s" % (boot, why))
     work = tempfile.mkdtemp(prefix="cpit-%s-" % name)
     try:
-        vars_copy = cpqemu.copy_vars(work)
         image = cpqemu.DEFAULT_IMAGES[boot]
         if writable:
             copy = os.path.join(work, "disk.img")
@@ -85,12 +85,13 @@ def _boot(name):
             os.makedirs(esp, exist_ok=True)
             with open(os.path.join(esp, "clockprobe.cfg"), "w") as f:
                 f.write(settings)
-        argv = cpqemu.qemu_command(image, boot=boot, vars_copy=vars_copy,
-                                   serial_path=None, **cfg)
         log_dir = os.path.join(REPO, "build", "integration")
         os.makedirs(log_dir, exist_ok=True)
-        result = cpqemu.run_argv(argv, timeout, log_path=os.path.join(log_dir, name + ".log"))
-        report, error = cpqemu.extract_report(result.log_text)
+        # The vars copy and a fat boot's ESP go into `work`, next to the
+        # settings file written above.
+        b = boot_probe(image, boot=boot, timeout=timeout, work_dir=work,
+                       log_path=os.path.join(log_dir, name + ".log"), **cfg)
+        result, report, error = b.result, b.report, b.error
         saved = None
         if writable:
             # The ESP starts 1 MiB into the disk (boot/mkmedia.py).

@@ -1,0 +1,19 @@
+"""clockprobe's host-side QEMU plumbing, one job per module.
+
+Python 3 standard library only.  The tools in scripts/ (run, matrix,
+linux-guest, compare) and the tests boot the probe and read its report
+through these modules, so that every one of them boots QEMU the same way
+and judges a report by the same rules:
+
+  qemu     the QEMU argv, OVMF lookup, default images, exit statuses
+  process  running an argv with a timeout, logging and killing it cleanly
+  kvm      "does KVM really boot this boot path here?" (cached)
+  standin  tiny boot images that print a text and exit (KVM check, tests)
+  frame    finding, verifying and extracting the framed report in a log
+  query    the path language that addresses a field of a report
+  boot     boot the probe with these options and collect its report
+  matrixconf  the matrix config language: rows and expectations
+
+scripts/cpqemu.py re-exports the public names of all of them for older
+callers (`import cpqemu`).
+"""

@@ -1,0 +1,140 @@
+"""Find, verify and extract the framed report in a noisy serial log.
+
+The probe frames its one-line JSON report between BEGIN/END markers that
+carry its length and CRC-32 (design.md, "The report contract"), because a
+serial console mixes in firmware noise, escape sequences, CR/LF variants,
+resets and truncation.  Everything that reads a report (run, matrix,
+compare, tests) goes through extract_report() so that all of them accept
+and reject exactly the same logs.
+"""
+
+import json
+import re
+import zlib
+
+BEGIN_RE = re.compile(r"==== CLOCKPROBE REPORT BEGIN schema=(\d+) ====")
+END_RE = re.compile(
+    r"==== CLOCKPROBE REPORT END crc32=([0-9A-Fa-f]{8}) bytes=(\d+) ====")
+# CSI sequences (colours, cursor moves) and two-byte escapes that a firmware
+# console or terminal program sprinkles into captured logs.
+ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+
+
+def _lines(text):
+    """Split on LF, CRLF or lone CR; drop ANSI escapes from each line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return [ANSI_RE.sub("", ln) for ln in re.split(r"\r\n|\r|\n", text)]
+
+
+def _fail(reason):
+    return None, reason, None
+
+
+def extract_report(text):
+    """Return (report, None) or (None, reason); see extract_report_meta."""
+    report, err, _ = extract_report_meta(text)
+    return report, err
+
+
+def extract_report_meta(text):
+    """Like extract_report, plus a dict {bytes, crc32, schema} (or None).
+
+    Find and verify the LAST complete framed report in a serial log.
+
+    "Complete" means a BEGIN line followed by an END line before any further
+    BEGIN; a trailing copy without END is ignored when an earlier complete
+    one exists ("truncated: END marker missing" when none does).
+
+    Line ends may be LF, CRLF
+    or CR; escape sequences and other text around the markers are ignored.
+    The JSON line must match the END marker's byte count and zlib CRC-32
+    exactly (it is checked as UTF-8, the bytes the probe sent).
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    lines = _lines(text)
+    begins = [i for i, ln in enumerate(lines) if BEGIN_RE.search(ln)]
+    if not begins:
+        return _fail("no report: BEGIN marker not found")
+    # Walk back from the last BEGIN to the last one closed by an END before
+    # the next BEGIN: a copy cut off by a reset or a full buffer does not
+    # hide an earlier whole one.  The chosen pair is then verified as is --
+    # a corrupted last copy is an error, never a silent fall-back.
+    last_begin = end_idx = None
+    for b_i, b in enumerate(reversed(begins)):
+        stop = begins[len(begins) - b_i] if b_i else len(lines)
+        for j in range(b + 1, stop):
+            if END_RE.search(lines[j]):
+                last_begin, end_idx = b, j
+                break
+        if end_idx is not None:
+            break
+    if end_idx is None:
+        return _fail("truncated: END marker missing")
+    schema = int(BEGIN_RE.search(lines[last_begin]).group(1))
+    body = [ln for ln in lines[last_begin + 1:end_idx] if ln.strip()]
+    if len(body) != 1:
+        return _fail("malformed: expected one JSON line between the "
+                     "markers, found %d" % len(body))
+    json_line = body[0].strip()
+    m = END_RE.search(lines[end_idx])
+    want_crc, want_len = int(m.group(1), 16), int(m.group(2))
+    data = json_line.encode("utf-8")
+    if len(data) != want_len:
+        return _fail("length mismatch: END says %d bytes, JSON line has %d"
+                     % (want_len, len(data)))
+    crc = zlib.crc32(data) & 0xFFFFFFFF
+    if crc != want_crc:
+        return _fail("CRC mismatch: END says %08x, JSON bytes give %08x"
+                     % (want_crc, crc))
+    try:
+        report = json.loads(json_line)
+    except ValueError as e:
+        return _fail("JSON does not parse: %s" % e)
+    if not isinstance(report, dict):
+        return _fail("JSON is not an object")
+    if report.get("schema", schema) != schema:
+        return _fail("schema mismatch: marker says %d, JSON says %r"
+                     % (schema, report.get("schema")))
+    return report, None, {"bytes": want_len, "crc32": "%08x" % crc,
+                          "schema": schema}
+
+
+def frame_report(report_or_json):
+    """Frame a report as the probe does (used by fixture generators/tests)."""
+    if isinstance(report_or_json, str):
+        line = report_or_json
+    else:
+        line = json.dumps(report_or_json, separators=(",", ":"),
+                          ensure_ascii=False)
+    data = line.encode("utf-8")
+    return ("==== CLOCKPROBE REPORT BEGIN schema=1 ====\n%s\n"
+            "==== CLOCKPROBE REPORT END crc32=%08x bytes=%d ====\n"
+            % (line, zlib.crc32(data) & 0xFFFFFFFF, len(data)))
+
+
+def load_report_file(path):
+    """Read a report from a .json file or a raw serial log.
+
+    Returns (report, None) or (None, reason).  A file that parses as a JSON
+    object is taken as an already extracted report; anything else is searched
+    for the framed report.
+    """
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        return None, "cannot read: %s" % e.strerror
+    text = raw.decode("utf-8", "replace")
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except ValueError as e:
+            if "CLOCKPROBE REPORT" not in text:
+                return None, "JSON does not parse: %s" % e
+        else:
+            if isinstance(obj, dict):
+                return obj, None
+    return extract_report(text)
