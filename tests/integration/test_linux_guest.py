@@ -16,6 +16,19 @@ What is asserted, per configuration and kernel:
   than one outcome), the prediction must be one of the observed outcomes;
 * for the verdict's main kernel, available_clocksource equals the guest's.
 
+A guest that crashes under TCG before printing its CLOCKSOURCE line (Kernel
+panic, Oops, BUG:, general protection fault, Fatal exception; 6.12 once
+died with "Fatal exception in interrupt") is no evidence about the verdict.
+boot_guest boots it a second time; if that crashes too, the configuration's
+case is skipped with the kernel, the configuration and the kernel's last log
+lines, never passed and never failed (the other kernel is still checked and
+can fail it).  Any other guest error, such as no CLOCKSOURCE line without a
+crash, fails as before.
+
+OfflineParts needs no boot: log parsing and crash recognition on canned
+logs (tests/linux/fixtures), boot_guest's retry with QEMU replaced by canned
+runs, and check_config's skip with the boots replaced.
+
 Run: python3 -m unittest discover -s tests/integration -p 'test_linux*' -v
 Default: the "fast" configurations (about 90 s on two cores).  All eight:
 LINUX_GUEST_FULL=1.  Kernels are fetched on first use (scripts/linux-guest
@@ -33,12 +46,14 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 SCRIPTS = os.path.join(REPO, "scripts")
 EXPECTED = os.path.join(REPO, "tests", "linux", "expected.json")
 FIXTURES = os.path.join(REPO, "tests", "linux", "fixtures")
+PANIC_LOG = os.path.join(FIXTURES, "panic-in-interrupt-6.12.log")
 sys.path.insert(0, SCRIPTS)
 import cpqemu  # noqa: E402
 
@@ -89,7 +104,184 @@ def read_newc(blob):
     raise ValueError("no trailer")
 
 
-class OfflineParts(unittest.TestCase):
+GOOD_LOG = ("LINUXGUEST uname=6.12-test cpus_online=0-1 cpus_possible=0-1"
+            "\r\nCLOCKSOURCE current=tsc available=tsc hpet acpi_pm \r\n"
+            "LINUXGUEST DONE\r\n")
+
+
+def read_panic_log():
+    with open(PANIC_LOG, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+class OfflineBootRetry:
+    """boot_guest's retry of a crashed boot, with QEMU replaced by canned
+    serial logs (cpqemu.run_argv is what boot_guest runs per boot).  Mixed
+    into OfflineParts."""
+
+    def boot(self, runs, **kw):
+        """boot_guest on canned runs [(log_text, exit_status, timed_out)];
+        returns (result, number of QEMU runs)."""
+        runs, calls = list(runs), []
+
+        def fake_run_argv(argv, timeout, log_path=None, echo=None,
+                          watch=None):
+            text, status, timed_out = runs[len(calls)]
+            calls.append(argv)
+            if log_path:
+                with open(log_path, "w", newline="") as f:
+                    f.write(text)
+            return cpqemu.RunResult(status, timed_out, text, 12.0, argv, "")
+        manifest = {"6.12": {"path": "/nonexistent/vmlinuz-6.12",
+                             "release": "6.12.95-test"}}
+        with mock.patch.object(lg, "load_manifest", lambda: manifest), \
+                mock.patch.object(lg, "_initrd_current", lambda: True), \
+                mock.patch.object(lg.cpqemu, "find_qemu", lambda: None), \
+                mock.patch.object(lg.cpqemu, "run_argv", fake_run_argv):
+            res = lg.boot_guest("q35-qemu64-smp2", "6.12", **kw)
+        for argv in calls:
+            self.assertIn("/nonexistent/vmlinuz-6.12", argv)
+        return res, len(calls)
+
+    def test_boot_crash_then_success(self):
+        d = tempfile.mkdtemp(prefix="lg-test-")
+        try:
+            log = os.path.join(d, "serial.log")
+            res, n = self.boot([(read_panic_log(), 0, False),
+                                (GOOD_LOG, 0, False)], log_path=log)
+            with open(log + ".crash1", newline="") as f:
+                kept = f.read()
+            with open(log, newline="") as f:
+                last = f.read()
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        self.assertEqual(n, 2)
+        self.assertIsNone(res["error"])
+        self.assertFalse(res["crashed"])
+        self.assertEqual(res["attempts"], 2)
+        self.assertEqual((res["current"], res["available"]),
+                         ("tsc", ["tsc", "hpet", "acpi_pm"]))
+        self.assertIn("Fatal exception in interrupt",
+                      res["earlier_crashes"][0])
+        self.assertNotIn("last_lines", res)
+        self.assertEqual(kept, read_panic_log())
+        self.assertEqual(last, GOOD_LOG)
+
+    def test_boot_crash_twice(self):
+        panic = read_panic_log()
+        res, n = self.boot([(panic, 0, False), (panic, 0, False)])
+        self.assertEqual(n, 2)
+        self.assertTrue(res["crashed"])
+        self.assertEqual(res["attempts"], 2)
+        self.assertIn("crashed in 2 of 2 boots", res["error"])
+        self.assertIn("Kernel panic - not syncing: Fatal exception in "
+                      "interrupt", res["error"])
+        self.assertEqual(len(res["last_lines"]), 10)
+        self.assertIn("end Kernel panic", res["last_lines"][-1])
+        self.assertNotIn("current", res)
+
+    def test_boot_crash_then_timeout_after_bug(self):
+        """A hang after a BUG: report (QEMU killed at the timeout) is a
+        crash too; the retry happens and the second crash is reported."""
+        hang = "[    1.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s!\n"
+        res, n = self.boot([(read_panic_log(), 0, False),
+                            (hang, None, True)])
+        self.assertEqual(n, 2)
+        self.assertTrue(res["crashed"])
+        self.assertIn("timed out", res["error"])
+        self.assertIn("BUG: soft lockup", res["error"])
+
+    def test_boot_other_failure_not_retried(self):
+        res, n = self.boot([("[    0.1] Run /init as init process\r\n",
+                             None, True), (GOOD_LOG, 0, False)])
+        self.assertEqual(n, 1)
+        self.assertFalse(res["crashed"])
+        self.assertEqual(res["attempts"], 1)
+        self.assertTrue(res["error"].startswith(
+            "no CLOCKSOURCE line (timed out)"), res["error"])
+
+    def test_boot_success_not_retried(self):
+        res, n = self.boot([(GOOD_LOG, 0, False),
+                            (read_panic_log(), 0, False)])
+        self.assertEqual(n, 1)
+        self.assertIsNone(res["error"])
+        self.assertEqual(res["current"], "tsc")
+        self.assertNotIn("earlier_crashes", res)
+
+
+class OfflineCrashSkips:
+    """RealGuests.check_config with the boots replaced: a guest that crashed
+    twice skips the case (never a pass, never a failure), without hiding a
+    real failure of the other kernel; any other guest error fails.  Mixed
+    into OfflineParts (RealGuests is defined below)."""
+
+    def run_case(self, guests, predicted):
+        case = RealGuests("test_q35_qemu64_smp2")
+        case.kernels = {"6.1": {}, "6.12": {}}
+        case.expected = load_expected()
+        report = {"verdict": {
+            "linux_kernel": "6.12",
+            "available_clocksource": "tsc hpet acpi_pm",
+            "by_kernel": [{"from": "4.19", "to": "6.11",
+                           "linux_clocksource": predicted},
+                          {"from": "6.12", "to": None,
+                           "linux_clocksource": "tsc"}]}}
+        result = unittest.TestResult()
+        with mock.patch.object(lg, "boot_guest",
+                               lambda config, k: dict(guests[k])), \
+                mock.patch.object(lg, "boot_probe",
+                                  lambda config: (report, None)), \
+                mock.patch.dict(cpqemu.DEFAULT_IMAGES,
+                                {"uefi": os.path.abspath(__file__)}):
+            case.run(result)
+        return result
+
+    GOOD_GUESTS = {
+        "6.1": {"current": "hpet", "available": ["hpet", "acpi_pm"],
+                "kernel_release": "6.1.0-test", "dmesg": [],
+                "crashed": False, "error": None},
+        "6.12": {"current": "tsc", "available": ["tsc", "hpet", "acpi_pm"],
+                 "kernel_release": "6.12-test", "dmesg": [],
+                 "crashed": False, "error": None}}
+    CRASHED = {
+        "kernel_release": "6.12-test", "crashed": True,
+        "error": "guest crashed in 2 of 2 boots (last: exit 0): "
+                 "Kernel panic - not syncing: Fatal exception",
+        "last_lines": ["[ 0.917] RIP: 0010:__run_timers+0x1a4",
+                       "[ 0.918] ---[ end Kernel panic ]---"]}
+
+    def test_check_config_all_good_passes(self):
+        r = self.run_case(self.GOOD_GUESTS, "hpet")
+        self.assertEqual((r.testsRun, r.failures, r.errors, r.skipped),
+                         (1, [], [], []))
+
+    def test_check_config_crashed_guest_skips(self):
+        r = self.run_case(dict(self.GOOD_GUESTS, **{"6.12": self.CRASHED}),
+                          "hpet")
+        self.assertEqual((r.failures, r.errors), ([], []))
+        self.assertEqual(len(r.skipped), 1)
+        reason = r.skipped[0][1]
+        for part in ("6.12-test", "6.12", "q35-qemu64-smp2",
+                     "Fatal exception", "end Kernel panic ]---"):
+            self.assertIn(part, reason)
+
+    def test_check_config_crash_does_not_hide_other_kernel_failure(self):
+        r = self.run_case(dict(self.GOOD_GUESTS, **{"6.12": self.CRASHED}),
+                          "tsc")
+        self.assertEqual(len(r.failures), 1, r.failures)
+        self.assertIn("probe predicts tsc for 6.1", r.failures[0][1])
+
+    def test_check_config_other_error_fails(self):
+        bad = {"kernel_release": "6.12-test", "crashed": False,
+               "error": "no CLOCKSOURCE line (timed out); log tail: x"}
+        r = self.run_case(dict(self.GOOD_GUESTS, **{"6.12": bad}), "hpet")
+        self.assertEqual(r.skipped, [])
+        self.assertEqual(len(r.failures), 1, r.failures)
+        self.assertIn("no CLOCKSOURCE line", r.failures[0][1])
+
+
+class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
+                   unittest.TestCase):
     """What can be checked without booting anything."""
 
     def test_guest_log_parse(self):
@@ -160,6 +352,82 @@ class OfflineParts(unittest.TestCase):
                       "| hpet acpi_pm | **tsc** | tsc acpi_pm | tsc, tsc |",
                       table)
 
+    def test_compare_reports_crash_not_mismatch(self):
+        """A guest that crashed twice is "crashed" in the row and the
+        table, and never a mismatch, whatever the probe predicts."""
+        def fake_guest(config, kernel, firmware="seabios", settle=None):
+            if kernel == "6.12":
+                return {"kernel_release": "6.12-test", "crashed": True,
+                        "error": "guest crashed in 2 of 2 boots (last: exit "
+                                 "0): Kernel panic - not syncing: Fatal "
+                                 "exception in interrupt",
+                        "last_lines": ["[ 0.9] Kernel panic"]}
+            return {"current": "hpet", "available": ["hpet", "acpi_pm"],
+                    "kernel_release": "6.1-test", "dmesg": [],
+                    "crashed": False, "error": None}
+        report = {"verdict": {
+            "linux_kernel": "6.12", "available_clocksource": "tsc acpi_pm",
+            "by_kernel": [{"from": "4.19", "to": "6.11",
+                           "linux_clocksource": "hpet"},
+                          {"from": "6.12", "to": None,
+                           "linux_clocksource": "tsc"}]}}
+        with mock.patch.object(lg, "boot_guest", fake_guest), \
+                mock.patch.object(lg, "boot_probe",
+                                  lambda config: (report, None)):
+            row = lg.compare_config("q35-qemu64-smp2", ["6.1", "6.12"])
+        self.assertEqual(row["mismatches"], [])
+        self.assertEqual(len(row["crashed"]), 1, row["crashed"])
+        self.assertIn("q35-qemu64-smp2 on 6.12: Linux 6.12-test crashed",
+                      row["crashed"][0])
+        table = lg.markdown_table([row], ["6.1", "6.12"])
+        self.assertIn("| **hpet** | hpet acpi_pm | crashed |  | hpet, tsc |",
+                      table)
+
+    def test_panic_log_is_a_crash(self):
+        """The canned panic (an oops in interrupt context, as 6.12 did once
+        under TCG) is a crash, with its cause and the log's last lines."""
+        with open(PANIC_LOG, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        self.assertIsNone(lg.parse_guest_log(text))
+        crash = lg.guest_crash(text)
+        self.assertIsNotNone(crash)
+        self.assertIn("BUG: unable to handle page fault", crash["reason"])
+        self.assertIn("Kernel panic - not syncing: Fatal exception in "
+                      "interrupt", crash["reason"])
+        want = [ln for ln in text.replace("\r", "").splitlines()
+                if ln.strip()][-10:]
+        self.assertEqual(crash["last_lines"], want)
+        self.assertTrue(crash["last_lines"][-1].endswith(
+            "---[ end Kernel panic - not syncing: Fatal exception in "
+            "interrupt ]---"), crash["last_lines"])
+        self.assertFalse(any("\r" in ln for ln in crash["last_lines"]))
+        # Each message alone is enough.
+        for msg in ("Kernel panic - not syncing: VFS: Unable to mount root",
+                    "Oops: 0000 [#1] PREEMPT SMP NOPTI",
+                    "BUG: kernel NULL pointer dereference, address: 0",
+                    "general protection fault, probably for non-canonical",
+                    "Fatal exception in interrupt"):
+            crash = lg.guest_crash("[    0.5] booting\r\n[    0.9] %s\r\n"
+                                   % msg)
+            self.assertIsNotNone(crash, msg)
+            self.assertIn(msg, crash["reason"])
+
+    def test_not_a_crash(self):
+        """No crash message, a result already printed, or crash words in
+        /init's own dmesg echo: not a crash."""
+        with open(os.path.join(FIXTURES, "q35-qemu64-smp2-6.1.log"),
+                  "rb") as f:
+            good = f.read().decode("utf-8", "replace")
+        self.assertIsNone(lg.guest_crash(good))
+        self.assertIsNone(lg.guest_crash(
+            good + "[   12.0] Kernel panic - not syncing: Attempted to kill "
+                   "init!\r\n"))
+        self.assertIsNone(lg.guest_crash(
+            "[    0.1] Run /init as init process\r\n"
+            "LINUXGUEST dmesg [ 3.0] watchdog: BUG: soft lockup\r\n"))
+        self.assertIsNone(lg.guest_crash("[    0.1] Booting\r\n"))
+        self.assertIsNone(lg.guest_crash(""))
+
     def test_initrd_is_valid_newc(self):
         if not os.path.isfile(lg.BUSYBOX):
             self.skipTest("busybox not fetched (scripts/linux-guest fetch)")
@@ -220,9 +488,15 @@ class RealGuests(unittest.TestCase):
         if not FULL and isinstance(fast, tuple):
             kernels = [k for k in kernels if k in fast]
         expected = self.expected[config]
-        guests = {}
+        guests, crashed = {}, {}
         for k in kernels:
             g = lg.boot_guest(config, k)
+            if g.get("crashed"):
+                # Crashed on the retry too: no evidence about the verdict
+                # either way, so this case cannot pass; the other kernels
+                # are still checked and may fail it.
+                crashed[k] = g
+                continue
             self.assertIsNone(g["error"], g["error"])
             guests[k] = g
             evidence = "\n  ".join(g["dmesg"])
@@ -237,6 +511,8 @@ class RealGuests(unittest.TestCase):
                                      "%s on %s lists\n  %s" % (
                                          g["kernel_release"], config,
                                          evidence))
+        if not guests:
+            self.skip_crashed(config, crashed)
         image = cpqemu.DEFAULT_IMAGES["uefi"]
         if not os.path.isfile(image):
             self.skipTest("probe image %s missing (make all)" % image)
@@ -265,6 +541,16 @@ class RealGuests(unittest.TestCase):
                         (verdict.get("available_clocksource") or "").split(),
                         g["available"],
                         "available_clocksource on %s" % config)
+        if crashed:
+            self.skip_crashed(config, crashed)
+
+    def skip_crashed(self, config, crashed):
+        self.skipTest("; ".join(
+            "Linux %s (%s) crashed twice on %s under TCG, no evidence about "
+            "the verdict: %s\n  last lines:\n    %s" % (
+                g.get("kernel_release"), k, config, g.get("error"),
+                "\n    ".join(g.get("last_lines") or []))
+            for k, g in sorted(crashed.items())))
 
 
 def _add_config_tests():
