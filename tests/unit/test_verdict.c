@@ -168,7 +168,7 @@ static bool has_warning(const struct verdict *v, const char *code)
 static const char *severity(const struct verdict *v, const char *code)
 {
 	const struct verdict_warning *w = verdict_find_warning(v, code);
-	return w ? w->severity : "(absent)";
+	return w ? verdict_severity_name(w->severity) : "(absent)";
 }
 
 static void check_range(const struct verdict *v, uint32_t i, const char *from, const char *to,
@@ -211,7 +211,7 @@ TEST(bare_metal_intel_invariant_tsc)
 	CHECK(v.vdso);
 	CHECK_EQ_U64(v.predicted_read_ns_milli, TSC_BARE);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
-	CHECK_STR(v.confidence, "high");
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
 	check_range(&v, 0, "4.19", NULL, "tsc", true);
 	CHECK_EQ_U64(v.warning_count, 0);
@@ -340,7 +340,7 @@ TEST(kvm_hidden_amd_one_socket_depends_on_kernel)
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 	CHECK_STR(severity(&v, "KERNEL_DEPENDENT"), "warning");
 	CHECK_STR(severity(&v, "KVMCLOCK_HIDDEN"), "warning");
-	CHECK_STR(v.confidence, "medium");
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
 }
 
 /* Hidden KVM on an Intel host model (Skylake, family 6 model 0x55):
@@ -354,7 +354,7 @@ TEST(kvm_hidden_intel_keeps_tsc)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
-	CHECK_STR(v.confidence, "medium");
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 }
 
@@ -387,7 +387,7 @@ TEST(hyperv_invariant_control_prefers_tsc)
 	check_range(&v, 0, "4.19", "5.5", "hyperv_clocksource_tsc_page", true);
 	check_range(&v, 1, "5.6", NULL, "tsc", true);
 	CHECK(!has_warning(&v, "TSC_NOT_INVARIANT"));
-	CHECK_STR(v.confidence, "high");
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 }
 
 /* Hyper-V without the TSC page: only the reference counter MSR (400/495)
@@ -424,7 +424,7 @@ TEST(vmware_gethz_tsc_reliable)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK(v.vdso);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
-	CHECK_STR(v.confidence, "high");
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
 	CHECK_EQ_U64(v.warning_count, 0);
 }
@@ -442,7 +442,7 @@ TEST(tcg_qemu64_smp1_hpet)
 	CHECK(v.vdso);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
-	CHECK_STR(v.confidence, "medium");
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
 	CHECK_STR(severity(&v, "TSC_NOT_INVARIANT"), "warning");
 	CHECK(!has_warning(&v, "KVMCLOCK_HIDDEN"));
 }
@@ -459,7 +459,7 @@ TEST(tcg_qemu64_smp1_no_hpet)
 	 * of 6 boots and acpi_pm in the others (refined-jiffies watchdog
 	 * race, tests/linux/README.md): the prediction holds, with low
 	 * confidence and the reason spelled out. */
-	CHECK_STR(v.confidence, "low");
+	CHECK_STR(verdict_confidence_name(v.confidence), "low");
 	bool said = false;
 	for (uint32_t i = 0; i < v.reasoning_count; i++)
 		said = said || strstr(v.reasoning[i], "refined-jiffies") != NULL;
@@ -655,7 +655,7 @@ TEST(acpi_pm_fallback_iff_acpi_pm_and_warnings_complete)
 			const struct verdict_warning *w = &v.warnings[k];
 			bool known = false;
 			for (size_t s = 0; s < 3; s++)
-				known |= strcmp(w->severity, severities[s]) == 0;
+				known |= strcmp(verdict_severity_name(w->severity), severities[s]) == 0;
 			CHECK(known);
 			CHECK(w->message[0] && w->evidence[0] && w->fix && w->fix[0] && w->fix_brief);
 		}
@@ -715,7 +715,7 @@ TEST(verdict_kvmclock_warp_is_critical)
 	const struct verdict_warning *w = verdict_find_warning(&v, "KVMCLOCK_WARP");
 	CHECK(w != NULL);
 	if (w) {
-		CHECK_STR(w->severity, "critical");
+		CHECK_STR(verdict_severity_name(w->severity), "critical");
 		CHECK(strstr(w->evidence, "4183032 ns") != NULL);
 		CHECK(strstr(w->message, "stable") != NULL);
 	}
