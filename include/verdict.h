@@ -79,6 +79,7 @@ struct verdict_drift {
 	const char *a, *b;	/* source names, as in the report's drift[] */
 	int64_t ppm;
 	uint64_t window_ms;
+	uint64_t uncertainty_ppm;	/* of ppm; 0 = unknown */
 };
 
 struct verdict_input {
@@ -131,6 +132,7 @@ struct verdict_input {
 	uint64_t freq_advertised_hz, freq_measured_hz;
 	bool freq_disagreement_known;
 	int64_t freq_disagreement_ppm;
+	uint64_t freq_disagreement_uncertainty_ppm;	/* 0 = unknown */
 
 	/* Gaps (the vCPU did not run). */
 	bool gaps_measured;
@@ -138,6 +140,12 @@ struct verdict_input {
 
 	struct verdict_drift drift[VERDICT_MAX_DRIFT];
 	uint32_t drift_count;
+
+	/* The probe's empty measurement harness looked wrong (say an RDTSC
+	 * that traps: the harness costs more than a CPUID), so every read
+	 * cost is distorted.  The reason is quoted in the reasoning. */
+	bool harness_anomaly;
+	const char *harness_anomaly_reason;
 };
 
 #define VERDICT_MAX_REASONS 16

@@ -53,6 +53,24 @@ static void note_unknowns(const struct facts *f, struct model *m, struct verdict
 			   NULL);
 }
 
+/* An empty harness that costs more than it should (a trapping RDTSC, say)
+ * is subtracted from every read: the costs, and the read paths judged from
+ * them, cannot be trusted as much as the rules' inputs need. */
+static void note_harness_anomaly(const struct facts *f, struct model *m, struct verdict *v)
+{
+	char line[VERDICT_REASON_LEN];
+	struct strbuf sb;
+
+	if (!f->in->harness_anomaly)
+		return;
+	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+	sb_init(&sb, line, sizeof(line));
+	sb_str(&sb, "measured read costs are distorted: the empty measurement harness looked wrong (");
+	sb_str(&sb, f->in->harness_anomaly_reason ? f->in->harness_anomaly_reason : "no reason given");
+	sb_str(&sb, "); confidence at most medium");
+	add_reason(v, line, NULL);
+}
+
 /* ---- by_kernel ---------------------------------------------------------- */
 
 struct era {
@@ -179,6 +197,7 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	out->linux_kernel = MAIN_KERNEL_NAME;
 	predict(&f, MAIN_KERNEL, out, &m);
 	note_unknowns(&f, &m, out);
+	note_harness_anomaly(&f, &m, out);
 	note_jiffies_watchdog_race(&f, &m, out);
 	conclusion(&m, out);
 

@@ -54,6 +54,18 @@ void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli)
 	sb_str(sb, "x a TSC read");
 }
 
+/* "612 ppm", or "612 +/- 155 ppm" when the uncertainty is known (ASCII:
+ * the JSON writer escapes anything else). */
+void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm)
+{
+	sb_i64(sb, ppm);
+	if (uncertainty_ppm) {
+		sb_str(sb, " +/- ");
+		sb_u64(sb, uncertainty_ppm);
+	}
+	sb_str(sb, " ppm");
+}
+
 /* 26000 -> "26,000": the summary is read by people. */
 static void sb_u64_grouped(struct strbuf *sb, uint64_t v)
 {
@@ -85,8 +97,18 @@ void evidence_why_not_better(struct strbuf *sb, const struct facts *f, const str
 		}
 		sb_char(sb, ')');
 	}
-	if (m->tsc_demoted)
-		sb_str(sb, " (watchdog expected to reject tsc)");
+	if (m->tsc_demoted) {
+		sb_str(sb, " (watchdog expected to reject tsc");
+		/* Only with an uncertainty: older reports stay byte for byte. */
+		const struct verdict_drift *d = m->demoting_drift;
+		if (d && d->uncertainty_ppm && m->watchdog >= 0) {
+			sb_str(sb, ": ");
+			sb_ppm(sb, d->ppm, d->uncertainty_ppm);
+			sb_str(sb, " against ");
+			sb_str(sb, verdict_source_name(m->watchdog));
+		}
+		sb_char(sb, ')');
+	}
 	sb_str(sb, "; ");
 	if (f->plat == PLAT_KVM)
 		sb_str(sb, f->kvmclock_advertised ? "kvm-clock advertised" :

@@ -69,6 +69,8 @@ struct model {
 	bool tsc_unstable;	/* at boot: never registered */
 	bool tsc_must_verify;
 	bool tsc_demoted;	/* later, by the watchdog */
+	/* the drift that demoted it (NULL: a gap did), for the evidence */
+	const struct verdict_drift *demoting_drift;
 	int watchdog;		/* source index or -1 */
 	bool pv_vdso;		/* kvm-clock / xen: PVCLOCK vDSO mode */
 	bool hv_page_vdso;
@@ -114,6 +116,16 @@ static inline bool no(enum verdict_tri t)
 static inline uint64_t abs64(int64_t v)
 {
 	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* A measured |value| counts as beyond a threshold only when it stays
+ * beyond at the near end of its uncertainty; 0 (unknown) leaves the bare
+ * threshold.  An uncertainty too large to add is never beyond. */
+static inline bool beyond(int64_t value, uint64_t threshold, uint64_t uncertainty)
+{
+	uint64_t limit = threshold + uncertainty;
+
+	return limit >= threshold && abs64(value) > limit;
 }
 
 /* Confidence never rises: a later doubt only lowers it. */
@@ -167,6 +179,7 @@ bool slow_source(const char *name);
 /* text.c */
 void sb_ns(struct strbuf *sb, uint64_t ns_milli);
 void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli);
+void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm);
 void evidence_why_not_better(struct strbuf *sb, const struct facts *f, const struct model *m);
 void fill_why_text(const struct facts *f, const struct model *m, struct verdict *v);
 #endif

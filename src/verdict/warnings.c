@@ -224,7 +224,8 @@ static void warn_freq(const struct facts *f, const struct model *m, struct verdi
 	struct verdict_warning *w;
 	struct strbuf sb;
 
-	if (in->freq_disagreement_known && abs64(in->freq_disagreement_ppm) > FREQ_MISMATCH_PPM) {
+	if (in->freq_disagreement_known &&
+	    beyond(in->freq_disagreement_ppm, FREQ_MISMATCH_PPM, in->freq_disagreement_uncertainty_ppm)) {
 		w = add_warning(v, WARN_TSC_FREQ_MISMATCH, VERDICT_WARNING);
 		if (w) {
 			sb_init(&sb, w->message, sizeof(w->message));
@@ -238,8 +239,7 @@ static void warn_freq(const struct facts *f, const struct model *m, struct verdi
 			sb_str(&sb, ", measured ");
 			sb_hz(&sb, in->freq_measured_hz);
 			sb_str(&sb, ": ");
-			sb_i64(&sb, in->freq_disagreement_ppm);
-			sb_str(&sb, " ppm");
+			sb_ppm(&sb, in->freq_disagreement_ppm, in->freq_disagreement_uncertainty_ppm);
 		}
 	}
 	if (m->tsc_khz_known || !tsc_present(f))
@@ -295,7 +295,7 @@ static void warn_drift(const struct facts *f, struct verdict *v)
 
 	for (uint32_t i = 0; i < in->drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		const struct verdict_drift *d = &in->drift[i];
-		if (abs64(d->ppm) <= DRIFT_WARN_PPM)
+		if (!beyond(d->ppm, DRIFT_WARN_PPM, d->uncertainty_ppm))
 			continue;
 		if (!w) {
 			w = add_warning(v, WARN_SOURCE_DRIFT, VERDICT_WARNING);
@@ -311,8 +311,8 @@ static void warn_drift(const struct facts *f, struct verdict *v)
 		sb_str(&sb, " vs ");
 		sb_str(&sb, d->b ? d->b : "?");
 		sb_str(&sb, ": ");
-		sb_i64(&sb, d->ppm);
-		sb_str(&sb, " ppm over ");
+		sb_ppm(&sb, d->ppm, d->uncertainty_ppm);
+		sb_str(&sb, " over ");
 		sb_u64(&sb, d->window_ms);
 		sb_str(&sb, " ms");
 	}

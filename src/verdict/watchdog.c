@@ -91,11 +91,13 @@ static const struct verdict_drift *drift_against(const struct facts *f, const ch
 	return NULL;
 }
 
-static bool drift_beyond_margin(const struct facts *f, const struct model *m)
+/* The drift that makes the watchdog reject the TSC, if any: beyond the
+ * margin by more than the measurement's own uncertainty. */
+static const struct verdict_drift *demoting_drift(const struct facts *f, const struct model *m)
 {
 	const struct verdict_drift *d = drift_against(f, verdict_source_name(m->watchdog));
 
-	return d && abs64(d->ppm) > WATCHDOG_SKEW_PPM;
+	return d && beyond(d->ppm, WATCHDOG_SKEW_PPM, d->uncertainty_ppm) ? d : NULL;
 }
 
 static bool r_watchdog_reliable_applies(const struct facts *f, const struct model *m)
@@ -118,7 +120,7 @@ static bool r_watchdog_demote_applies(const struct facts *f, const struct model 
 {
 	if (!m->reg[VERDICT_SRC_TSC] || !m->tsc_must_verify || m->watchdog < 0)
 		return false;
-	if (drift_beyond_margin(f, m))
+	if (demoting_drift(f, m))
 		return true;
 	return m->watchdog == VERDICT_SRC_ACPI_PM && f->in->gaps_measured &&
 	       f->in->gap_max_ns >= ACPI_PM_WRAP_NS;
@@ -127,6 +129,7 @@ static bool r_watchdog_demote_applies(const struct facts *f, const struct model 
 static void r_watchdog_demote(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
+	m->demoting_drift = demoting_drift(f, m);
 }
 
 static const struct rule watchdog_rules[] = {

@@ -587,7 +587,7 @@ TEST(watchdog_demotes_drifting_tsc)
 {
 	struct verdict_input in = tcg_qemu64(1, true);
 	struct verdict v;
-	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 800, 1000 };
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 800, 1000, 0 };
 	in.drift_count = 1;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "hpet");
@@ -611,7 +611,7 @@ TEST(frequency_gaps_and_drift_warnings)
 	in.gap_max_ns = 20000000;
 	in.gap_total_ns = 25000000;
 	in.gap_window_ms = 1000;
-	in.drift[0] = (struct verdict_drift){ "tsc", "acpi_pm", -300, 1000 };
+	in.drift[0] = (struct verdict_drift){ "tsc", "acpi_pm", -300, 1000, 0 };
 	in.drift_count = 1;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
@@ -719,4 +719,100 @@ TEST(verdict_kvmclock_warp_is_critical)
 		CHECK(strstr(w->evidence, "4183032 ns") != NULL);
 		CHECK(strstr(w->message, "stable") != NULL);
 	}
+}
+
+static bool reasoning_says(const struct verdict *v, const char *text)
+{
+	for (uint32_t i = 0; i < v->reasoning_count; i++)
+		if (strstr(v->reasoning[i], text))
+			return true;
+	return false;
+}
+
+/* An empty harness that costs more than a CPUID (a trapping RDTSC) skews
+ * every read cost: never "high", and the reasoning says why. */
+TEST(harness_anomaly_caps_confidence)
+{
+	struct verdict_input in = hyperv(true, true);
+	struct verdict v;
+	decide(&in, &v);
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
+	CHECK(!reasoning_says(&v, "distorted"));
+	in.harness_anomaly = true;
+	in.harness_anomaly_reason = "harness 2100 cycles > CPUID 1700 cycles";
+	decide(&in, &v);
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
+	CHECK(reasoning_says(&v, "read costs are distorted"));
+	CHECK(reasoning_says(&v, "harness 2100 cycles > CPUID 1700 cycles"));
+	/* the prediction itself does not move */
+	CHECK_STR(v.linux_clocksource, "tsc");
+	/* an already low confidence stays low */
+	in = tcg_qemu64(1, false);
+	in.harness_anomaly = true;
+	decide(&in, &v);
+	CHECK_STR(verdict_confidence_name(v.confidence), "low");
+	CHECK(reasoning_says(&v, "no reason given"));
+}
+
+/* The watchdog margin (500 ppm) is crossed only beyond the measurement's
+ * uncertainty: 600 +/- 200 may be 400, 800 +/- 200 is at least 600. */
+TEST(watchdog_demotion_needs_drift_beyond_uncertainty)
+{
+	struct verdict_input in = tcg_qemu64(1, true);
+	struct verdict v;
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 600, 1000, 200 };
+	in.drift_count = 1;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "tsc");
+	CHECK(!has_warning(&v, "HPET_FALLBACK"));
+	in.drift[0].ppm = 800;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "hpet");
+	CHECK_STR(v.available_clocksource, "hpet acpi_pm tsc");
+	const struct verdict_warning *w = verdict_find_warning(&v, "HPET_FALLBACK");
+	CHECK(w && strstr(w->evidence, "(watchdog expected to reject tsc: 800 +/- 200 ppm against hpet)"));
+	/* a negative drift is the same distance from the margin */
+	in.drift[0].ppm = -600;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "tsc");
+}
+
+/* SOURCE_DRIFT (100 ppm) follows the same rule. */
+TEST(source_drift_needs_drift_beyond_uncertainty)
+{
+	struct verdict_input in = kvm(VERDICT_VENDOR_INTEL, 6, 0x55, true, true);
+	struct verdict v;
+	in.drift[0] = (struct verdict_drift){ "hpet", "acpi_pm", 250, 1000, 200 };
+	in.drift_count = 1;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "SOURCE_DRIFT"));
+	in.drift[0].ppm = 350;
+	decide(&in, &v);
+	const struct verdict_warning *w = verdict_find_warning(&v, "SOURCE_DRIFT");
+	CHECK(w && strstr(w->evidence, "hpet vs acpi_pm: 350 +/- 200 ppm over 1000 ms"));
+}
+
+/* TSC_FREQ_MISMATCH (500 ppm) too; with no uncertainty the evidence reads
+ * as before ("1200 ppm", frequency_gaps_and_drift_warnings). */
+TEST(freq_mismatch_needs_disagreement_beyond_uncertainty)
+{
+	struct verdict_input in = kvm(VERDICT_VENDOR_INTEL, 6, 0x55, true, true);
+	struct verdict v;
+	in.freq_advertised_hz = 2000000000;
+	in.freq_measured_hz = 2001200000;
+	in.freq_disagreement_known = true;
+	in.freq_disagreement_ppm = 600;
+	in.freq_disagreement_uncertainty_ppm = 200;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "TSC_FREQ_MISMATCH"));
+	in.freq_measured_hz = 2001600000;
+	in.freq_disagreement_ppm = 800;
+	decide(&in, &v);
+	const struct verdict_warning *w = verdict_find_warning(&v, "TSC_FREQ_MISMATCH");
+	CHECK(w && strstr(w->evidence, "measured 2001.600 MHz: 800 +/- 200 ppm"));
+	/* an unbounded uncertainty never proves a mismatch */
+	in.freq_disagreement_ppm = 100000;
+	in.freq_disagreement_uncertainty_ppm = UINT64_MAX;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "TSC_FREQ_MISMATCH"));
 }
