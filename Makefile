@@ -24,7 +24,9 @@ EFI_CFLAGS := $(FREESTANDING) -fpic -maccumulate-outgoing-args \
 HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Itests/unit
 
 # Pure logic: compiled into the probe and into every host unit test.
-PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/discover/*.c src/analysis/*.c) $(wildcard src/verdict.c))
+PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/discover/*.c src/analysis/*.c src/verdict/*.c))
+# Private headers of pure modules (include/ holds the public ones).
+PURE_HDRS  := $(wildcard src/verdict/*.h)
 # Hardware-touching core shared by every boot path.
 CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/probe/*.c src/sources/*.c src/measure/*.c src/report/*.c) src/main.c)
 CORE_ASM   := $(sort $(wildcard src/arch/*.S))
@@ -43,7 +45,7 @@ deps:
 
 efi: $(BUILD)/clockprobe.efi
 
-$(BUILD)/efi/%.o: %.c $(wildcard include/*.h) Makefile
+$(BUILD)/efi/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
@@ -76,7 +78,7 @@ images: $(BUILD)/clockprobe.img $(BUILD)/clockprobe.efi
 	@ls -l $(BUILD)/clockprobe.*
 
 # Host unit tests: every tests/unit/test_X.c with all pure sources.
-$(BUILD)/host/%: tests/unit/%.c tests/unit/check.c $(PURE_SRCS) $(wildcard include/*.h) tests/unit/check.h
+$(BUILD)/host/%: tests/unit/%.c tests/unit/check.c $(PURE_SRCS) $(wildcard include/*.h) $(PURE_HDRS) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"; $(CC) $(HOST_CFLAGS) tests/unit/check.c $< $(PURE_SRCS) -o $@
 

@@ -8,7 +8,8 @@
  * tri-state (or 0 = unknown for counts): the rules then say "unknown" in
  * their reasoning instead of guessing silently.
  *
- * The rules and their kernel citations: docs/verdict-rules.md. */
+ * The rules and their kernel citations: docs/verdict-rules.md; the code:
+ * src/verdict/. */
 #ifndef CP_VERDICT_H
 #define CP_VERDICT_H
 #include "util.h"
@@ -78,6 +79,7 @@ struct verdict_drift {
 	const char *a, *b;	/* source names, as in the report's drift[] */
 	int64_t ppm;
 	uint64_t window_ms;
+	uint64_t uncertainty_ppm;	/* of ppm; 0 = unknown */
 };
 
 struct verdict_input {
@@ -130,6 +132,7 @@ struct verdict_input {
 	uint64_t freq_advertised_hz, freq_measured_hz;
 	bool freq_disagreement_known;
 	int64_t freq_disagreement_ppm;
+	uint64_t freq_disagreement_uncertainty_ppm;	/* 0 = unknown */
 
 	/* Gaps (the vCPU did not run). */
 	bool gaps_measured;
@@ -137,6 +140,12 @@ struct verdict_input {
 
 	struct verdict_drift drift[VERDICT_MAX_DRIFT];
 	uint32_t drift_count;
+
+	/* The probe's empty measurement harness looked wrong (say an RDTSC
+	 * that traps: the harness costs more than a CPUID), so every read
+	 * cost is distorted.  The reason is quoted in the reasoning. */
+	bool harness_anomaly;
+	const char *harness_anomaly_reason;
 };
 
 #define VERDICT_MAX_REASONS 16
@@ -154,9 +163,23 @@ struct verdict_kernel_range {
 	const char *note;
 };
 
+/* Ordered by weight: the summary leads with the heaviest. */
+enum verdict_severity {
+	VERDICT_INFO = 0,
+	VERDICT_WARNING,
+	VERDICT_CRITICAL,
+};
+
+/* Ordered by doubt: a later doubt can only move it down the list. */
+enum verdict_confidence {
+	VERDICT_CONFIDENCE_HIGH = 0,
+	VERDICT_CONFIDENCE_MEDIUM,
+	VERDICT_CONFIDENCE_LOW,
+};
+
 struct verdict_warning {
 	const char *code;
-	const char *severity;	/* "info" | "warning" | "critical" */
+	enum verdict_severity severity;
 	char message[VERDICT_MSG_LEN];
 	char evidence[VERDICT_EVIDENCE_LEN];
 	const char *fix;
@@ -173,7 +196,7 @@ struct verdict {
 	bool read_cost_measured;
 	uint64_t syscall_overhead_ns_estimate;	/* an estimate, not measured */
 	uint64_t tsc_read_ns_milli;	/* for "~M x a TSC read"; 0 = unknown */
-	const char *confidence;	/* "high" | "medium" | "low" */
+	enum verdict_confidence confidence;
 	const char *why;	/* the decisive rule in words */
 	char why_text[VERDICT_REASON_LEN];	/* "Why: ..." of the summary */
 	const char *current_clocksource;
@@ -200,6 +223,10 @@ void verdict_to_json(struct json *j, const struct verdict *v);
 void verdict_summary_line(const struct verdict *v, char *buf, size_t cap);
 
 const char *verdict_source_name(enum verdict_source s);
+/* The report's words: "info" | "warning" | "critical", "high" | "medium" |
+ * "low". */
+const char *verdict_severity_name(enum verdict_severity s);
+const char *verdict_confidence_name(enum verdict_confidence c);
 /* NULL when the warning is absent: for tests and the summary. */
 const struct verdict_warning *verdict_find_warning(const struct verdict *v,
 						   const char *code);

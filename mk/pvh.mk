@@ -14,7 +14,7 @@ PVH_OBJS   := $(patsubst %.c,$(BUILD)/pvh/%.o,$(PURE_SRCS) $(CORE_SRCS) $(PVH_SR
 pvh: $(BUILD)/clockprobe.elf
 all: $(BUILD)/clockprobe.elf
 
-$(BUILD)/pvh/%.o: %.c $(wildcard include/*.h) Makefile mk/pvh.mk
+$(BUILD)/pvh/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile mk/pvh.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (pvh)"; $(CC) $(PVH_CFLAGS) -c $< -o $@
 

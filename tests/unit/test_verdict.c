@@ -168,7 +168,7 @@ static bool has_warning(const struct verdict *v, const char *code)
 static const char *severity(const struct verdict *v, const char *code)
 {
 	const struct verdict_warning *w = verdict_find_warning(v, code);
-	return w ? w->severity : "(absent)";
+	return w ? verdict_severity_name(w->severity) : "(absent)";
 }
 
 static void check_range(const struct verdict *v, uint32_t i, const char *from, const char *to,
@@ -211,7 +211,7 @@ TEST(bare_metal_intel_invariant_tsc)
 	CHECK(v.vdso);
 	CHECK_EQ_U64(v.predicted_read_ns_milli, TSC_BARE);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
-	CHECK_STR(v.confidence, "high");
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
 	check_range(&v, 0, "4.19", NULL, "tsc", true);
 	CHECK_EQ_U64(v.warning_count, 0);
@@ -340,7 +340,7 @@ TEST(kvm_hidden_amd_one_socket_depends_on_kernel)
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 	CHECK_STR(severity(&v, "KERNEL_DEPENDENT"), "warning");
 	CHECK_STR(severity(&v, "KVMCLOCK_HIDDEN"), "warning");
-	CHECK_STR(v.confidence, "medium");
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
 }
 
 /* Hidden KVM on an Intel host model (Skylake, family 6 model 0x55):
@@ -354,7 +354,7 @@ TEST(kvm_hidden_intel_keeps_tsc)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
-	CHECK_STR(v.confidence, "medium");
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 }
 
@@ -387,7 +387,7 @@ TEST(hyperv_invariant_control_prefers_tsc)
 	check_range(&v, 0, "4.19", "5.5", "hyperv_clocksource_tsc_page", true);
 	check_range(&v, 1, "5.6", NULL, "tsc", true);
 	CHECK(!has_warning(&v, "TSC_NOT_INVARIANT"));
-	CHECK_STR(v.confidence, "high");
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 }
 
 /* Hyper-V without the TSC page: only the reference counter MSR (400/495)
@@ -424,7 +424,7 @@ TEST(vmware_gethz_tsc_reliable)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK(v.vdso);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
-	CHECK_STR(v.confidence, "high");
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
 	CHECK_EQ_U64(v.warning_count, 0);
 }
@@ -442,7 +442,7 @@ TEST(tcg_qemu64_smp1_hpet)
 	CHECK(v.vdso);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
 	CHECK_EQ_U64(v.by_kernel_count, 1);
-	CHECK_STR(v.confidence, "medium");
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
 	CHECK_STR(severity(&v, "TSC_NOT_INVARIANT"), "warning");
 	CHECK(!has_warning(&v, "KVMCLOCK_HIDDEN"));
 }
@@ -459,7 +459,7 @@ TEST(tcg_qemu64_smp1_no_hpet)
 	 * of 6 boots and acpi_pm in the others (refined-jiffies watchdog
 	 * race, tests/linux/README.md): the prediction holds, with low
 	 * confidence and the reason spelled out. */
-	CHECK_STR(v.confidence, "low");
+	CHECK_STR(verdict_confidence_name(v.confidence), "low");
 	bool said = false;
 	for (uint32_t i = 0; i < v.reasoning_count; i++)
 		said = said || strstr(v.reasoning[i], "refined-jiffies") != NULL;
@@ -587,7 +587,7 @@ TEST(watchdog_demotes_drifting_tsc)
 {
 	struct verdict_input in = tcg_qemu64(1, true);
 	struct verdict v;
-	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 800, 1000 };
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 800, 1000, 0 };
 	in.drift_count = 1;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "hpet");
@@ -611,7 +611,7 @@ TEST(frequency_gaps_and_drift_warnings)
 	in.gap_max_ns = 20000000;
 	in.gap_total_ns = 25000000;
 	in.gap_window_ms = 1000;
-	in.drift[0] = (struct verdict_drift){ "tsc", "acpi_pm", -300, 1000 };
+	in.drift[0] = (struct verdict_drift){ "tsc", "acpi_pm", -300, 1000, 0 };
 	in.drift_count = 1;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
@@ -655,7 +655,7 @@ TEST(acpi_pm_fallback_iff_acpi_pm_and_warnings_complete)
 			const struct verdict_warning *w = &v.warnings[k];
 			bool known = false;
 			for (size_t s = 0; s < 3; s++)
-				known |= strcmp(w->severity, severities[s]) == 0;
+				known |= strcmp(verdict_severity_name(w->severity), severities[s]) == 0;
 			CHECK(known);
 			CHECK(w->message[0] && w->evidence[0] && w->fix && w->fix[0] && w->fix_brief);
 		}
@@ -715,8 +715,104 @@ TEST(verdict_kvmclock_warp_is_critical)
 	const struct verdict_warning *w = verdict_find_warning(&v, "KVMCLOCK_WARP");
 	CHECK(w != NULL);
 	if (w) {
-		CHECK_STR(w->severity, "critical");
+		CHECK_STR(verdict_severity_name(w->severity), "critical");
 		CHECK(strstr(w->evidence, "4183032 ns") != NULL);
 		CHECK(strstr(w->message, "stable") != NULL);
 	}
+}
+
+static bool reasoning_says(const struct verdict *v, const char *text)
+{
+	for (uint32_t i = 0; i < v->reasoning_count; i++)
+		if (strstr(v->reasoning[i], text))
+			return true;
+	return false;
+}
+
+/* An empty harness that costs more than a CPUID (a trapping RDTSC) skews
+ * every read cost: never "high", and the reasoning says why. */
+TEST(harness_anomaly_caps_confidence)
+{
+	struct verdict_input in = hyperv(true, true);
+	struct verdict v;
+	decide(&in, &v);
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
+	CHECK(!reasoning_says(&v, "distorted"));
+	in.harness_anomaly = true;
+	in.harness_anomaly_reason = "harness 2100 cycles > CPUID 1700 cycles";
+	decide(&in, &v);
+	CHECK_STR(verdict_confidence_name(v.confidence), "medium");
+	CHECK(reasoning_says(&v, "read costs are distorted"));
+	CHECK(reasoning_says(&v, "harness 2100 cycles > CPUID 1700 cycles"));
+	/* the prediction itself does not move */
+	CHECK_STR(v.linux_clocksource, "tsc");
+	/* an already low confidence stays low */
+	in = tcg_qemu64(1, false);
+	in.harness_anomaly = true;
+	decide(&in, &v);
+	CHECK_STR(verdict_confidence_name(v.confidence), "low");
+	CHECK(reasoning_says(&v, "no reason given"));
+}
+
+/* The watchdog margin (500 ppm) is crossed only beyond the measurement's
+ * uncertainty: 600 +/- 200 may be 400, 800 +/- 200 is at least 600. */
+TEST(watchdog_demotion_needs_drift_beyond_uncertainty)
+{
+	struct verdict_input in = tcg_qemu64(1, true);
+	struct verdict v;
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 600, 1000, 200 };
+	in.drift_count = 1;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "tsc");
+	CHECK(!has_warning(&v, "HPET_FALLBACK"));
+	in.drift[0].ppm = 800;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "hpet");
+	CHECK_STR(v.available_clocksource, "hpet acpi_pm tsc");
+	const struct verdict_warning *w = verdict_find_warning(&v, "HPET_FALLBACK");
+	CHECK(w && strstr(w->evidence, "(watchdog expected to reject tsc: 800 +/- 200 ppm against hpet)"));
+	/* a negative drift is the same distance from the margin */
+	in.drift[0].ppm = -600;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "tsc");
+}
+
+/* SOURCE_DRIFT (100 ppm) follows the same rule. */
+TEST(source_drift_needs_drift_beyond_uncertainty)
+{
+	struct verdict_input in = kvm(VERDICT_VENDOR_INTEL, 6, 0x55, true, true);
+	struct verdict v;
+	in.drift[0] = (struct verdict_drift){ "hpet", "acpi_pm", 250, 1000, 200 };
+	in.drift_count = 1;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "SOURCE_DRIFT"));
+	in.drift[0].ppm = 350;
+	decide(&in, &v);
+	const struct verdict_warning *w = verdict_find_warning(&v, "SOURCE_DRIFT");
+	CHECK(w && strstr(w->evidence, "hpet vs acpi_pm: 350 +/- 200 ppm over 1000 ms"));
+}
+
+/* TSC_FREQ_MISMATCH (500 ppm) too; with no uncertainty the evidence reads
+ * as before ("1200 ppm", frequency_gaps_and_drift_warnings). */
+TEST(freq_mismatch_needs_disagreement_beyond_uncertainty)
+{
+	struct verdict_input in = kvm(VERDICT_VENDOR_INTEL, 6, 0x55, true, true);
+	struct verdict v;
+	in.freq_advertised_hz = 2000000000;
+	in.freq_measured_hz = 2001200000;
+	in.freq_disagreement_known = true;
+	in.freq_disagreement_ppm = 600;
+	in.freq_disagreement_uncertainty_ppm = 200;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "TSC_FREQ_MISMATCH"));
+	in.freq_measured_hz = 2001600000;
+	in.freq_disagreement_ppm = 800;
+	decide(&in, &v);
+	const struct verdict_warning *w = verdict_find_warning(&v, "TSC_FREQ_MISMATCH");
+	CHECK(w && strstr(w->evidence, "measured 2001.600 MHz: 800 +/- 200 ppm"));
+	/* an unbounded uncertainty never proves a mismatch */
+	in.freq_disagreement_ppm = 100000;
+	in.freq_disagreement_uncertainty_ppm = UINT64_MAX;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "TSC_FREQ_MISMATCH"));
 }

@@ -1,0 +1,214 @@
+/* verdict_decide(): the main kernel's prediction with its reasoning, the
+ * per-era predictions for by_kernel[], what a user would see in sysfs, the
+ * predicted read cost, then the warnings and the summary's "why". */
+#include "verdict_model.h"
+
+/* 6.12 is the newest LTS with distribution reach (Debian 13's kernel) and
+ * carries the 6.12 change of unsynchronized_tsc() to count packages. */
+#define MAIN_KERNEL KV(6, 12)
+#define MAIN_KERNEL_NAME "6.12"
+
+/* Typical cost of entering and leaving the kernel for clock_gettime() on a
+ * current x86-64 kernel with the usual speculation mitigations: an
+ * estimate (50-300 ns in practice), not something the probe measures. */
+#define SYSCALL_OVERHEAD_NS_ESTIMATE 150u
+
+/* ---- facts that lower confidence ---------------------------------------- */
+
+static void note_unknowns(const struct facts *f, struct model *m, struct verdict *v)
+{
+	const struct verdict_input *in = f->in;
+
+	if (in->vendor == VERDICT_VENDOR_UNKNOWN || f->plat == PLAT_UNKNOWN) {
+		m->conf = VERDICT_CONFIDENCE_LOW;
+		add_reason(v, "CPU vendor or hypervisor unknown: the prediction is a guess", NULL);
+	}
+	if (in->invariant_tsc == VERDICT_UNKNOWN) {
+		m->conf = VERDICT_CONFIDENCE_LOW;
+		add_reason(v, "invariant TSC bit unknown: assumed absent", NULL);
+	}
+	if (!f->intel && !m->constant_tsc && !m->tsc_reliable) {
+		if (f->possible_guessed) {
+			cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+			add_reason(v, "possible CPUs (MADT) unknown: running CPUs used instead", NULL);
+		}
+		if (f->packages_guessed) {
+			cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+			add_reason(v, "package count unknown: assumed 1 (QEMU >= 6.2 puts -smp N in one socket)",
+				   NULL);
+		}
+	}
+	if (in->sources[VERDICT_SRC_HPET].present == VERDICT_UNKNOWN)
+		add_reason(v, "HPET presence unknown: counted as absent", NULL);
+	else if (no(in->sources[VERDICT_SRC_HPET].present))
+		add_reason(v, "no HPET: nothing between the TSC and acpi_pm", NULL);
+	if (f->plat == PLAT_HIDDEN)
+		add_reason(v, "hypervisor bit set but no signature: Linux sees no KVM, so no kvm-clock", NULL);
+	if (f->plat == PLAT_KVM && !f->kvmclock_advertised)
+		add_reason(v, "KVM signature without kvm-clock feature bits: no kvm-clock", NULL);
+	if (no(in->invariant_tsc) && !m->tsc_reliable)
+		add_reason(v, "no invariant TSC (CPUID 0x80000007 EDX[8] = 0)", NULL);
+	if (in->xcpu_tested < 2 && f->possible > 1)
+		add_reason(v, "cross-CPU TSC test did not cover 2+ CPUs: no warp evidence either way",
+			   NULL);
+}
+
+/* An empty harness that costs more than it should (a trapping RDTSC, say)
+ * is subtracted from every read: the costs, and the read paths judged from
+ * them, cannot be trusted as much as the rules' inputs need. */
+static void note_harness_anomaly(const struct facts *f, struct model *m, struct verdict *v)
+{
+	char line[VERDICT_REASON_LEN];
+	struct strbuf sb;
+
+	if (!f->in->harness_anomaly)
+		return;
+	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+	sb_init(&sb, line, sizeof(line));
+	sb_str(&sb, "measured read costs are distorted: the empty measurement harness looked wrong (");
+	sb_str(&sb, f->in->harness_anomaly_reason ? f->in->harness_anomaly_reason : "no reason given");
+	sb_str(&sb, "); confidence at most medium");
+	add_reason(v, line, NULL);
+}
+
+/* ---- by_kernel ---------------------------------------------------------- */
+
+struct era {
+	const char *from, *to;
+	unsigned kver;
+};
+
+/* Boundaries where a rule changes; the first era reaches back to Debian
+ * 10's 4.19. */
+static const struct era eras[] = {
+	{ "4.19", "5.0", KV(4, 19) }, { "5.1", "5.5", KV(5, 1) },
+	{ "5.6", "5.16", KV(5, 6) },  { "5.17", "6.11", KV(5, 17) },
+	{ "6.12", NULL, KV(6, 12) },
+};
+
+static void fill_by_kernel(const struct facts *f, struct verdict *v)
+{
+	struct verdict_kernel_range *last = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(eras); i++) {
+		struct model m;
+		predict(f, eras[i].kver, NULL, &m);
+		const char *name = chosen_name(&m);
+		if (last && str_equal(last->linux_clocksource, name) && last->vdso == m.vdso) {
+			last->to = eras[i].to;
+			continue;
+		}
+		if (v->by_kernel_count >= VERDICT_MAX_RANGES)
+			break;
+		last = &v->by_kernel[v->by_kernel_count++];
+		last->from = eras[i].from;
+		last->to = eras[i].to;
+		last->linux_clocksource = name;
+		last->vdso = m.vdso;
+		last->note = m.note;
+	}
+}
+
+/* ---- what a user would see ------------------------------------------------ */
+
+/* clocksource_enqueue() keeps the list sorted by rating; a source the
+ * watchdog demoted stays listed with rating 0, one unstable at boot was
+ * never registered. */
+static unsigned listed_rating(const struct model *m, int s)
+{
+	return (s == VERDICT_SRC_TSC && m->tsc_demoted) ? 0 : m->rating[s];
+}
+
+static void fill_available(const struct model *m, struct verdict *v)
+{
+	struct strbuf sb;
+	bool listed[VERDICT_SRC_COUNT] = { false };
+
+	sb_init(&sb, v->available_clocksource, sizeof(v->available_clocksource));
+	for (int round = 0; round < VERDICT_SRC_COUNT; round++) {
+		int best = -1;
+		for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
+			if (!m->reg[s] || listed[s])
+				continue;
+			if (best < 0 || listed_rating(m, s) > listed_rating(m, best))
+				best = s;
+		}
+		if (best < 0)
+			break;
+		listed[best] = true;
+		if (sb.len)
+			sb_char(&sb, ' ');
+		sb_str(&sb, verdict_source_name(best));
+	}
+	if (!sb.len)
+		sb_str(&sb, "jiffies");
+}
+
+/* ---- the verdict ---------------------------------------------------------- */
+
+static void conclusion(const struct model *m, struct verdict *v)
+{
+	char line[VERDICT_REASON_LEN];
+	struct strbuf sb;
+
+	sb_init(&sb, line, sizeof(line));
+	sb_str(&sb, "Linux ");
+	sb_str(&sb, v->linux_kernel);
+	sb_str(&sb, " selects ");
+	sb_str(&sb, chosen_name(m));
+	if (m->chosen >= 0) {
+		sb_str(&sb, " (rating ");
+		sb_u64(&sb, m->rating[m->chosen]);
+		sb_char(&sb, ')');
+	}
+	sb_str(&sb, m->vdso ? ", vDSO fast path: " : ", no vDSO (syscall): ");
+	sb_str(&sb, m->note);
+	if (v->reasoning_count >= VERDICT_MAX_REASONS)
+		v->reasoning_count = VERDICT_MAX_REASONS - 1;
+	/* the conclusion leads; the rules that led there follow */
+	for (uint32_t i = v->reasoning_count; i > 0; i--)
+		memcpy(v->reasoning[i], v->reasoning[i - 1], VERDICT_REASON_LEN);
+	str_copy(v->reasoning[0], VERDICT_REASON_LEN, line);
+	v->reasoning_count++;
+}
+
+static void predicted_cost(const struct verdict_input *in, const struct model *m,
+			   struct verdict *v)
+{
+	uint64_t cost = m->chosen >= 0 ? in->sources[m->chosen].read_ns_milli : 0;
+
+	v->syscall_overhead_ns_estimate = SYSCALL_OVERHEAD_NS_ESTIMATE;
+	v->tsc_read_ns_milli = in->sources[VERDICT_SRC_TSC].read_ns_milli;
+	v->read_cost_measured = cost != 0;
+	if (!cost)
+		return;
+	v->predicted_read_ns_milli = cost;
+	if (!m->vdso)
+		v->predicted_read_ns_milli += SYSCALL_OVERHEAD_NS_ESTIMATE * 1000ull;
+}
+
+void verdict_decide(struct verdict *out, const struct verdict_input *in)
+{
+	struct facts f;
+	struct model m;
+
+	memset(out, 0, sizeof(*out));
+	digest(&f, in);
+	out->linux_kernel = MAIN_KERNEL_NAME;
+	predict(&f, MAIN_KERNEL, out, &m);
+	note_unknowns(&f, &m, out);
+	note_harness_anomaly(&f, &m, out);
+	note_jiffies_watchdog_race(&f, &m, out);
+	conclusion(&m, out);
+
+	out->linux_clocksource = chosen_name(&m);
+	out->current_clocksource = out->linux_clocksource;
+	out->vdso = m.vdso;
+	out->why = m.note;
+	out->confidence = m.conf;
+	predicted_cost(in, &m, out);
+	fill_available(&m, out);
+	fill_by_kernel(&f, out);
+	add_warnings(&f, &m, out);
+	fill_why_text(&f, &m, out);
+}

@@ -1,0 +1,54 @@
+/* The verdict as report JSON.  Names follow the report contract
+ * (shared/docs/design.md, schema v1): extend, never rename. */
+#include "verdict_model.h"
+#include "json.h"
+
+static void warnings_to_json(struct json *j, const struct verdict *v)
+{
+	json_array_begin(j, "warnings");
+	for (uint32_t i = 0; i < v->warning_count; i++) {
+		const struct verdict_warning *w = &v->warnings[i];
+		json_object_begin(j, NULL);
+		json_string(j, "code", w->code);
+		json_string(j, "severity", verdict_severity_name(w->severity));
+		json_string(j, "message", w->message);
+		json_string(j, "evidence", w->evidence);
+		json_string(j, "fix", w->fix);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+void verdict_to_json(struct json *j, const struct verdict *v)
+{
+	json_object_begin(j, "verdict");
+	json_string(j, "linux_clocksource", v->linux_clocksource);
+	json_string(j, "linux_kernel", v->linux_kernel);
+	json_bool(j, "vdso", v->vdso);
+	if (v->read_cost_measured)
+		json_fixed(j, "predicted_read_ns", (int64_t)v->predicted_read_ns_milli, 3);
+	else
+		json_null(j, "predicted_read_ns");
+	json_u64(j, "syscall_overhead_ns_estimate", v->syscall_overhead_ns_estimate);
+	json_string(j, "confidence", verdict_confidence_name(v->confidence));
+	json_string(j, "current_clocksource", v->current_clocksource);
+	json_string(j, "available_clocksource", v->available_clocksource);
+	json_array_begin(j, "reasoning");
+	for (uint32_t i = 0; i < v->reasoning_count; i++)
+		json_string(j, NULL, v->reasoning[i]);
+	json_array_end(j);
+	json_array_begin(j, "by_kernel");
+	for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		json_object_begin(j, NULL);
+		json_string(j, "from", r->from);
+		json_string(j, "to", r->to);
+		json_string(j, "linux_clocksource", r->linux_clocksource);
+		json_bool(j, "vdso", r->vdso);
+		json_string(j, "note", r->note);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	warnings_to_json(j, v);
+	json_object_end(j);
+}

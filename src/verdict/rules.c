@@ -1,0 +1,321 @@
+/* The first three steps of Linux's boot order as rule tables: CPU
+ * capability flags, where tsc_khz comes from, and which clocksources
+ * register at which rating.  Each rule names the kernel file and the
+ * versions it holds for (docs/verdict-rules.md has the citations in full);
+ * watchdog.c holds the later steps, predict.c runs them all in order. */
+#include "verdict_model.h"
+
+/* ---- CPU capability flags ------------------------------------------------ */
+
+static bool r_invariant_applies(const struct facts *f, const struct model *m)
+{
+	return yes(f->in->invariant_tsc);
+}
+
+static void r_invariant(const struct facts *f, struct model *m)
+{
+	m->constant_tsc = m->nonstop_tsc = true;
+}
+
+static bool r_intel_constant_applies(const struct facts *f, const struct model *m)
+{
+	uint32_t fam = f->in->family, model = f->in->model;
+
+	return f->intel && !m->constant_tsc &&
+	       ((fam == 0x6 && model >= 0x0e) || (fam == 0xf && model >= 0x03));
+}
+
+static void r_constant_only(const struct facts *f, struct model *m)
+{
+	m->constant_tsc = true;
+}
+
+static bool r_hv_invariant_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_invariant_control);
+}
+
+static void r_reliable_invariant(const struct facts *f, struct model *m)
+{
+	m->constant_tsc = m->nonstop_tsc = m->tsc_reliable = true;
+}
+
+static bool r_vmware_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_VMWARE;
+}
+
+static void r_reliable_constant(const struct facts *f, struct model *m)
+{
+	m->constant_tsc = m->tsc_reliable = true;
+}
+
+static const struct rule cpu_flag_rules[] = {
+	{ "cpu-invariant", "arch/x86/kernel/cpu/{intel,amd,hygon,centaur,zhaoxin}.c early_init: x86_power bit 8",
+	  KV_OPEN, KV_OPEN, r_invariant_applies, r_invariant,
+	  "CPUID 0x80000007 EDX[8] (invariant TSC): Linux sets CONSTANT_TSC and NONSTOP_TSC" },
+	{ "intel-constant", "arch/x86/kernel/cpu/intel.c early_init_intel()",
+	  KV_OPEN, KV_OPEN, r_intel_constant_applies, r_constant_only,
+	  "Intel family 6 model >= 0x0e (or 0xf >= 3): CONSTANT_TSC without invariant TSC (not NONSTOP)" },
+	{ "hyperv-invariant", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(), 5.6+",
+	  KV(5, 6), KV_OPEN, r_hv_invariant_applies, r_reliable_invariant,
+	  "Hyper-V offers TSC invariant control: Linux enables it, gets invariant TSC and forces TSC_RELIABLE" },
+	{ "vmware-reliable", "arch/x86/kernel/cpu/vmware.c vmware_set_capabilities()",
+	  KV_OPEN, KV_OPEN, r_vmware_applies, r_reliable_constant,
+	  "VMware platform: Linux forces CONSTANT_TSC and TSC_RELIABLE (no watchdog, no sync check)" },
+};
+
+const struct rule_step step_cpu_flags = { cpu_flag_rules, ARRAY_SIZE(cpu_flag_rules), NULL };
+
+/* ---- tsc_khz: advertised, calibrated, or nothing ---------------------------- */
+
+static void r_khz_known(const struct facts *f, struct model *m)
+{
+	m->tsc_khz_known = true;
+}
+
+static bool r_khz_kvmclock_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && f->kvmclock_advertised;
+}
+
+static bool r_khz_hyperv_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && f->plat == PLAT_HYPERV && yes(f->in->hv_freq_msrs);
+}
+
+static bool r_khz_vmware_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && f->plat == PLAT_VMWARE && yes(f->in->vmware_gethz);
+}
+
+static bool r_khz_xen_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && f->plat == PLAT_XEN;
+}
+
+static bool r_khz_acrn_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && f->acrn &&
+	       f->in->freq_by == VERDICT_FREQ_HYPERVISOR_LEAF;
+}
+
+static bool r_khz_cpuid_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && f->intel &&
+	       (f->in->freq_by == VERDICT_FREQ_CPUID_15 ||
+		f->in->freq_by == VERDICT_FREQ_CPUID_16);
+}
+
+/* An unknown PIT, HPET or PM timer may still be there for Linux. */
+static bool calibration_reference_possible(const struct facts *f)
+{
+	const struct verdict_input *in = f->in;
+
+	return !no(in->sources[VERDICT_SRC_PIT].present) ||
+	       !no(in->sources[VERDICT_SRC_HPET].present) || f->has[VERDICT_SRC_ACPI_PM] ||
+	       (!no(in->sources[VERDICT_SRC_ACPI_PM].present) && !no(in->acpi));
+}
+
+static bool r_khz_calibrate_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && calibration_reference_possible(f);
+}
+
+static bool r_khz_none_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && tsc_present(f);
+}
+
+static void r_tsc_unregistered(const struct facts *f, struct model *m)
+{
+	m->tsc_unstable = true;
+}
+
+/* Platform code first (x86_platform.calibrate_tsc), then CPUID, then a
+ * timer: the first that knows the rate wins. */
+static const struct rule tsc_khz_rules[] = {
+	{ "khz-kvmclock", "arch/x86/kernel/kvmclock.c kvm_get_tsc_khz()",
+	  KV_OPEN, KV_OPEN, r_khz_kvmclock_applies, r_khz_known,
+	  "TSC frequency from kvm-clock (pvclock mul/shift)" },
+	{ "khz-hyperv", "arch/x86/kernel/cpu/mshyperv.c hv_get_tsc_khz()",
+	  KV_OPEN, KV_OPEN, r_khz_hyperv_applies, r_khz_known,
+	  "TSC frequency from the Hyper-V frequency MSR" },
+	{ "khz-vmware", "arch/x86/kernel/cpu/vmware.c vmware_platform_setup() GETHZ",
+	  KV_OPEN, KV_OPEN, r_khz_vmware_applies, r_khz_known,
+	  "TSC frequency from the VMware backdoor (GETHZ)" },
+	{ "khz-xen", "arch/x86/xen/time.c xen_tsc_khz()",
+	  KV_OPEN, KV_OPEN, r_khz_xen_applies, r_khz_known,
+	  "TSC frequency from Xen's vcpu_time_info" },
+	{ "khz-acrn", "arch/x86/kernel/cpu/acrn.c acrn_get_tsc_khz()",
+	  KV_OPEN, KV_OPEN, r_khz_acrn_applies, r_khz_known,
+	  "TSC frequency from ACRN's CPUID 0x40000010" },
+	{ "khz-cpuid", "arch/x86/kernel/tsc.c native_calibrate_tsc() (Intel only)",
+	  KV_OPEN, KV_OPEN, r_khz_cpuid_applies, r_khz_known,
+	  "TSC frequency from CPUID 0x15/0x16 (Linux reads them on Intel only)" },
+	{ "khz-calibrate", "arch/x86/kernel/tsc.c quick_pit_calibrate()/pit_hpet_ptimer_calibrate_cpu()",
+	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_known,
+	  "no advertised TSC frequency: Linux calibrates against the PIT, HPET or PM timer" },
+	{ "khz-none", "arch/x86/kernel/tsc.c tsc_init(): \"could not calculate TSC khz\"",
+	  KV_OPEN, KV_OPEN, r_khz_none_applies, r_tsc_unregistered,
+	  "no TSC frequency and no PIT/HPET/PM timer to calibrate against: TSC not registered" },
+};
+
+const struct rule_step step_tsc_khz = { tsc_khz_rules, ARRAY_SIZE(tsc_khz_rules), NULL };
+
+/* ---- registration and ratings --------------------------------------------- */
+
+static void register_source(struct model *m, enum verdict_source s, unsigned rating)
+{
+	m->reg[s] = true;
+	m->rating[s] = rating;
+}
+
+static bool r_tsc_register_applies(const struct facts *f, const struct model *m)
+{
+	return m->tsc_khz_known && tsc_present(f);
+}
+
+static void r_tsc_register(const struct facts *f, struct model *m)
+{
+	register_source(m, VERDICT_SRC_TSC, RATING_TSC);
+	m->tsc_must_verify = true;
+}
+
+static bool r_kvmclock_applies(const struct facts *f, const struct model *m)
+{
+	return f->kvmclock_advertised;
+}
+
+static void r_kvmclock(const struct facts *f, struct model *m)
+{
+	register_source(m, VERDICT_SRC_KVMCLOCK, RATING_KVMCLOCK);
+}
+
+static bool r_kvmclock_299_applies(const struct facts *f, const struct model *m)
+{
+	return m->reg[VERDICT_SRC_KVMCLOCK] && m->constant_tsc && m->nonstop_tsc;
+}
+
+static void r_kvmclock_299(const struct facts *f, struct model *m)
+{
+	m->rating[VERDICT_SRC_KVMCLOCK] = RATING_KVMCLOCK_INVARIANT;
+}
+
+static bool r_kvmclock_vdso_applies(const struct facts *f, const struct model *m)
+{
+	return m->reg[VERDICT_SRC_KVMCLOCK] && yes(f->in->kvm_stable_bit) &&
+	       !no(f->in->pvclock_stable);
+}
+
+static void r_pv_vdso(const struct facts *f, struct model *m)
+{
+	m->pv_vdso = true;
+	if (!yes(f->in->pvclock_stable))
+		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+}
+
+static bool r_hv_page_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_page);
+}
+
+static void r_hv_page(const struct facts *f, struct model *m)
+{
+	/* Either rating beats the TSC's. */
+	register_source(m, VERDICT_SRC_HV_TSC_PAGE,
+			m->kver >= KV(5, 6) ? RATING_HV_TSC_PAGE : RATING_HV_OLD);
+	m->hv_page_vdso = !no(f->in->hv_tsc_page_valid);
+}
+
+static bool r_hv_msr_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_HYPERV && yes(f->in->hv_ref_counter) &&
+	       !m->reg[VERDICT_SRC_HV_TSC_PAGE];
+}
+
+static void r_hv_msr(const struct facts *f, struct model *m)
+{
+	register_source(m, VERDICT_SRC_HV_MSR, m->kver >= KV(5, 6) ? RATING_HV_MSR : RATING_HV_OLD);
+}
+
+static bool r_hv_lower_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_invariant_control);
+}
+
+static void r_hv_lower(const struct facts *f, struct model *m)
+{
+	if (m->reg[VERDICT_SRC_HV_TSC_PAGE])
+		m->rating[VERDICT_SRC_HV_TSC_PAGE] = RATING_HV_TSC_PAGE_INVARIANT;
+	if (m->reg[VERDICT_SRC_HV_MSR])
+		m->rating[VERDICT_SRC_HV_MSR] = RATING_HV_MSR_INVARIANT;
+}
+
+static bool r_xen_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_XEN;
+}
+
+static void r_xen(const struct facts *f, struct model *m)
+{
+	register_source(m, VERDICT_SRC_XEN, RATING_XEN);
+	m->pv_vdso = yes(f->in->pvclock_stable);
+	if (f->in->pvclock_stable == VERDICT_UNKNOWN)
+		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+}
+
+static bool r_hpet_applies(const struct facts *f, const struct model *m)
+{
+	return f->has[VERDICT_SRC_HPET];
+}
+
+static void r_hpet(const struct facts *f, struct model *m)
+{
+	register_source(m, VERDICT_SRC_HPET, RATING_HPET);
+}
+
+static bool r_acpi_pm_applies(const struct facts *f, const struct model *m)
+{
+	return f->has[VERDICT_SRC_ACPI_PM];
+}
+
+static void r_acpi_pm(const struct facts *f, struct model *m)
+{
+	register_source(m, VERDICT_SRC_ACPI_PM, RATING_ACPI_PM);
+}
+
+static const struct rule register_rules[] = {
+	{ "tsc-register", "arch/x86/kernel/tsc.c init_tsc_clocksource(): rating 300",
+	  KV_OPEN, KV_OPEN, r_tsc_register_applies, r_tsc_register,
+	  "tsc registered, rating 300" },
+	{ "kvmclock", "arch/x86/kernel/kvmclock.c kvmclock_init(): rating 400",
+	  KV_OPEN, KV_OPEN, r_kvmclock_applies, r_kvmclock,
+	  "KVM advertises kvm-clock: registered, rating 400" },
+	{ "kvmclock-299", "arch/x86/kernel/kvmclock.c kvmclock_init(), 5.1+",
+	  KV(5, 1), KV_OPEN, r_kvmclock_299_applies, r_kvmclock_299,
+	  "CONSTANT_TSC+NONSTOP_TSC: kvm-clock lowered to 299, so tsc (300) wins" },
+	{ "kvmclock-vdso", "arch/x86/kernel/kvmclock.c kvm_setup_vsyscall_timeinfo()",
+	  KV_OPEN, KV_OPEN, r_kvmclock_vdso_applies, r_pv_vdso,
+	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode" },
+	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 500 now",
+	  KV_OPEN, KV_OPEN, r_hv_page_applies, r_hv_page,
+	  "Hyper-V reference TSC page registered (vDSO HVCLOCK), rating above tsc" },
+	{ "hyperv-msr", "drivers/clocksource/hyperv_timer.c hv_init_clocksource(): 400, 495 now",
+	  KV_OPEN, KV_OPEN, r_hv_msr_applies, r_hv_msr,
+	  "Hyper-V reference counter MSR registered (no vDSO: every read is a syscall and an exit)" },
+	{ "hyperv-lower", "drivers/clocksource/hyperv_timer.c, 5.6+",
+	  KV(5, 6), KV_OPEN, r_hv_lower_applies, r_hv_lower,
+	  "TSC invariant control offered: Hyper-V clocksources lowered to 250/245, so tsc wins" },
+	{ "xen", "arch/x86/xen/time.c xen_clocksource: rating 400",
+	  KV_OPEN, KV_OPEN, r_xen_applies, r_xen,
+	  "Xen clocksource registered, rating 400 (vDSO only with the stable bit)" },
+	{ "hpet", "arch/x86/kernel/hpet.c clocksource_hpet: rating 250, no vDSO since 4.7",
+	  KV_OPEN, KV_OPEN, r_hpet_applies, r_hpet,
+	  "hpet registered, rating 250" },
+	{ "acpi_pm", "drivers/clocksource/acpi_pm.c: rating 200",
+	  KV_OPEN, KV_OPEN, r_acpi_pm_applies, r_acpi_pm,
+	  "acpi_pm registered, rating 200" },
+};
+
+const struct rule_step step_register = { register_rules, ARRAY_SIZE(register_rules), NULL };

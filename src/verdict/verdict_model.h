@@ -1,0 +1,185 @@
+/* What the files of the verdict module share, and nothing they do not.
+ *
+ * The module replays Linux's clocksource selection on measured facts:
+ * facts.c digests the input once, rules.c and watchdog.c hold the rules as
+ * tables (one per step of Linux's boot order), predict.c runs them for one
+ * kernel version and picks the winner, decide.c fills struct verdict for
+ * the main kernel and every era, warnings.c names the problems with one
+ * fix table in fixes.c, text.c and json.c write it out.  The public API is
+ * include/verdict.h; the rules and their citations: docs/verdict-rules.md. */
+#ifndef CP_VERDICT_MODEL_H
+#define CP_VERDICT_MODEL_H
+#include "verdict.h"
+#include "strbuf.h"
+
+#define KV(major, minor) ((major) * 100u + (minor))
+#define KV_OPEN 0u
+
+/* Clocksource ratings as Linux registers them.  Only their order decides
+ * the outcome, but the reasoning quotes them, so they are the kernel's. */
+#define RATING_TSC 300			/* arch/x86/kernel/tsc.c clocksource_tsc */
+#define RATING_KVMCLOCK 400		/* arch/x86/kernel/kvmclock.c kvm_clock */
+#define RATING_KVMCLOCK_INVARIANT 299	/* kvmclock.c kvmclock_init(), 5.1+ */
+#define RATING_XEN 400			/* arch/x86/xen/time.c xen_clocksource */
+#define RATING_HPET 250			/* arch/x86/kernel/hpet.c clocksource_hpet */
+#define RATING_ACPI_PM 200		/* drivers/clocksource/acpi_pm.c */
+/* drivers/clocksource/hyperv_timer.c: 400 before 5.6, 500/495 now, and
+ * 250/245 once TSC invariant control hands the job to the TSC. */
+#define RATING_HV_OLD 400
+#define RATING_HV_TSC_PAGE 500
+#define RATING_HV_MSR 495
+#define RATING_HV_TSC_PAGE_INVARIANT 250
+#define RATING_HV_MSR_INVARIANT 245
+
+/* 2^24 / 3579545 Hz: a 24-bit PM timer wraps every 4.687 s, so a watchdog
+ * on acpi_pm misreads any gap longer than that. */
+#define ACPI_PM_WRAP_NS 4686000000ull
+
+enum platform {
+	PLAT_UNKNOWN = 0,
+	PLAT_NONE,	/* bare metal */
+	PLAT_KVM,
+	PLAT_HYPERV,
+	PLAT_VMWARE,
+	PLAT_XEN,
+	PLAT_TCG,	/* QEMU TCG: no paravirt clock at all */
+	PLAT_HIDDEN,	/* hypervisor bit set, no signature (e.g. kvm=off) */
+	PLAT_OTHER,	/* bhyve, ACRN, ...: no paravirt clocksource in Linux */
+};
+
+/* Facts digested once, independent of the kernel version. */
+struct facts {
+	const struct verdict_input *in;
+	enum platform plat;
+	bool intel;
+	bool has[VERDICT_SRC_COUNT];	/* present == YES */
+	bool kvmclock_advertised;
+	bool acrn;
+	uint32_t possible, packages;	/* best known, see digest_counts() */
+	bool possible_guessed, packages_guessed;
+};
+
+/* Linux's state for one kernel version, built up by the rules. */
+struct model {
+	unsigned kver;
+	bool constant_tsc, nonstop_tsc, tsc_reliable;
+	bool tsc_khz_known;
+	bool reg[VERDICT_SRC_COUNT];
+	unsigned rating[VERDICT_SRC_COUNT];
+	bool tsc_unstable;	/* at boot: never registered */
+	bool tsc_must_verify;
+	bool tsc_demoted;	/* later, by the watchdog */
+	/* the drift that demoted it (NULL: a gap did), for the evidence */
+	const struct verdict_drift *demoting_drift;
+	int watchdog;		/* source index or -1 */
+	bool pv_vdso;		/* kvm-clock / xen: PVCLOCK vDSO mode */
+	bool hv_page_vdso;
+	int chosen;		/* source index, -1 = jiffies */
+	bool vdso;
+	enum verdict_confidence conf;
+	const char *note;
+	struct verdict *explain;	/* reasoning goes here when set */
+};
+
+struct rule {
+	const char *id;
+	const char *cite;	/* kernel file: function */
+	unsigned since, until;	/* inclusive, KV_OPEN = unbounded */
+	bool (*applies)(const struct facts *f, const struct model *m);
+	void (*apply)(const struct facts *f, struct model *m);
+	const char *why;
+};
+
+/* One step of Linux's boot order: its rules in table order, after `enter`
+ * has set up what they all read (NULL: nothing). */
+struct rule_step {
+	const struct rule *rules;
+	size_t count;
+	void (*enter)(const struct facts *f, struct model *m);
+};
+
+/* rules.c */
+extern const struct rule_step step_cpu_flags, step_tsc_khz, step_register;
+/* watchdog.c */
+extern const struct rule_step step_boot_unstable, step_watchdog;
+
+static inline bool yes(enum verdict_tri t)
+{
+	return t == VERDICT_YES;
+}
+
+static inline bool no(enum verdict_tri t)
+{
+	return t == VERDICT_NO;
+}
+
+static inline uint64_t abs64(int64_t v)
+{
+	return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* A measured |value| counts as beyond a threshold only when it stays
+ * beyond at the near end of its uncertainty; 0 (unknown) leaves the bare
+ * threshold.  An uncertainty too large to add is never beyond. */
+static inline bool beyond(int64_t value, uint64_t threshold, uint64_t uncertainty)
+{
+	uint64_t limit = threshold + uncertainty;
+
+	return limit >= threshold && abs64(value) > limit;
+}
+
+/* Confidence never rises: a later doubt only lowers it. */
+static inline void cap_confidence(struct model *m, enum verdict_confidence at_most)
+{
+	if (m->conf < at_most)
+		m->conf = at_most;
+}
+
+/* facts.c */
+void digest(struct facts *f, const struct verdict_input *in);
+bool tsc_present(const struct facts *f);
+void add_reason(struct verdict *v, const char *text, const char *cite);
+
+/* predict.c */
+void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
+const char *chosen_name(const struct model *m);
+
+/* watchdog.c */
+void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v);
+
+/* warnings.c, with the code -> fix table in fixes.c */
+enum warn_code {
+	WARN_ACPI_PM_FALLBACK,
+	WARN_HPET_FALLBACK,
+	WARN_JIFFIES_FALLBACK,
+	WARN_TSC_UNSYNCED,
+	WARN_KVMCLOCK_WARP,
+	WARN_KERNEL_DEPENDENT,
+	WARN_KVMCLOCK_NOT_STABLE,
+	WARN_KVMCLOCK_HIDDEN,
+	WARN_TSC_NOT_INVARIANT,
+	WARN_HYPERV_MSR_CLOCKSOURCE,
+	WARN_TSC_FREQ_MISMATCH,
+	WARN_NO_CALIBRATION_REFERENCE,
+	WARN_LARGE_GAPS,
+	WARN_SOURCE_DRIFT,
+	WARN_CODE_COUNT,
+};
+
+struct warning_kind {
+	const char *code;	/* warnings[].code in the report: never renamed */
+	const char *fix;	/* warnings[].fix */
+	const char *brief;	/* the same fix in a few words, for the summary */
+};
+
+extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];
+void add_warnings(const struct facts *f, const struct model *m, struct verdict *v);
+bool slow_source(const char *name);
+
+/* text.c */
+void sb_ns(struct strbuf *sb, uint64_t ns_milli);
+void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli);
+void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm);
+void evidence_why_not_better(struct strbuf *sb, const struct facts *f, const struct model *m);
+void fill_why_text(const struct facts *f, const struct model *m, struct verdict *v);
+#endif
