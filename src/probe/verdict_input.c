@@ -79,16 +79,6 @@ static enum verdict_freq_by freq_by(const struct freq_result *f)
 	}
 }
 
-/* The disagreement is against the HPET measurement, else the PM timer's
- * (freq.c choose()); its uncertainty is that measurement's, rounded up to
- * whole ppm so the verdict never claims more precision than it has. */
-static uint64_t measured_uncertainty_ppm(const struct freq_result *f)
-{
-	enum freq_key k = f->hz[FREQ_MEASURED_HPET] ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM;
-	uint64_t mppm = f->uncertainty_mppm[k];
-
-	return mppm / 1000 + (mppm % 1000 != 0);
-}
 
 void results_verdict_input(const struct run_results *r, struct verdict_input *in)
 {
@@ -146,7 +136,11 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->freq_advertised_hz = r->freq.believed_hz;
 	in->freq_disagreement_known = r->freq.disagreement_known;
 	in->freq_disagreement_ppm = r->freq.disagreement_ppm;
-	in->freq_disagreement_uncertainty_ppm = measured_uncertainty_ppm(&r->freq);
+	/* The measurement's own uncertainty, its reference's tolerance
+	 * included (freq.c choose()). */
+	in->freq_disagreement_uncertainty_ppm = r->freq.disagreement_uncertainty_ppm;
+	in->harness_anomaly = r->harness_anomaly != NULL;
+	in->harness_anomaly_reason = r->harness_anomaly;
 	if (r->gaps.measured) {
 		in->gaps_measured = true;
 		in->gap_count = r->gaps.g.count;
@@ -159,6 +153,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 		in->drift[i].b = r->freq.drift[i].b;
 		in->drift[i].ppm = r->freq.drift[i].ppm_milli / 1000;
 		in->drift[i].window_ms = r->freq.drift[i].window_ms;
+		in->drift[i].uncertainty_ppm = (r->freq.drift[i].uncertainty_mppm + 999) / 1000;
 		in->drift_count++;
 	}
 }

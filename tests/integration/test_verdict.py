@@ -37,7 +37,9 @@ class Verdict(ProbeTest):
                 src = probe_runs.source(r, cs)
                 self.assertEqual(src["status"], "ok", (name, cs))
                 self.assertIsNotNone(v["predicted_read_ns"], name)
-                self.assertGreaterEqual(v["predicted_read_ns"] + 0.001, src["read_cost"]["ns"]["p50"], name)
+                # The verdict uses the unbiased estimate, never a median
+                # that quantization may have turned into 0.
+                self.assertGreaterEqual(v["predicted_read_ns"] + 0.01, src["read_cost"]["estimate_ns"], name)
             # by_kernel ranges cover 5.4 .. newest and agree with the main line.
             ranges = v["by_kernel"]
             self.assertIsNone(ranges[-1]["to"], name)

@@ -132,3 +132,13 @@ TEST(gaps_threshold_helper)
 	CHECK_EQ_U64(gaps_threshold(0, 26), 1300);
 	CHECK_EQ_U64(gaps_threshold(0, UINT64_MAX), UINT64_MAX);
 }
+
+TEST(gaps_threshold_from_the_scan_loop)
+{
+	/* 2.6 GHz: 10 us = 26,000 cycles; a TCG loop round of ~270 cycles
+	 * stays under the floor, a trapped RDTSC of 36,000 sets 288,000. */
+	CHECK_EQ_U64(gaps_threshold_for_loop(2600000000ull, 270), 26000);
+	CHECK_EQ_U64(gaps_threshold_for_loop(2600000000ull, 36000), 288000);
+	CHECK_EQ_U64(gaps_threshold_for_loop(0, 5), 40);
+	CHECK_EQ_U64(gaps_threshold_for_loop(1, UINT64_MAX), UINT64_MAX);
+}

@@ -123,3 +123,80 @@ TEST(readpath_emulated_two_way)
 	CHECK_EQ_U64(read_path_classify(161, &tcg_measured), READ_PATH_DEVICE_MODEL);
 	CHECK_EQ_U64(read_path_classify(227, &tcg_measured), READ_PATH_DEVICE_MODEL);
 }
+
+/* Recorded on this project's nested KVM (direct boot): every yardstick is
+ * an exit, RDTSC included (harness ~36,000 ticks at 2.45 GHz). */
+static const struct read_path_baselines nested = {
+	.harness = 16240, .rdtsc = 29426, .cpuid = 29213, .kernel_port = 20456, .port = 42719,
+	.rdtsc_traps = true,
+};
+
+TEST(readpath_hardware_without_hypervisor)
+{
+	struct read_path_baselines b = tcg;
+	char basis[200];
+
+	b.no_hypervisor = true;
+	/* Whatever it costs: with nothing to exit to, the read is hardware. */
+	CHECK_EQ_U64(read_path_judge(&b, 400, false, basis, sizeof basis), READ_PATH_HARDWARE);
+	CHECK_EQ_U64(read_path_judge(&b, 26, true, basis, sizeof basis), READ_PATH_HARDWARE);
+	CHECK(strstr(basis, "no hypervisor") != NULL);
+	CHECK_STR(read_path_name(READ_PATH_HARDWARE), "hardware");
+}
+
+TEST(readpath_trapping_rdtsc)
+{
+	char basis[200];
+
+	/* Reads that execute RDTSC exit, however cheap they look. */
+	CHECK_EQ_U64(read_path_judge(&nested, 5995, true, basis, sizeof basis), READ_PATH_EXIT);
+	CHECK(strstr(basis, "traps") != NULL);
+	/* Others: exit/device_model at sqrt(cpuid * port) = 35,326 (the
+	 * kernel port is not between CPUID and the port here). */
+	CHECK_EQ_U64(read_path_judge(&nested, 35000, false, basis, sizeof basis), READ_PATH_EXIT);
+	CHECK_EQ_U64(read_path_judge(&nested, 42680, false, basis, sizeof basis), READ_PATH_DEVICE_MODEL);
+	CHECK(strstr(basis, "sqrt(cpuid*port)") != NULL);
+}
+
+TEST(readpath_kernel_port_splits_exit_from_device_model)
+{
+	/* KVM with the irqchip in the kernel: ELCR ~2,000, unassigned port
+	 * 4,500 -> boundary sqrt(2000 * 4500) = 3,000 instead of 2,324. */
+	struct read_path_baselines b = kvm;
+	char basis[200];
+
+	b.kernel_port = 2000;
+	CHECK_EQ_U64(read_path_judge(&b, 2900, false, basis, sizeof basis), READ_PATH_EXIT);
+	CHECK_EQ_U64(read_path_judge(&b, 3001, false, basis, sizeof basis), READ_PATH_DEVICE_MODEL);
+	CHECK(strstr(basis, "kernel_port") != NULL);
+	/* Without it, 2,900 is past sqrt(cpuid * port). */
+	CHECK_EQ_U64(read_path_classify(2900, &kvm), READ_PATH_DEVICE_MODEL);
+}
+
+TEST(readpath_spread_overlap_is_unknown)
+{
+	/* KVM bands, 10 % spreads: the native/exit boundary 154.9 becomes
+	 * [140.8, 170.4]; inside it no label is claimed. */
+	struct read_path_baselines b = kvm;
+
+	b.rdtsc_spread = 100;
+	b.cpuid_spread = 100;
+	CHECK_EQ_U64(read_path_classify(140, &b), READ_PATH_NATIVE);
+	CHECK_EQ_U64(read_path_classify(141, &b), READ_PATH_UNKNOWN);
+	CHECK_EQ_U64(read_path_classify(170, &b), READ_PATH_UNKNOWN);
+	CHECK_EQ_U64(read_path_classify(171, &b), READ_PATH_EXIT);
+}
+
+TEST(harness_anomaly_rules)
+{
+	/* TCG: harness 49 ticks at 2.45 GHz (20 ns), CPUID 49: emulated, sane. */
+	CHECK(harness_anomaly(49, 49, 2445000000ull, true) == NULL);
+	/* Nested KVM: 35,794 ticks = 14.6 us. */
+	CHECK(harness_anomaly(35794, 12078, 2445000000ull, false) != NULL);
+	/* Dearer than a CPUID exit where CPUID exits, even if quick. */
+	CHECK(harness_anomaly(2400, 1200, 0, false) != NULL);
+	CHECK(harness_anomaly(60, 1200, 3000000000ull, false) == NULL);
+	/* Exactly 1 us at 1 GHz is already too slow for any RDTSC. */
+	CHECK(harness_anomaly(1000, 0, 1000000000ull, true) != NULL);
+	CHECK(harness_anomaly(999, 0, 1000000000ull, true) == NULL);
+}
