@@ -16,6 +16,8 @@ struct xcpu_cpu {
 	bool arrived, tested;
 	bool cpuid_consistent;
 	uint64_t warps;          /* warps seen while this AP took part */
+	uint64_t same_cpu_warps; /* of those, a CPU below its own last reading */
+	uint64_t stalls;         /* readings equal to the last published one */
 	uint64_t max_warp;
 	struct warp_skew skew;
 	uint64_t kvmclock_warps;
@@ -38,7 +40,11 @@ struct crosscpu_result {
 	char absent_reason[96];
 	uint32_t cpus, tested;
 	uint64_t warps, max_warp;
-	uint64_t max_skew_cycles;  /* largest |offset| + bound over the pairs */
+	uint64_t same_cpu_warps, stalls;
+	/* An upper bound, not a measured skew: the largest |offset| + round-trip
+	 * bound over the pairs (reported as skew_bound_cycles and, for old
+	 * readers, max_skew_cycles). */
+	uint64_t max_skew_cycles;
 	uint32_t cpu_count;
 	struct xcpu_cpu cpu[XCPU_MAX];
 	bool kvmclock_tested;

@@ -133,6 +133,11 @@ struct verdict_input {
 	bool freq_disagreement_known;
 	int64_t freq_disagreement_ppm;
 	uint64_t freq_disagreement_uncertainty_ppm;	/* 0 = unknown */
+	/* The HPET and the PM timer measured the TSC at rates that differ by
+	 * more than their combined uncertainty: one of them is wrong. */
+	bool freq_references_disagree;
+	int64_t freq_references_ppm;	/* rate vs HPET over rate vs PM timer, - 1 */
+	uint64_t freq_references_uncertainty_ppm;
 
 	/* Gaps (the vCPU did not run). */
 	bool gaps_measured;

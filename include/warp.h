@@ -26,6 +26,7 @@ struct warp_state {
 	uint64_t observations;
 	uint64_t warps;		/* readings below the last published one */
 	uint64_t same_cpu_warps; /* of those, below the same CPU's own value */
+	uint64_t equal;		/* readings equal to the last published one: the TSC stood still */
 	uint64_t max_warp;	/* cycles */
 	uint32_t max_warp_cpu;	/* the CPU that read the lower value */
 	uint32_t max_warp_from;	/* the CPU that had published the higher one */

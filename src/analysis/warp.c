@@ -10,6 +10,8 @@ bool warp_observe(struct warp_state *s, uint32_t cpu, uint64_t now)
 	bool warp = s->have_last && now < s->last_tsc;
 
 	s->observations++;
+	if (s->have_last && now == s->last_tsc)
+		s->equal++;
 	if (warp) {
 		uint64_t size = s->last_tsc - now;
 

@@ -259,6 +259,8 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 		ok = ok && wait_for(&sh.ap_done, phase, rdtsc() + sh.deadline_cycles, UINT32_MAX);
 		if (phase == PHASE_WARP_TSC) {
 			c->warps = sh.warp.warps;
+			c->same_cpu_warps = sh.warp.same_cpu_warps;
+			c->stalls = sh.warp.equal;
 			c->max_warp = sh.warp.max_warp;
 			warp_init(&sh.warp);
 		} else if (phase == PHASE_WARP_KVMCLOCK) {
@@ -361,6 +363,8 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 		if (i == bsp)
 			continue;
 		out->warps += c->warps;
+		out->same_cpu_warps += c->same_cpu_warps;
+		out->stalls += c->stalls;
 		if (c->max_warp > out->max_warp)
 			out->max_warp = c->max_warp;
 		if (c->skew.valid) {

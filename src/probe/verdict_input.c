@@ -139,6 +139,9 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	/* The measurement's own uncertainty, its reference's tolerance
 	 * included (freq.c choose()). */
 	in->freq_disagreement_uncertainty_ppm = r->freq.disagreement_uncertainty_ppm;
+	in->freq_references_disagree = r->freq.references_disagree;
+	in->freq_references_ppm = r->freq.cross_ppm;
+	in->freq_references_uncertainty_ppm = r->freq.cross_combined_ppm;
 	in->harness_anomaly = r->harness_anomaly != NULL;
 	in->harness_anomaly_reason = r->harness_anomaly;
 	if (r->gaps.measured) {

@@ -495,8 +495,13 @@ static void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_object_begin(j, "cross_cpu");
 	json_u64(j, "cpus", x->cpus);
 	json_u64(j, "tested", x->tested);
+	/* max_skew_cycles: deprecated alias of skew_bound_cycles, kept for
+	 * readers of schema 1; it was always a bound, never a measured skew. */
 	json_u64(j, "max_skew_cycles", x->max_skew_cycles);
+	json_u64(j, "skew_bound_cycles", x->max_skew_cycles);
 	json_u64(j, "warps", x->warps);
+	json_u64(j, "same_cpu_warps", x->same_cpu_warps);
+	json_u64(j, "stalls", x->stalls);
 	json_u64(j, "max_warp_cycles", x->max_warp);
 	json_string(j, "method", x->method);
 	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
@@ -514,6 +519,8 @@ static void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		if (!c->bsp) {
 			json_bool(j, "answered", c->arrived);
 			json_u64(j, "warps", c->warps);
+			json_u64(j, "same_cpu_warps", c->same_cpu_warps);
+			json_u64(j, "stalls", c->stalls);
 			json_u64(j, "max_warp_cycles", c->max_warp);
 			if (x->kvmclock_tested)
 				json_u64(j, "kvmclock_warps", c->kvmclock_warps);

@@ -122,9 +122,9 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->xcpu.cpus);
 	sb_str(&sb, " CPUs tested, ");
 	sb_u64(&sb, r->xcpu.warps);
-	sb_str(&sb, " TSC warps, max skew ");
+	sb_str(&sb, " TSC warps, skew bound ");
 	sb_u64(&sb, r->xcpu.max_skew_cycles);
-	sb_str(&sb, " cycles. Gaps: ");
+	sb_str(&sb, " ticks. Gaps: ");
 	sb_u64(&sb, r->gaps.g.count);
 	sb_str(&sb, " over ");
 	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.threshold, hz) / 1000);

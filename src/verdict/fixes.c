@@ -121,4 +121,12 @@ const struct warning_kind warning_kinds[WARN_CODE_COUNT] = {
 		"clocksource watchdog distrust the TSC.",
 		"find which clock is wrong (compare with TSC_FREQ_MISMATCH), keep NTP in the guest",
 	},
+	[WARN_FREQ_REFERENCES_DISAGREE] = {
+		"FREQ_REFERENCES_DISAGREE",
+		"The HPET and the ACPI PM timer disagree on how fast time passes, beyond what either "
+		"measurement allows: one of the two emulated (or real) timers runs at the wrong rate. "
+		"Linux calibrates the TSC against them and uses them as the clocksource watchdog; "
+		"check the device model (QEMU hpet/acpi timers, host clock) or the board's crystal.",
+		"find which of HPET and PM timer runs at the wrong rate",
+	},
 };

@@ -242,6 +242,17 @@ static void warn_freq(const struct facts *f, const struct model *m, struct verdi
 			sb_ppm(&sb, in->freq_disagreement_ppm, in->freq_disagreement_uncertainty_ppm);
 		}
 	}
+	if (in->freq_references_disagree) {
+		w = add_warning(v, WARN_FREQ_REFERENCES_DISAGREE, VERDICT_WARNING);
+		if (w) {
+			sb_init(&sb, w->message, sizeof(w->message));
+			sb_str(&sb, "The HPET and the PM timer disagree on the rate of time");
+			sb_init(&sb, w->evidence, sizeof(w->evidence));
+			sb_str(&sb, "TSC rate measured against hpet vs against acpi_pm: ");
+			sb_ppm(&sb, in->freq_references_ppm, in->freq_references_uncertainty_ppm);
+			sb_str(&sb, " (beyond the combined uncertainty)");
+		}
+	}
 	if (m->tsc_khz_known || !tsc_present(f))
 		return;
 	w = add_warning(v, WARN_NO_CALIBRATION_REFERENCE, VERDICT_CRITICAL);

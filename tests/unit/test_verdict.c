@@ -816,3 +816,20 @@ TEST(freq_mismatch_needs_disagreement_beyond_uncertainty)
 	decide(&in, &v);
 	CHECK(!has_warning(&v, "TSC_FREQ_MISMATCH"));
 }
+
+TEST(freq_references_disagree_is_named)
+{
+	struct verdict_input in = tcg_qemu64(1, true);
+	struct verdict v;
+	decide(&in, &v);
+	CHECK(!has_warning(&v, "FREQ_REFERENCES_DISAGREE"));
+	in.freq_references_disagree = true;
+	in.freq_references_ppm = -1500;
+	in.freq_references_uncertainty_ppm = 608;
+	decide(&in, &v);
+	const struct verdict_warning *w = verdict_find_warning(&v, "FREQ_REFERENCES_DISAGREE");
+	CHECK(w != NULL);
+	CHECK(w && strstr(w->evidence, "hpet") && strstr(w->evidence, "acpi_pm"));
+	CHECK(w && strstr(w->evidence, "1500 +/- 608 ppm"));
+	CHECK(w && w->fix && w->fix[0]);
+}

@@ -84,6 +84,20 @@ TEST(warp_same_cpu_backwards)
 	CHECK_EQ_U64(s.max_warp, 10);
 }
 
+TEST(warp_equal_readings_are_stalls)
+{
+	struct warp_state s;
+
+	warp_init(&s);
+	warp_observe(&s, 0, 100);		/* first: nothing to be equal to */
+	CHECK(!warp_observe(&s, 1, 100));	/* a stall, not a warp */
+	CHECK(!warp_observe(&s, 0, 100));
+	CHECK(!warp_observe(&s, 1, 126));
+	CHECK_EQ_U64(s.equal, 2);
+	CHECK_EQ_U64(s.warps, 0);
+	CHECK_EQ_U64(s.observations, 4);
+}
+
 TEST(warp_skew_symmetric)
 {
 	struct warp_skew e;
