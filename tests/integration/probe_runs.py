@@ -25,7 +25,7 @@ CONFIGS = {
     "icount_b": dict(boot="pvh", extra=ICOUNT, timeout=240),
     # No hypervisor bit: the probe must treat the machine as bare metal (no
     # exit labels, no debug-exit port), so it leaves through power-off.
-    "pvh_nohv": dict(boot="pvh", cpu="qemu64,-hypervisor", extra=["-append", "wait=0"]),
+    "pvh_nohv": dict(boot="pvh", cpu="qemu64,-hypervisor", extra=["-append", "wait=0"], exit_status=0),
     "q35": dict(),
     "q35_max": dict(cpu="max"),
     "pc_max": dict(machine="pc", cpu="max"),
@@ -73,6 +73,7 @@ def _boot(name):
     settings = cfg.pop("cfg", None)
     boot = cfg.pop("boot", "uefi")
     writable = cfg.pop("writable", False)
+    cfg.pop("exit_status", None)  # for base.py: what QEMU should exit with
     if cfg.pop("kvm", False):
         usable, why = cpqemu.kvm_usable(boot)
         if not usable:
