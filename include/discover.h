@@ -5,6 +5,8 @@
 /* CPUID, hypervisor, ACPI, SMBIOS, CPUs, VMware backdoor, a rough TSC
  * rate: the hardware side of discovery, feeding the pure decoders. */
 void discover_platform(struct run_results *r);
+/* The dump setting: records every CPUID leaf into r->raw. */
+void discover_capture_raw(struct run_results *r);
 /* Picks and opens the UART: settings, else ACPI SPCR, else COM1. */
 void discover_console(struct run_results *r);
 /* The real CPUID instruction as a cpuid_fn for the pure decoders. */

@@ -8,6 +8,10 @@
 #include "settings.h"
 #include "platform.h"
 
+/* Deadlines need some rate before anything is measured; 4 GHz errs on the
+ * long side for every real TSC, and only bounds loops. */
+#define FACTS_ASSUMED_TSC_HZ 4000000000ull
+
 struct probe_facts {
 	struct platform *plat;
 	struct settings settings;

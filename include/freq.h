@@ -20,7 +20,7 @@ enum freq_key {
 };
 
 struct freq_drift {
-	const char *a, *b;
+	enum source_id a, b;
 	const char *basis;   /* the TSC rate used when a or b is the TSC */
 	int64_t ppm_milli;   /* (rate of a measured in b's time - 1) * 1e6 * 1000 */
 	uint64_t uncertainty_mppm; /* the windows' own uncertainty (not the references' tolerance) */

@@ -3,23 +3,8 @@
 #include "measure.h"
 #include "pvclock.h"
 
-#define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01u
-#define MSR_KVM_SYSTEM_TIME 0x12u
+#include "msr.h"
 
-/* What the kvm-clock source learned beyond its read cost, for the report's
- * top-level kvmclock object. */
-struct kvmclock_facts {
-	bool registered;
-	uint32_t msr;
-	struct op_cost msr_write; /* registering the page: a VM exit */
-	struct op_cost msr_read;
-	struct pvclock_time_info snapshot; /* fields after registration */
-	bool stable;              /* flag set and CPUID bit 24 allows honouring it */
-	uint64_t tsc_hz;          /* implied by mul/shift */
-	uint32_t retries;         /* version changes seen while reading */
-};
-
-const struct kvmclock_facts *kvmclock_get_facts(void);
 /* Registers a pvclock area for the calling CPU (used on APs for the
  * cross-CPU monotonicity test) and reads it; cpu_area points at 32 bytes
  * inside one page.  Returns false if the MSR write faulted. */

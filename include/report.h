@@ -2,11 +2,14 @@
 #define CP_REPORT_H
 #include "results.h"
 
+/* Pure: the report is a function of the results (host-tested in
+ * tests/unit/test_report.c); src/console/emit.c sends it out. */
+
 /* Builds the JSON report, prints the human summary, emits the framed
  * report on the UART and writes it to the boot volume.  Returns false when
  * the report could not be built whole. */
 bool report_emit(struct run_results *r);
-/* The JSON document alone (for tests and the file). */
+/* The JSON document alone. */
 bool report_build_json(struct json *j, const struct run_results *r);
 /* The human summary, line by line through emit (screen gets a subset). */
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));

@@ -9,6 +9,7 @@
 #include "freq.h"
 #include "crosscpu.h"
 #include "gapscan.h"
+#include "uart.h"
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
@@ -34,6 +35,17 @@ struct fault_selfcheck {
 };
 void fault_selfcheck(struct fault_selfcheck *out);
 
+/* The dump setting's raw material, captured during discovery so the report
+ * writer only formats: every CPUID leaf and how undefined leaves answer.
+ * (ACPI tables are dumped from the firmware's own copies in memory, at the
+ * addresses discovery recorded.) */
+struct raw_capture {
+	bool captured;
+	bool cpuid_unrecorded_zero;
+	size_t cpuid_count;
+	struct cpuid_record cpuid[CPUID_RECORD_MAX];
+};
+
 struct run_results {
 	struct probe_facts facts;
 	uint64_t start_tsc;
@@ -57,13 +69,20 @@ struct run_results {
 	struct gaps_report gaps;
 	struct gaps_per_cpu gaps_cpus;
 	struct verdict verdict;
+	struct raw_capture raw;
 	uint32_t error_count;
 	struct run_error errors[MAX_RUN_ERRORS];
 	uint64_t elapsed_ms;
+	uint32_t faults_caught;  /* by the fault guard, as the report is built */
+	struct uart serial;      /* the UART the report goes to */
 };
 
 /* The measured source, or NULL when it is absent or failed. */
 const struct source_result *results_source_ok(const struct run_results *r, enum source_id id);
+/* The source's report name (Linux's clocksource name), "?" if never set up. */
+const char *results_source_name(const struct run_results *r, enum source_id id);
+/* What a source learned beyond its cost (all zero for one never prepared). */
+const struct source_facts *results_facts(const struct run_results *r, enum source_id id);
 /* The TSC rate used to turn cycles into ns everywhere in the report. */
 uint64_t results_tsc_hz(const struct run_results *r);
 /* Fills the verdict's plain-fact input from everything measured. */

@@ -15,6 +15,7 @@ struct settings {
 	uint32_t samples;        /* per-read cost samples per source */
 	uint32_t freq_window_ms; /* TSC frequency / drift window */
 	uint32_t gaps_window_ms; /* gap detection window */
+	uint32_t source_budget_ms; /* time bound of one source's cost sampling */
 	bool dump;               /* raw CPUID leaves and ACPI tables in the report */
 	bool selftest;           /* offset one AP's TSC to prove the warp test */
 	bool gaps_all_cpus;

@@ -37,6 +37,7 @@ struct source_desc {
 };
 
 struct measure_plan;
+struct source_facts;
 
 struct clock_source {
 	const char *name; /* Linux clocksource name where one exists */
@@ -50,14 +51,15 @@ struct clock_source {
 	/* Source-specific measurements after the read cost (may be NULL):
 	 * kvm-clock times its MSR registration and read-back. */
 	void (*measure_extra)(const struct measure_plan *plan);
-	/* Source-specific figures for the report (may be NULL). */
-	void (*report_extra)(struct json *j);
+	/* Copies what the source learned into its result (may be NULL); run
+	 * after measurement and again before the report, since some counts
+	 * (pvclock retries) grow while other stages read the source. */
+	void (*collect)(struct source_facts *out);
+	/* Source-specific figures for the report, from its facts (may be NULL). */
+	void (*report_extra)(struct json *j, const struct source_facts *facts);
 };
 
 extern const struct clock_source *const clock_sources[];
 
-/* The HPET's capabilities register as its source read it (0 when it did
- * not): the platform section reports the period and counter width. */
-uint64_t hpet_capabilities(void);
 extern const unsigned clock_source_count;
 #endif

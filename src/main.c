@@ -1,4 +1,5 @@
 /* Orchestration only: discover, measure, decide, report, leave. */
+#include "ioports.h"
 #include "probe.h"
 #include "arch.h"
 #include "console.h"
@@ -11,21 +12,10 @@
 #include "strbuf.h"
 #include "discover.h"
 
-#define DEBUG_EXIT_PORT 0xf4
-#define EXIT_REPORT_COMPLETE 0x10
-#define EXIT_PROBE_FAILED 0x11
 #define DEFAULT_WAIT_KEY_SECONDS 30
 
 static struct run_results run;
 
-void results_error(struct run_results *r, const char *code, const char *message)
-{
-	if (r->error_count >= MAX_RUN_ERRORS)
-		return;
-	r->errors[r->error_count].code = code;
-	str_copy(r->errors[r->error_count].message, sizeof r->errors[0].message, message);
-	r->error_count++;
-}
 
 /* isa-debug-exit answers 0x00 at its port; without it the bus floats to
  * 0xff.  Only asked inside a VM: on bare metal the port may be decoded by
@@ -74,12 +64,12 @@ static void fatal_fault(int vector, uint64_t rip, uint64_t error_code)
 	sb_hex(&sb, error_code, 1);
 	con_log(line);
 	if (harness_attached(&run.facts))
-		outb(DEBUG_EXIT_PORT, EXIT_PROBE_FAILED);
+		outb(DEBUG_EXIT_PORT, DEBUG_EXIT_PROBE_FAILED);
 	/* No harness: leave the message up for a while, then power off rather
 	 * than hold a VM (or a cloud instance) forever.  Bounded by the TSC at
 	 * the rough rate; firmware state after an unexpected fault is suspect,
 	 * so no key wait. */
-	uint64_t hz = run.facts.tsc_hz_rough ? run.facts.tsc_hz_rough : 4000000000ull; /* not known yet */
+	uint64_t hz = run.facts.tsc_hz_rough ? run.facts.tsc_hz_rough : FACTS_ASSUMED_TSC_HZ; /* not known yet */
 	uint64_t until = rdtsc() + hz * DEFAULT_WAIT_KEY_SECONDS;
 	while (rdtsc() < until)
 		cpu_relax();
@@ -159,15 +149,22 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 		}
 		if (s->status == SOURCE_OK && s->src->measure_extra)
 			s->src->measure_extra(plan);
+		if (s->src->collect)
+			s->src->collect(&s->facts);
 	}
 	classify_read_paths(r);
 }
 
 static void finish_sources(struct run_results *r)
 {
-	for (unsigned i = 0; i < r->source_count; i++)
-		if (r->sources[i].src->finish)
-			r->sources[i].src->finish();
+	for (unsigned i = 0; i < r->source_count; i++) {
+		struct source_result *s = &r->sources[i];
+		/* Counts that grew while later stages read the source. */
+		if (s->src->collect)
+			s->src->collect(&s->facts);
+		if (s->src->finish)
+			s->src->finish();
+	}
 }
 
 void probe_main(struct platform *plat)
@@ -186,7 +183,7 @@ void probe_main(struct platform *plat)
 	/* COM1 at once, so a fault during discovery is still told; the UART
 	 * the firmware's tables name (SPCR) or the settings ask for is chosen
 	 * after discovery. */
-	uart_init(&con.uart, 0x3f8, "COM1 (default)");
+	uart_init(&con.uart, COM1_PORT, "COM1 (default)");
 	settings_defaults(&f->settings);
 	if (plat->read_settings) {
 		plat->read_settings(settings_text, sizeof settings_text);
@@ -195,6 +192,8 @@ void probe_main(struct platform *plat)
 	fault_selfcheck(&r->selfcheck);
 	discover_platform(r);
 	discover_console(r);
+	if (f->settings.dump)
+		discover_capture_raw(r);
 	con_say("clockprobe " PROBE_VERSION ": measuring the clocks of this machine");
 	for (uint32_t i = 0; i < f->settings.problem_count; i++)
 		results_error(r, "SETTINGS", f->settings.problems[i]);
@@ -207,7 +206,7 @@ void probe_main(struct platform *plat)
 	} else {
 		struct measure_plan plan = {
 			.samples = f->settings.samples,
-			.budget_cycles = facts_ms_to_cycles(f, f->settings.mode == MODE_THOROUGH ? 5000 : 300),
+			.budget_cycles = facts_ms_to_cycles(f, f->settings.source_budget_ms),
 			.window_deadline_cycles = facts_ms_to_cycles(f, 2),
 			.scratch = scratch,
 			.harness_scratch = scratch + f->settings.samples,
@@ -240,7 +239,9 @@ void probe_main(struct platform *plat)
 	results_verdict_input(r, &vin);
 	verdict_decide(&r->verdict, &vin);
 
+	r->faults_caught = fault_caught_count();
+	r->serial = con.uart;
 	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	bool complete = report_emit(r);
-	leave(complete ? EXIT_REPORT_COMPLETE : EXIT_PROBE_FAILED);
+	leave(complete ? DEBUG_EXIT_REPORT_COMPLETE : DEBUG_EXIT_PROBE_FAILED);
 }

@@ -100,14 +100,3 @@ void fault_set_fatal_handler(void (*handler)(int, uint64_t, uint64_t))
 {
 	fatal_handler = handler;
 }
-
-const char *fault_name(int vector)
-{
-	switch (vector) {
-	case FAULT_NONE: return "none";
-	case FAULT_UD: return "#UD (invalid opcode)";
-	case FAULT_GP: return "#GP (general protection)";
-	case FAULT_PF: return "#PF (page fault)";
-	default: return "unexpected exception";
-	}
-}

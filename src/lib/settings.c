@@ -1,14 +1,15 @@
 #include "settings.h"
+#include "ioports.h"
 #include "strbuf.h"
 
 /* Sized so the whole default run stays within ~1.5 s of probe time under
  * TCG and a quick one suits a large CI matrix. */
 static const struct {
-	uint32_t samples, freq_window_ms, gaps_window_ms;
+	uint32_t samples, freq_window_ms, gaps_window_ms, source_budget_ms;
 } mode_defaults[] = {
-	[MODE_QUICK] = { 1024, 50, 50 },
-	[MODE_DEFAULT] = { 4096, 200, 250 },
-	[MODE_THOROUGH] = { 65536, 1000, 2000 },
+	[MODE_QUICK] = { 1024, 50, 50, 300 },
+	[MODE_DEFAULT] = { 4096, 200, 250, 300 },
+	[MODE_THOROUGH] = { 65536, 1000, 2000, 5000 },
 };
 
 #define SAMPLES_MIN 16
@@ -30,6 +31,7 @@ static void apply_mode(struct settings *s, enum run_mode m)
 	s->samples = mode_defaults[m].samples;
 	s->freq_window_ms = mode_defaults[m].freq_window_ms;
 	s->gaps_window_ms = mode_defaults[m].gaps_window_ms;
+	s->source_budget_ms = mode_defaults[m].source_budget_ms;
 }
 
 void settings_defaults(struct settings *s)
@@ -139,13 +141,13 @@ static void apply(struct settings *s, const char *key, size_t kn, const char *va
 			s->gaps_all_cpus = flag;
 	} else if (word_is(key, kn, "serial")) {
 		if (word_is(val, vn, "com1"))
-			num = 0x3f8;
+			num = COM1_PORT;
 		else if (word_is(val, vn, "com2"))
-			num = 0x2f8;
+			num = COM2_PORT;
 		else if (word_is(val, vn, "com3"))
-			num = 0x3e8;
+			num = COM3_PORT;
 		else if (word_is(val, vn, "com4"))
-			num = 0x2e8;
+			num = COM4_PORT;
 		else if (!parse_number(val, vn, &num) || num == 0 || num > 0xfff8) {
 			problem(s, "serial must be com1..com4 or an I/O port", val, vn);
 			return;

@@ -4,6 +4,7 @@
  * trips for the skew estimate.  The other APs stay parked in the
  * platform's idle loop; every wait on either side is bounded by a TSC
  * deadline, so a CPU that never answers is reported, not waited for. */
+#include "msr.h"
 #include "crosscpu.h"
 #include "arch.h"
 #include "fault.h"
@@ -13,8 +14,6 @@
 
 #define WARP_ITERATIONS 20000
 #define SKEW_EXCHANGES 64
-#define MSR_TSC_ADJUST 0x3b
-#define MSR_IA32_TSC 0x10
 #define SELFTEST_OFFSET 1000000ull /* ~0.4 ms at 2.6 GHz: unmistakable */
 
 enum turn_phase { PHASE_IDLE, PHASE_WARP_TSC, PHASE_WARP_KVMCLOCK, PHASE_SKEW, PHASE_DONE };
@@ -151,21 +150,21 @@ static void ap_selftest_apply(uint32_t cpu, bool apply)
 		if (st->via_tsc_write)
 			st->restored = wrmsr_safe(MSR_IA32_TSC, rdtsc() - SELFTEST_OFFSET) == FAULT_NONE;
 		else
-			st->restored = rdmsr_safe(MSR_TSC_ADJUST, &adj) == FAULT_NONE &&
-				       wrmsr_safe(MSR_TSC_ADJUST, adj - SELFTEST_OFFSET) == FAULT_NONE;
+			st->restored = rdmsr_safe(MSR_IA32_TSC_ADJUST, &adj) == FAULT_NONE &&
+				       wrmsr_safe(MSR_IA32_TSC_ADJUST, adj - SELFTEST_OFFSET) == FAULT_NONE;
 		return;
 	}
 	st->cpu = cpu;
 	st->offset_cycles = SELFTEST_OFFSET;
-	if (sh.tsc_adjust && rdmsr_safe(MSR_TSC_ADJUST, &adj) == FAULT_NONE) {
+	if (sh.tsc_adjust && rdmsr_safe(MSR_IA32_TSC_ADJUST, &adj) == FAULT_NONE) {
 		uint64_t before = rdtsc();
-		if (wrmsr_safe(MSR_TSC_ADJUST, adj + SELFTEST_OFFSET) == FAULT_NONE) {
+		if (wrmsr_safe(MSR_IA32_TSC_ADJUST, adj + SELFTEST_OFFSET) == FAULT_NONE) {
 			st->ran = true;
 			st->honoured = tsc_moved_by_offset(before, rdtsc());
 			st->tsc_adjust_honoured = st->honoured;
 			if (st->honoured)
 				return;
-			wrmsr_safe(MSR_TSC_ADJUST, adj); /* ignored: take it back */
+			wrmsr_safe(MSR_IA32_TSC_ADJUST, adj); /* ignored: take it back */
 		}
 	}
 	uint64_t before = rdtsc();
@@ -310,7 +309,7 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 	sh.cpus = out->cpu;
 	sh.n = out->cpu_count;
 	sh.deadline_cycles = facts_ms_to_cycles(&r->facts, 200);
-	sh.kvmclock = kvmclock_get_facts()->registered;
+	sh.kvmclock = results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock.registered;
 	sh.selftest = out->selftest.requested;
 	sh.tsc_adjust = r->facts.cpu.tsc_adjust;
 	sh.bsp = bsp;

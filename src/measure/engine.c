@@ -4,6 +4,7 @@
  * pair around an empty call: the harness, whose window median that window
  * subtracts.  No firmware call inside a window; a window that ends with
  * interrupts enabled is thrown away. */
+#include "ioports.h"
 #include "measure.h"
 #include "arch.h"
 #include "counter.h"
@@ -450,15 +451,6 @@ static void measure_step(struct tsc_step *out, const struct measure_plan *plan)
 }
 
 static uint16_t unassigned_port;
-/* Port 0xED: Linux's alternative io_delay port, chosen there because no PC
- * device decodes it, so a read is harmless everywhere and, in a VM, an exit
- * that the device model answers with nobody behind it. */
-#define UNASSIGNED_PORT 0xed
-/* Port 0x4D0: the 8259 PIC's ELCR.  KVM answers it in the kernel when the
- * irqchip is in-kernel (kvm-unit-tests' vmexit "inl_from_kernel" reads it),
- * so it costs an exit handled in the hypervisor, not in the device model;
- * reading it changes nothing on any PC. */
-#define KERNEL_PORT 0x4d0
 
 static uint64_t op_cpuid(void)
 {
@@ -468,7 +460,7 @@ static uint64_t op_cpuid(void)
 }
 
 static uint64_t op_port_read(void) { return inb(unassigned_port); }
-static uint64_t op_kernel_port_read(void) { return inb(KERNEL_PORT); }
+static uint64_t op_kernel_port_read(void) { return inb(ELCR_PORT); }
 
 void measure_baselines(struct baselines *b, const struct measure_plan *plan)
 {
@@ -490,7 +482,7 @@ void measure_baselines(struct baselines *b, const struct measure_plan *plan)
 	unassigned_port = UNASSIGNED_PORT;
 	b->unassigned_port = unassigned_port;
 	measure_op(&b->port, op_port_read, plan);
-	b->kernel_port_number = KERNEL_PORT;
+	b->kernel_port_number = ELCR_PORT;
 	measure_op(&b->kernel_port, op_kernel_port_read, plan);
 }
 

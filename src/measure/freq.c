@@ -3,6 +3,7 @@
  * stamp bracketed by two TSC reads so its moment is known to within half
  * the bracket.  Narrow counters are followed through the window often
  * enough to count their wraps. */
+#include "msr.h"
 #include "freq.h"
 #include "arch.h"
 #include "counter.h"
@@ -12,21 +13,8 @@
 #include "results.h"
 
 #define STAMP_TRIES 16
-#define MSR_HV_TSC_FREQUENCY 0x40000022
 #define FOLLOW_EVERY_CYCLES_MS 5 /* far below the PIT's 55 ms and PM's 4.7 s wraps */
 
-static const char *const key_names[FREQ_KEY_COUNT] = {
-	[FREQ_CPUID_15] = "cpuid_15",
-	[FREQ_CPUID_16] = "cpuid_16",
-	[FREQ_HYPERVISOR_LEAF] = "hypervisor_leaf",
-	[FREQ_PVCLOCK] = "pvclock",
-	[FREQ_VMWARE_GETHZ] = "vmware_gethz",
-	[FREQ_HYPERV_MSR] = "hyperv_msr",
-	[FREQ_MEASURED_HPET] = "measured_vs_hpet",
-	[FREQ_MEASURED_ACPI_PM] = "measured_vs_acpi_pm",
-};
-
-const char *freq_key_name(enum freq_key k) { return key_names[k]; }
 
 const enum freq_key freq_claims[] = {
 	FREQ_PVCLOCK, FREQ_HYPERV_MSR, FREQ_VMWARE_GETHZ, FREQ_HYPERVISOR_LEAF, FREQ_CPUID_15,
@@ -74,17 +62,17 @@ static void advertised(struct freq_result *out, const struct run_results *r)
 		out->hz[FREQ_CPUID_16] = (uint64_t)f->cpu.leaf16.base_mhz * 1000000;
 	if (f->hv.timing.valid)
 		out->hz[FREQ_HYPERVISOR_LEAF] = (uint64_t)f->hv.timing.tsc_khz * 1000;
-	out->hz[FREQ_PVCLOCK] = kvmclock_get_facts()->tsc_hz;
+	out->hz[FREQ_PVCLOCK] = results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock.tsc_hz;
 	if (r->vmware.gethz_valid)
 		out->hz[FREQ_VMWARE_GETHZ] = r->vmware.tsc_hz;
 	/* HV_X64_MSR_TSC_FREQUENCY, only with the privilege and feature bits
 	 * Linux requires (0x40000003 EAX[11] and EDX[8]); guarded anyway. */
 	uint64_t hv_hz;
-	if (f->hv.hyperv.frequency_msrs && rdmsr_safe(MSR_HV_TSC_FREQUENCY, &hv_hz) == FAULT_NONE)
+	if (f->hv.hyperv.frequency_msrs && rdmsr_safe(HV_X64_MSR_TSC_FREQUENCY, &hv_hz) == FAULT_NONE)
 		out->hz[FREQ_HYPERV_MSR] = hv_hz;
 }
 
-static void add_drift(struct freq_result *out, const char *a, uint64_t a_ns, const char *b, uint64_t b_ns,
+static void add_drift(struct freq_result *out, enum source_id a, uint64_t a_ns, enum source_id b, uint64_t b_ns,
 		      const char *basis, uint64_t uncertainty_mppm)
 {
 	if (out->drift_count >= FREQ_MAX_DRIFT || !b_ns)
@@ -154,7 +142,7 @@ static void choose(struct freq_result *out, const struct run_results *r)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
 		if (out->hz[order[i]] && !out->excluded_reason[order[i]]) {
-			out->chosen_name = key_names[order[i]];
+			out->chosen_name = freq_key_name(order[i]);
 			out->chosen_hz = out->hz[order[i]];
 			break;
 		}
@@ -179,7 +167,7 @@ static void choose(struct freq_result *out, const struct run_results *r)
 	if (out->believed_hz && measured) {
 		out->disagreement_known = rate_ppm_diff(out->believed_hz, measured, &out->disagreement_ppm);
 		out->disagreement_uncertainty_ppm = (out->uncertainty_mppm[mk] + 999) / 1000;
-		out->disagreement_between = key_names[out->believed_key];
+		out->disagreement_between = freq_key_name(out->believed_key);
 	}
 }
 
@@ -190,11 +178,11 @@ static void choose(struct freq_result *out, const struct run_results *r)
 static uint64_t tsc_basis(const struct freq_result *out, enum freq_key against, const char **basis)
 {
 	if (out->believed_hz) {
-		*basis = key_names[out->believed_key];
+		*basis = freq_key_name(out->believed_key);
 		return out->believed_hz;
 	}
 	enum freq_key other = against == FREQ_MEASURED_HPET ? FREQ_MEASURED_ACPI_PM : FREQ_MEASURED_HPET;
-	*basis = key_names[other];
+	*basis = freq_key_name(other);
 	return out->hz[other];
 }
 
@@ -260,7 +248,7 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 
 	/* Drift: elapsed time by each source at its nominal rate, pairwise,
 	 * over the window; the TSC's rate per tsc_basis(). */
-	static const char *const ref_names[2] = { "hpet", "acpi_pm" };
+	static const enum source_id ref_ids[2] = { SOURCE_ID_HPET, SOURCE_ID_ACPI_PM };
 	const char *basis;
 	uint64_t window_unc[2];
 	for (int i = 0; i < 2; i++) {
@@ -276,19 +264,19 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 		 * window's uncertainty along. */
 		uint64_t unc = window_unc[i] + (out->believed_hz ? 0 : window_unc[1 - i]);
 		if (hz)
-			add_drift(out, "tsc", ticks_to_ns(refs[i].tsc_end - refs[i].tsc_start, hz), ref_names[i],
+			add_drift(out, SOURCE_ID_TSC, ticks_to_ns(refs[i].tsc_end - refs[i].tsc_start, hz), ref_ids[i],
 				  ticks_to_ns(refs[i].ticks, refs[i].src->desc.freq_hz), basis, unc);
 	}
 	if (refs[0].src && refs[1].src) {
 		/* Both windows differ slightly in their end points: compare the
 		 * rates each implies for the TSC rather than raw elapsed times. */
-		add_drift(out, "hpet", out->hz[FREQ_MEASURED_ACPI_PM], "acpi_pm", out->hz[FREQ_MEASURED_HPET], NULL,
+		add_drift(out, SOURCE_ID_HPET, out->hz[FREQ_MEASURED_ACPI_PM], SOURCE_ID_ACPI_PM, out->hz[FREQ_MEASURED_HPET], NULL,
 			  window_unc[0] + window_unc[1]);
 	}
 	/* kvm-clock against real time: the TSC at its measured rate. */
 	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
 	if (kvmclock && measured)
-		add_drift(out, "kvm-clock", kvm_end - kvm_start, "tsc", ticks_to_ns(kvm_end_tsc - kvm_start_tsc, measured),
-			  out->hz[FREQ_MEASURED_HPET] ? key_names[FREQ_MEASURED_HPET] : key_names[FREQ_MEASURED_ACPI_PM],
+		add_drift(out, SOURCE_ID_KVMCLOCK, kvm_end - kvm_start, SOURCE_ID_TSC, ticks_to_ns(kvm_end_tsc - kvm_start_tsc, measured),
+			  out->hz[FREQ_MEASURED_HPET] ? freq_key_name(FREQ_MEASURED_HPET) : freq_key_name(FREQ_MEASURED_ACPI_PM),
 			  out->hz[FREQ_MEASURED_HPET] ? window_unc[0] : window_unc[1]);
 }

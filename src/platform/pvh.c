@@ -2,6 +2,7 @@
  * VMM hands over in hvm_start_info, the legacy BIOS-area scans, memory
  * from the memory map, the catch-all interrupt table and the exit.  The
  * other CPUs are in pvh_smp.c, the way into long mode in pvh_start.S. */
+#include "ioports.h"
 #include "platform.h"
 #include "probe.h"
 #include "arch.h"
@@ -17,9 +18,6 @@
 /* Only when the VMM gave no memory map (start info version 0, which no
  * VMM we know still sends): RAM is assumed to go this far past the image. */
 #define ASSUMED_POOL_BYTES (16ull << 20)
-#define COM1 0x3f8
-#define DEBUG_EXIT_PORT 0xf4
-#define EXIT_PROBE_FAILED 0x11
 #define WAKE_VECTOR 0xf0
 #define SPURIOUS_VECTOR 0xff
 
@@ -65,9 +63,9 @@ static uint64_t pool_next, pool_end;
 static void com1_write(const char *s)
 {
 	for (; *s; s++) {
-		for (uint32_t polls = 0; polls < 100000 && !(inb(COM1 + 5) & 0x20); polls++)
+		for (uint32_t polls = 0; polls < 100000 && !(inb(COM1_PORT + 5) & 0x20); polls++)
 			cpu_relax();
-		outb(COM1, (uint8_t)*s);
+		outb(COM1_PORT, (uint8_t)*s);
 	}
 }
 
@@ -92,7 +90,7 @@ void pvh_unexpected_vector(const uint64_t *frame)
 	com1_write(" at rip 0x");
 	com1_hex(frame[2]);
 	com1_write("\r\n");
-	outb(DEBUG_EXIT_PORT, EXIT_PROBE_FAILED);
+	outb(DEBUG_EXIT_PORT, DEBUG_EXIT_PROBE_FAILED);
 	halt_forever();
 	__builtin_unreachable();
 }

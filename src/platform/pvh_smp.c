@@ -9,6 +9,7 @@
  * Every wait is bounded by the TSC; until something is measured its rate
  * is taken as 4 GHz, so a "10 ms" delay lasts at least 10 ms on any real
  * TSC and every timeout at most a few times longer than asked. */
+#include "msr.h"
 #include "platform.h"
 #include "arch.h"
 #include "acpi.h"
@@ -26,7 +27,6 @@
 #define ICR_IDLE_TIMEOUT_US 10000
 #define REWAKE_INTERVAL_US 1000
 
-#define MSR_APIC_BASE 0x1b
 #define APIC_BASE_X2APIC (1ull << 10)
 #define APIC_BASE_ENABLE (1ull << 11)
 #define APIC_ID 0x20
@@ -95,11 +95,11 @@ static struct lapic lapic_this_cpu(uint64_t fallback_base)
 {
 	uint64_t msr = 0;
 	struct lapic l = { false, fallback_base };
-	if (rdmsr_safe(MSR_APIC_BASE, &msr) != FAULT_NONE)
+	if (rdmsr_safe(MSR_IA32_APICBASE, &msr) != FAULT_NONE)
 		return l;
 	if (!(msr & APIC_BASE_ENABLE)) {
 		msr |= APIC_BASE_ENABLE;
-		wrmsr_safe(MSR_APIC_BASE, msr);
+		wrmsr_safe(MSR_IA32_APICBASE, msr);
 	}
 	l.x2apic = msr & APIC_BASE_X2APIC;
 	if (!l.base)

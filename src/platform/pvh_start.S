@@ -17,7 +17,7 @@
 #define CR0_NE		0x00000020
 #define CR0_PG		0x80000000
 #define CR4_PAE		0x00000020
-#define MSR_EFER	0xc0000080
+#include "msr.h"
 #define EFER_LME	0x00000100
 
 #define PTE_PRESENT	0x001

@@ -1,3 +1,4 @@
+#include "ioports.h"
 #include "discover.h"
 #include "arch.h"
 #include "console.h"
@@ -5,14 +6,8 @@
 #include "rate.h"
 #include "strbuf.h"
 
-#define COM1 0x3f8
-#define VMWARE_MAGIC 0x564d5868u
-#define VMWARE_PORT 0x5658
 #define VMWARE_CMD_GETVERSION 10
 #define VMWARE_CMD_GETHZ 45
-/* Deadlines need some rate before anything is measured; 4 GHz errs on the
- * long side for every real TSC, and only bounds loops. */
-#define ASSUMED_TSC_HZ 4000000000ull
 #define ROUGH_CALIBRATION_PM_TICKS 35795 /* 10 ms */
 
 void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
@@ -99,10 +94,10 @@ static void discover_cpus(struct run_results *r)
  * but a hypervisor returns the floating bus (0xffffffff) or leaves EBX. */
 static void vmware_backdoor(uint32_t cmd, uint32_t regs[4])
 {
-	regs[0] = VMWARE_MAGIC;
+	regs[0] = VMWARE_BACKDOOR_MAGIC;
 	regs[1] = 0xffffffffu;
 	regs[2] = cmd;
-	regs[3] = VMWARE_PORT;
+	regs[3] = VMWARE_BACKDOOR_PORT;
 	vmware_backdoor_in(regs);
 }
 
@@ -113,7 +108,7 @@ static void discover_vmware(struct run_results *r)
 		return;
 	r->vmware.probed = true;
 	vmware_backdoor(VMWARE_CMD_GETVERSION, v);
-	if (v[1] != VMWARE_MAGIC || v[0] == 0xffffffffu)
+	if (v[1] != VMWARE_BACKDOOR_MAGIC || v[0] == 0xffffffffu)
 		return;
 	r->vmware.present = true;
 	r->vmware.version = v[0];
@@ -130,7 +125,7 @@ static void discover_vmware(struct run_results *r)
  * deadlines (the real frequency measurement comes later). */
 static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm)
 {
-	if (!pm->present || pm->gas.space_id != ACPI_SPACE_IO || !pm->gas.address || pm->gas.address > 0xfffc)
+	if (!pm->present || pm->gas.space_id != ACPI_SPACE_IO || !pm->gas.address || pm->gas.address > IOPORT_LAST_DWORD)
 		return 0;
 	uint16_t port = (uint16_t)pm->gas.address;
 	uint32_t start = inl(port) & 0xffffff;
@@ -140,7 +135,7 @@ static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm)
 		uint32_t ticks = (now - start) & 0xffffff;
 		if (ticks >= ROUGH_CALIBRATION_PM_TICKS)
 			return rate_from_window(rdtsc() - t0, RATE_ACPI_PM_HZ, ticks);
-		if (rdtsc() - t0 > ASSUMED_TSC_HZ) /* a second at 4 GHz: frozen timer */
+		if (rdtsc() - t0 > FACTS_ASSUMED_TSC_HZ) /* a second at 4 GHz: frozen timer */
 			return 0;
 	}
 	return 0;
@@ -160,7 +155,7 @@ static void rough_tsc_rate(struct run_results *r)
 		f->tsc_hz_rough = hz;
 		f->tsc_hz_rough_source = "10 ms against the ACPI PM timer";
 	} else {
-		f->tsc_hz_rough = ASSUMED_TSC_HZ;
+		f->tsc_hz_rough = FACTS_ASSUMED_TSC_HZ;
 		f->tsc_hz_rough_source = "assumed 4 GHz (nothing to calibrate against yet)";
 	}
 }
@@ -187,6 +182,16 @@ void discover_platform(struct run_results *r)
 	rough_tsc_rate(r);
 }
 
+void discover_capture_raw(struct run_results *r)
+{
+	struct raw_capture *c = &r->raw;
+	c->cpuid_count = cpuid_record_leaves(cpuid_hw, NULL, c->cpuid, ARRAY_SIZE(c->cpuid));
+	/* How this CPU answers leaves it does not define, so a replay of the
+	 * recording answers them the same way (cpuid_replay). */
+	c->cpuid_unrecorded_zero = cpuid_detect_unrecorded(cpuid_hw, NULL) == CPUID_UNRECORDED_ZERO;
+	c->captured = true;
+}
+
 void discover_console(struct run_results *r)
 {
 	struct probe_facts *f = &r->facts;
@@ -196,6 +201,6 @@ void discover_console(struct run_results *r)
 	if (spcr->present && spcr->io_port_usable && spcr->interface_type <= 1 &&
 	    uart_init(&con.uart, (uint16_t)spcr->uart.address, "ACPI SPCR"))
 		return;
-	if (!uart_init(&con.uart, COM1, "COM1 (default)"))
-		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1: report on screen/file only");
+	if (!uart_init(&con.uart, COM1_PORT, "COM1_PORT (default)"))
+		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1_PORT: report on screen/file only");
 }

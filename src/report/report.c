@@ -1,12 +1,11 @@
 /* The machine-readable report: schema v1 of design.md.  Names here are a
  * contract with tools outside this repository: extend, never rename. */
+#include "hpet_regs.h"
 #include "report.h"
-#include "console.h"
 #include "crc32.h"
-#include "discover.h"
 #include "fault.h"
 #include "probe.h"
-#include "kvmclock.h"
+#include "freq.h"
 #include "rate.h"
 #include "strbuf.h"
 
@@ -301,10 +300,11 @@ static void acpi_json(struct json *j, const struct run_results *r)
 	if (a->hpet.present && a->hpet.usable) {
 		json_u64(j, "address", a->hpet.base.address);
 		json_u64(j, "event_timer_block_id", a->hpet.event_timer_block_id);
-		uint64_t cap = hpet_capabilities();
-		if (cap) {
-			json_u64(j, "period_fs", cap >> 32);
-			json_bool(j, "counter_64bit", cap & (1u << 13));
+		const struct hpet_facts *hf = &results_facts(r, SOURCE_ID_HPET)->hpet;
+		uint64_t cap = hf->capabilities;
+		if (hf->read) {
+			json_u64(j, "period_fs", cap >> HPET_CAP_PERIOD_SHIFT);
+			json_bool(j, "counter_64bit", cap & HPET_COUNT_SIZE_CAP);
 		} else {
 			json_null(j, "period_fs");
 			json_null(j, "counter_64bit");
@@ -385,9 +385,9 @@ static void platform_json(struct json *j, const struct run_results *r)
 	kvm_json(j, r);
 	acpi_json(j, r);
 	json_object_begin(j, "serial");
-	json_u64(j, "port", con.uart.base);
-	json_string(j, "source", con.uart.source);
-	json_bool(j, "divisor_kept", con.uart.divisor_kept);
+	json_u64(j, "port", r->serial.base);
+	json_string(j, "source", r->serial.source);
+	json_bool(j, "divisor_kept", r->serial.divisor_kept);
 	json_object_end(j);
 	json_object_end(j);
 }
@@ -454,13 +454,13 @@ static void source_json(struct json *j, const struct source_result *s, const str
 	json_u64(j, "stalls", s->behaviour.same);
 	histogram_json(j, &s->cost.hist);
 	if (s->src->report_extra)
-		s->src->report_extra(j);
+		s->src->report_extra(j, &s->facts);
 	json_object_end(j);
 }
 
-static void kvmclock_json(struct json *j)
+static void kvmclock_json(struct json *j, const struct run_results *r)
 {
-	const struct kvmclock_facts *k = kvmclock_get_facts();
+	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
 	json_object_begin(j, "kvmclock");
 	json_bool(j, "registered", k->registered);
 	if (!k->registered) {
@@ -557,13 +557,13 @@ static void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_object_end(j);
 }
 
-static void drift_json(struct json *j, const struct freq_result *f)
+static void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r)
 {
 	json_array_begin(j, "drift");
 	for (unsigned i = 0; i < f->drift_count; i++) {
 		json_object_begin(j, NULL);
-		json_string(j, "a", f->drift[i].a);
-		json_string(j, "b", f->drift[i].b);
+		json_string(j, "a", results_source_name(r, f->drift[i].a));
+		json_string(j, "b", results_source_name(r, f->drift[i].b));
 		json_fixed(j, "ppm", f->drift[i].ppm_milli, 3);
 		json_fixed(j, "uncertainty_ppm", (int64_t)f->drift[i].uncertainty_mppm, 3);
 		if (f->drift[i].basis)
@@ -686,17 +686,13 @@ static void gaps_json(struct json *j, const struct gaps_report *g, const struct 
 
 static void raw_json(struct json *j, const struct run_results *r)
 {
-	static struct cpuid_record recs[CPUID_RECORD_MAX];
-	size_t n = cpuid_record_leaves(cpuid_hw, NULL, recs, ARRAY_SIZE(recs));
+	const struct raw_capture *c = &r->raw;
 	json_object_begin(j, "raw");
-	/* How this CPU answers leaves it does not define, so a replay of the
-	 * recording answers them the same way (cpuid_replay). */
-	json_string(j, "cpuid_unrecorded",
-		    cpuid_detect_unrecorded(cpuid_hw, NULL) == CPUID_UNRECORDED_ZERO ? "zero" : "clamp");
+	json_string(j, "cpuid_unrecorded", c->cpuid_unrecorded_zero ? "zero" : "clamp");
 	json_array_begin(j, "cpuid");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < c->cpuid_count; i++) {
 		char line[CPUID_RECORD_LINE_MAX];
-		cpuid_record_format(&recs[i], line, sizeof line);
+		cpuid_record_format(&c->cpuid[i], line, sizeof line);
 		json_string(j, NULL, line);
 	}
 	json_array_end(j);
@@ -734,7 +730,7 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_u64(j, "elapsed_ms", r->elapsed_ms);
 	json_string(j, "mode", settings_mode_name(r->facts.settings.mode));
 	json_u64(j, "samples_setting", r->facts.settings.samples);
-	json_u64(j, "faults_caught", fault_caught_count());
+	json_u64(j, "faults_caught", r->faults_caught);
 	json_object_begin(j, "fault_guard");
 	json_string(j, "noncanonical_read", fault_name(r->selfcheck.noncanonical_vector));
 	json_u64(j, "bogus_msr", r->selfcheck.bogus_msr);
@@ -749,9 +745,9 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	for (unsigned i = 0; i < r->source_count; i++)
 		source_json(j, &r->sources[i], r);
 	json_array_end(j);
-	kvmclock_json(j);
+	kvmclock_json(j, r);
 	cross_cpu_json(j, &r->xcpu);
-	drift_json(j, &r->freq);
+	drift_json(j, &r->freq, r);
 	gaps_json(j, &r->gaps, &r->gaps_cpus);
 	verdict_to_json(j, &r->verdict);
 	json_array_begin(j, "errors");
@@ -762,49 +758,8 @@ bool report_build_json(struct json *j, const struct run_results *r)
 		json_object_end(j);
 	}
 	json_array_end(j);
-	if (r->facts.settings.dump)
+	if (r->raw.captured)
 		raw_json(j, r);
 	json_object_end(j);
 	return json_ok(j);
-}
-
-static void summary_emit(const char *line, bool screen)
-{
-	if (screen)
-		con_say(line);
-	else
-		con_log(line);
-}
-
-bool report_emit(struct run_results *r)
-{
-	static char *buf;
-	const size_t cap = 4u << 20;
-	struct platform *p = r->facts.plat;
-	if (!buf)
-		buf = p->alloc_pages ? p->alloc_pages(cap) : NULL;
-	if (!buf) {
-		con_say("clockprobe: cannot allocate the report buffer");
-		return false;
-	}
-	report_summary(r, summary_emit);
-	struct json j;
-	json_init(&j, buf, cap);
-	bool ok = report_build_json(&j, r);
-	if (!ok) {
-		con_say("clockprobe: report overflowed its buffer; emitting what was built is pointless");
-		return false;
-	}
-	con_emit_report(buf, j.len);
-	if (p->write_file) {
-		const char *why = p->write_file("clockprobe-report.json", buf, j.len);
-		char line[160];
-		struct strbuf sb;
-		sb_init(&sb, line, sizeof line);
-		sb_str(&sb, why ? "clockprobe: report not saved to the boot volume: " : "clockprobe: report saved as \\clockprobe-report.json");
-		if (why)
-			sb_str(&sb, why);
-		con_say(line);
-	}
-	return true;
 }

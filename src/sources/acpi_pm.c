@@ -1,7 +1,8 @@
 /* acpi_pm: the ACPI power-management timer, 3.579545 MHz, 24 or 32 bits,
  * at the port (or MMIO address) the FADT names.  Never guessed: without a
  * FADT there is no PM timer to measure, even if one ticks at 0x608. */
-#include "source.h"
+#include "ioports.h"
+#include "measure.h"
 #include "arch.h"
 #include "fault.h"
 #include "rate.h"
@@ -61,7 +62,7 @@ static enum source_status acpi_pm_prepare(struct source_desc *d, const struct pr
 	d->freq_hz = RATE_ACPI_PM_HZ;
 	d->freq_origin = "ACPI specification (3.579545 MHz)";
 	if (pm->gas.space_id == ACPI_SPACE_IO) {
-		if (pm->gas.address == 0 || pm->gas.address > 0xfffc) {
+		if (pm->gas.address == 0 || pm->gas.address > IOPORT_LAST_DWORD) {
 			str_copy(d->reason, sizeof d->reason, "FADT PM timer port out of the I/O range");
 			return SOURCE_ERROR;
 		}
@@ -92,14 +93,21 @@ static enum source_status acpi_pm_prepare(struct source_desc *d, const struct pr
 	return SOURCE_ERROR;
 }
 
-static void acpi_pm_report_extra(struct json *j)
+static void acpi_pm_collect(struct source_facts *out)
 {
-	json_u64(j, "fadt_width_bits", fadt_width);
-	json_string(j, "width_evidence", width_evidence ? width_evidence : "not checked");
+	out->acpi_pm.fadt_width_bits = fadt_width;
+	out->acpi_pm.width_evidence = width_evidence;
+}
+
+static void acpi_pm_report_extra(struct json *j, const struct source_facts *sf)
+{
+	json_u64(j, "fadt_width_bits", sf->acpi_pm.fadt_width_bits);
+	json_string(j, "width_evidence", sf->acpi_pm.width_evidence ? sf->acpi_pm.width_evidence : "not checked");
 }
 
 const struct clock_source source_acpi_pm = {
 	.name = "acpi_pm",
 	.prepare = acpi_pm_prepare,
+	.collect = acpi_pm_collect,
 	.report_extra = acpi_pm_report_extra,
 };

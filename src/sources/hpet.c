@@ -4,18 +4,13 @@
  * capabilities register is read whole once, as Linux does).  OVMF leaves QEMU's
  * HPET halted, so a halted counter is started and the previous
  * configuration restored in finish(). */
-#include "source.h"
+#include "hpet_regs.h"
+#include "measure.h"
 #include "arch.h"
 #include "fault.h"
 #include "rate.h"
 #include "strbuf.h"
 
-#define HPET_CAP 0x000
-#define HPET_CONFIG 0x010
-#define HPET_COUNTER 0x0f0
-#define HPET_ENABLE_CNF 1u
-#define HPET_COUNT_SIZE_CAP (1u << 13)
-#define HPET_BLOCK_ALIGN 1024u /* the register block is 1 KiB */
 
 static uint64_t hpet_base;
 static uint32_t saved_config;
@@ -60,7 +55,7 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 		return SOURCE_ABSENT;
 	}
 	hpet_base = h->base.address;
-	if (hpet_base & (HPET_BLOCK_ALIGN - 1))
+	if (hpet_base & (HPET_BLOCK_BYTES - 1))
 		return fail(d, "HPET base from the ACPI table is not 1 KiB aligned", 0);
 	int fault = mmio_read64_safe(hpet_base + HPET_CAP, &capabilities);
 	if (fault)
@@ -112,14 +107,22 @@ static void hpet_finish(void)
 	we_enabled = false;
 }
 
-static void hpet_report_extra(struct json *j)
+static void hpet_collect(struct source_facts *out)
 {
+	out->hpet.read = capabilities != 0;
+	out->hpet.capabilities = capabilities;
+	out->hpet.enabled_by_probe = enabled_by_probe;
+}
+
+static void hpet_report_extra(struct json *j, const struct source_facts *sf)
+{
+	uint64_t cap = sf->hpet.capabilities;
 	json_object_begin(j, "hpet");
-	json_u64(j, "period_fs", capabilities >> 32);
-	json_bool(j, "counter_64bit", capabilities & HPET_COUNT_SIZE_CAP);
-	json_u64(j, "timers", ((capabilities >> 8) & 31) + 1);
-	json_u64(j, "vendor_id", (capabilities >> 16) & 0xffff);
-	json_bool(j, "enabled_by_probe", enabled_by_probe);
+	json_u64(j, "period_fs", cap >> 32);
+	json_bool(j, "counter_64bit", cap & HPET_COUNT_SIZE_CAP);
+	json_u64(j, "timers", ((cap >> 8) & 31) + 1);
+	json_u64(j, "vendor_id", (cap >> 16) & 0xffff);
+	json_bool(j, "enabled_by_probe", sf->hpet.enabled_by_probe);
 	json_object_end(j);
 }
 
@@ -127,7 +130,6 @@ const struct clock_source source_hpet = {
 	.name = "hpet",
 	.prepare = hpet_prepare,
 	.finish = hpet_finish,
+	.collect = hpet_collect,
 	.report_extra = hpet_report_extra,
 };
-
-uint64_t hpet_capabilities(void) { return capabilities; }

@@ -3,13 +3,13 @@
  * Linux prefers the TSC page.  Gated on the AccessPartitionReferenceCounter
  * privilege (0x40000003 EAX[1]): QEMU TCG accepts the MSR silently whatever
  * CPUID says, so a read that does not fault proves nothing. */
+#include "msr.h"
 #include "source.h"
 #include "arch.h"
 #include "fault.h"
 #include "pvclock.h"
 #include "strbuf.h"
 
-#define HV_X64_MSR_TIME_REF_COUNT 0x40000020u
 
 /* Measured only after prepare's guarded read proved the MSR. */
 static uint64_t hv_msr_read(void) { return rdmsr(HV_X64_MSR_TIME_REF_COUNT); }

@@ -5,13 +5,13 @@
  * that is reported as an error with the reason.  The page is handed back
  * (MSR restored) in finish() so the hypervisor stops writing into memory
  * the firmware reuses. */
-#include "source.h"
+#include "msr.h"
+#include "measure.h"
 #include "arch.h"
 #include "fault.h"
 #include "pvclock.h"
 #include "strbuf.h"
 
-#define HV_X64_MSR_REFERENCE_TSC 0x40000021u
 #define HV_TSC_PAGE_ENABLE 1u
 #define HV_MSR_KEEP_MASK 0xffeull /* bits 11:1 are reserved: preserve them */
 #define PAGE_READ_RETRIES 1000
@@ -96,19 +96,27 @@ static void hv_tsc_page_finish(void)
 	enabled_by_us = false;
 }
 
-static void hv_tsc_page_report_extra(struct json *j)
+static void hv_tsc_page_collect(struct source_facts *out)
+{
+	out->hv_tsc_page.snapshot = snapshot;
+	out->hv_tsc_page.invalid_reads = __atomic_load_n(&invalid_reads, __ATOMIC_RELAXED);
+}
+
+static void hv_tsc_page_report_extra(struct json *j, const struct source_facts *sf)
 {
 	/* The snapshot: finish() has handed the page back by report time. */
-	json_u64(j, "tsc_sequence", snapshot.tsc_sequence);
-	json_u64(j, "tsc_scale", snapshot.tsc_scale);
-	json_i64(j, "tsc_offset", snapshot.tsc_offset);
-	json_u64(j, "tsc_hz_from_scale", hv_tsc_hz_from_scale(snapshot.tsc_scale));
-	json_u64(j, "invalid_reads", invalid_reads);
+	const struct hv_ref_tsc_page *p = &sf->hv_tsc_page.snapshot;
+	json_u64(j, "tsc_sequence", p->tsc_sequence);
+	json_u64(j, "tsc_scale", p->tsc_scale);
+	json_i64(j, "tsc_offset", p->tsc_offset);
+	json_u64(j, "tsc_hz_from_scale", hv_tsc_hz_from_scale(p->tsc_scale));
+	json_u64(j, "invalid_reads", sf->hv_tsc_page.invalid_reads);
 }
 
 const struct clock_source source_hyperv_tsc_page = {
 	.name = "hyperv_clocksource_tsc_page",
 	.prepare = hv_tsc_page_prepare,
 	.finish = hv_tsc_page_finish,
+	.collect = hv_tsc_page_collect,
 	.report_extra = hv_tsc_page_report_extra,
 };

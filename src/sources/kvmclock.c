@@ -140,19 +140,24 @@ static void kvmclock_finish(void)
 	active = false;
 }
 
-static void kvmclock_report_extra(struct json *j)
+static void kvmclock_collect(struct source_facts *out)
 {
-	json_u64(j, "msr", facts.msr);
-	json_bool(j, "stable", facts.stable);
-	json_u64(j, "version_retries", facts.retries);
+	out->kvmclock = facts;
+	out->kvmclock.retries = __atomic_load_n(&facts.retries, __ATOMIC_RELAXED);
 }
 
-const struct kvmclock_facts *kvmclock_get_facts(void) { return &facts; }
+static void kvmclock_report_extra(struct json *j, const struct source_facts *sf)
+{
+	json_u64(j, "msr", sf->kvmclock.msr);
+	json_bool(j, "stable", sf->kvmclock.stable);
+	json_u64(j, "version_retries", sf->kvmclock.retries);
+}
 
 const struct clock_source source_kvmclock = {
 	.name = "kvm-clock",
 	.prepare = kvmclock_prepare,
 	.finish = kvmclock_finish,
 	.measure_extra = kvmclock_measure_msrs,
+	.collect = kvmclock_collect,
 	.report_extra = kvmclock_report_extra,
 };

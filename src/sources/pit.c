@@ -5,13 +5,11 @@
  * with whatever reload the firmware chose, which is not a full 16-bit
  * range and would look like steps backwards.  Absent when nothing counts
  * (QEMU -machine pit=off leaves the ports unanswered). */
-#include "source.h"
+#include "ioports.h"
+#include "measure.h"
 #include "arch.h"
 #include "rate.h"
 
-#define PIT_CH2 0x42
-#define PIT_CMD 0x43
-#define PIT_GATE_PORT 0x61 /* bit 0: channel 2 gate, bit 1: speaker */
 
 static uint16_t pit_data_port;
 static uint8_t pit_latch_cmd;
@@ -20,7 +18,7 @@ static bool ch2_programmed;
 
 static uint64_t pit_read_latched(void)
 {
-	outb(PIT_CMD, pit_latch_cmd);
+	outb(PIT_MODE_PORT, pit_latch_cmd);
 	uint8_t lo = inb(pit_data_port);
 	uint8_t hi = inb(pit_data_port);
 	return (uint64_t)(lo | (hi << 8));
@@ -52,11 +50,11 @@ static enum source_status pit_prepare(struct source_desc *d, const struct probe_
 	 * 16-bit down-counter. */
 	saved_gate = inb(PIT_GATE_PORT);
 	outb(PIT_GATE_PORT, (uint8_t)((saved_gate & ~0x02) | 0x01));
-	outb(PIT_CMD, 0xb4);
-	outb(PIT_CH2, 0);
-	outb(PIT_CH2, 0);
+	outb(PIT_MODE_PORT, 0xb4);
+	outb(PIT_CH2_PORT, 0);
+	outb(PIT_CH2_PORT, 0);
 	ch2_programmed = true;
-	if (channel_counts(f, PIT_CH2, 0x80))
+	if (channel_counts(f, PIT_CH2_PORT, 0x80))
 		return SOURCE_OK;
 	str_copy(d->reason, sizeof d->reason,
 		 "no 8254 PIT counts: channel 2 stays constant after programming and latching (ports 0x42/0x43)");
@@ -70,7 +68,7 @@ static void pit_finish(void)
 	ch2_programmed = false;
 }
 
-static void pit_report_extra(struct json *j)
+static void pit_report_extra(struct json *j, const struct source_facts *facts)
 {
 	json_u64(j, "pit_channel", 2);
 }

@@ -203,7 +203,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 			sb_u64(&sb, v->syscall_overhead_ns_estimate);
 			sb_str(&sb, " ns estimated syscall)");
 		}
-		if (v->tsc_read_ns_milli && !str_equal(v->linux_clocksource, "tsc")) {
+		if (v->tsc_read_ns_milli && !str_equal(v->linux_clocksource, verdict_source_name(VERDICT_SRC_TSC))) {
 			sb_str(&sb, ", ~");
 			sb_ratio(&sb, v->predicted_read_ns_milli, v->tsc_read_ns_milli);
 		}

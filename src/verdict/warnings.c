@@ -331,8 +331,10 @@ static void warn_drift(const struct facts *f, struct verdict *v)
 
 bool slow_source(const char *name)
 {
-	return str_equal(name, "acpi_pm") || str_equal(name, "hpet") || str_equal(name, "jiffies") ||
-	       str_equal(name, "hyperv_clocksource_msr");
+	/* jiffies is no source the probe measures: Linux's last resort. */
+	return str_equal(name, verdict_source_name(VERDICT_SRC_ACPI_PM)) ||
+	       str_equal(name, verdict_source_name(VERDICT_SRC_HPET)) || str_equal(name, "jiffies") ||
+	       str_equal(name, verdict_source_name(VERDICT_SRC_HV_MSR));
 }
 
 static void warn_kernel_dependent(struct verdict *v)

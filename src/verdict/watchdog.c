@@ -84,8 +84,9 @@ static const struct verdict_drift *drift_against(const struct facts *f, const ch
 		const struct verdict_drift *d = &in->drift[i];
 		if (!d->a || !d->b)
 			continue;
-		if ((str_equal(d->a, "tsc") && str_equal(d->b, name)) ||
-		    (str_equal(d->b, "tsc") && str_equal(d->a, name)))
+		const char *tsc = verdict_source_name(VERDICT_SRC_TSC);
+		if ((str_equal(d->a, tsc) && str_equal(d->b, name)) ||
+		    (str_equal(d->b, tsc) && str_equal(d->a, name)))
 			return d;
 	}
 	return NULL;

@@ -45,7 +45,10 @@ class KvmClockUnderKvm(ProbeTest):
         self.assertEqual(s["status"], "ok", s.get("reason"))
         rc = s["read_cost"]
         self.assertTrue(rc["below_resolution"] or rc["cycles"]["p50"] > 0, rc)
-        self.assertGreaterEqual(s["read_cost"]["samples"], 1000)
+        # Each read here is a trapped RDTSC plus page reads (~100 us under
+        # this nested KVM), so the time budget, not the count, ends the
+        # sampling, and how many fit depends on the host's load.
+        self.assertGreaterEqual(s["read_cost"]["samples"], 256)
         k = r["kvmclock"]
         self.assertTrue(k["registered"])
         self.assertGreater(k["msr_write_cycles"], 0)

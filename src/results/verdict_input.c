@@ -1,24 +1,11 @@
 /* Translates discovery and measurement results into the verdict's plain
  * facts: the verdict module itself never sees hardware structures. */
 #include "results.h"
-#include "kvmclock.h"
 #include "rate.h"
 
 static enum verdict_tri tri(bool known, bool value)
 {
 	return !known ? VERDICT_UNKNOWN : value ? VERDICT_YES : VERDICT_NO;
-}
-
-const struct source_result *results_source_ok(const struct run_results *r, enum source_id id)
-{
-	if ((unsigned)id >= r->source_count || r->sources[id].status != SOURCE_OK)
-		return NULL;
-	return &r->sources[id];
-}
-
-uint64_t results_tsc_hz(const struct run_results *r)
-{
-	return r->freq.chosen_hz ? r->freq.chosen_hz : r->facts.tsc_hz_rough;
 }
 
 static enum verdict_vendor vendor_of(const struct cpu_info *c)
@@ -96,7 +83,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->kvm_clocksource = tri(true, h->kvm.clocksource);
 	in->kvm_clocksource2 = tri(true, h->kvm.clocksource2);
 	in->kvm_stable_bit = tri(true, h->kvm.stable_bit);
-	const struct kvmclock_facts *k = kvmclock_get_facts();
+	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
 	in->pvclock_stable = tri(k->registered, k->snapshot.flags & PVCLOCK_TSC_STABLE_BIT);
 	in->hv_ref_counter = tri(true, h->hyperv.ref_counter);
 	in->hv_tsc_page = tri(true, h->hyperv.tsc_page);
@@ -121,10 +108,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	source_fact(r, in, VERDICT_SRC_PIT, SOURCE_ID_PIT);
 	source_fact(r, in, VERDICT_SRC_HV_MSR, SOURCE_ID_HV_MSR);
 	source_fact(r, in, VERDICT_SRC_HV_TSC_PAGE, SOURCE_ID_HV_TSC_PAGE);
-	for (unsigned i = 0; i < r->source_count; i++)
-		if (str_equal(r->sources[i].src->name, "hyperv_clocksource_tsc_page") &&
-		    r->sources[i].status != SOURCE_ABSENT)
-			in->hv_tsc_page_valid = tri(true, r->sources[i].status == SOURCE_OK);
+	if (SOURCE_ID_HV_TSC_PAGE < r->source_count && r->sources[SOURCE_ID_HV_TSC_PAGE].status != SOURCE_ABSENT)
+		in->hv_tsc_page_valid = tri(true, r->sources[SOURCE_ID_HV_TSC_PAGE].status == SOURCE_OK);
 	in->xcpu_tested = r->xcpu.ran ? r->xcpu.tested : 0;
 	in->xcpu_warps = r->xcpu.warps;
 	in->xcpu_max_skew_cycles = r->xcpu.max_skew_cycles;
@@ -152,8 +137,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 		in->gap_window_ms = r->gaps.window_ms;
 	}
 	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
-		in->drift[i].a = r->freq.drift[i].a;
-		in->drift[i].b = r->freq.drift[i].b;
+		in->drift[i].a = results_source_name(r, r->freq.drift[i].a);
+		in->drift[i].b = results_source_name(r, r->freq.drift[i].b);
 		in->drift[i].ppm = r->freq.drift[i].ppm_milli / 1000;
 		in->drift[i].window_ms = r->freq.drift[i].window_ms;
 		in->drift[i].uncertainty_ppm = (r->freq.drift[i].uncertainty_mppm + 999) / 1000;

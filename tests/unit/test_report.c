@@ -1,0 +1,146 @@
+/* The report is a function of the run's results alone: built here on the
+ * host from a results structure, with no hardware behind it. */
+#include "check.h"
+#include "report.h"
+#include "crc32.h"
+
+static const struct clock_source fake_sources[SOURCE_ID_COUNT] = {
+	[SOURCE_ID_TSC] = { .name = "tsc" },
+	[SOURCE_ID_RDTSCP] = { .name = "rdtscp" },
+	[SOURCE_ID_KVMCLOCK] = { .name = "kvm-clock" },
+	[SOURCE_ID_HV_TSC_PAGE] = { .name = "hyperv_clocksource_tsc_page" },
+	[SOURCE_ID_HV_MSR] = { .name = "hyperv_clocksource_msr" },
+	[SOURCE_ID_HPET] = { .name = "hpet" },
+	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm" },
+	[SOURCE_ID_PIT] = { .name = "pit" },
+};
+
+static struct platform plat = { .boot = "pvh" };
+static struct run_results run;
+static char buf_a[1 << 20], buf_b[1 << 20];
+
+/* A TCG-like run: a TSC read under the 25-tick step, a PM timer above it. */
+static void fill(struct run_results *r)
+{
+	memset(r, 0, sizeof *r);
+	r->facts.plat = &plat;
+	r->phase = "boot_services";
+	r->method = "test stamps";
+	r->facts.tsc_hz_rough = 2445000000ull;
+	r->freq.chosen_hz = 2445000000ull;
+	r->freq.chosen_name = "measured_vs_hpet";
+	r->serial.source = "COM1 (default)";
+	r->baselines.step.ticks = 25;
+	r->baselines.step.method = "test";
+	r->source_count = SOURCE_ID_COUNT;
+	for (unsigned i = 0; i < SOURCE_ID_COUNT; i++) {
+		r->sources[i].src = &fake_sources[i];
+		r->sources[i].status = SOURCE_ABSENT;
+		strcpy(r->sources[i].desc.reason, "not in this test");
+	}
+	struct source_result *tsc = &r->sources[SOURCE_ID_TSC];
+	tsc->status = SOURCE_OK;
+	tsc->desc.is_tsc = true;
+	tsc->desc.width_bits = 64;
+	tsc->read_path = READ_PATH_NATIVE;
+	tsc->cost.cycles = (struct dist){ .min = 0, .p50 = 25, .p90 = 49, .p99 = 49, .p999 = 74, .max = 98, .mean = 20, .n = 4096 };
+	tsc->cost.step_ticks = 25;
+	tsc->cost.below_resolution = true;
+	tsc->cost.estimate_milli = 39428;
+	tsc->cost.estimate_method = "interleaved_mean";
+	struct source_result *pm = &r->sources[SOURCE_ID_ACPI_PM];
+	pm->status = SOURCE_OK;
+	pm->desc.freq_hz = 3579545;
+	pm->desc.width_bits = 24;
+	pm->read_path = READ_PATH_DEVICE_MODEL;
+	pm->cost.cycles = (struct dist){ .min = 171, .p50 = 318, .p90 = 330, .p99 = 400, .p999 = 500, .max = 600, .mean = 320, .n = 4096 };
+	pm->cost.step_ticks = 25;
+	pm->cost.estimate_milli = 318796;
+	pm->cost.estimate_method = "interleaved_mean";
+	pm->facts.acpi_pm.fadt_width_bits = 24;
+	pm->facts.acpi_pm.width_evidence = "FADT: 24-bit";
+}
+
+static size_t build(char *buf, size_t cap)
+{
+	struct json j;
+	json_init(&j, buf, cap);
+	CHECK(report_build_json(&j, &run));
+	return j.len;
+}
+
+/* Every brace and bracket closes, outside strings. */
+static int balanced(const char *s, size_t n)
+{
+	int depth = 0;
+	int in_string = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+			continue;
+		}
+		if (c == '"')
+			in_string = 1;
+		else if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']')
+			depth--;
+		if (depth < 0)
+			return 0;
+	}
+	return depth == 0 && !in_string;
+}
+
+TEST(report_is_a_function_of_the_results)
+{
+	fill(&run);
+	size_t a = build(buf_a, sizeof buf_a);
+	size_t b = build(buf_b, sizeof buf_b);
+	CHECK_EQ_U64(a, b);
+	CHECK(memcmp(buf_a, buf_b, a) == 0);
+	CHECK(balanced(buf_a, a));
+	CHECK(memchr(buf_a, '\n', a) == NULL); /* one line, as the frame needs */
+	CHECK_EQ_U64(crc32_update(0, buf_a, a), crc32_update(0, buf_b, b));
+}
+
+TEST(report_nulls_percentiles_below_the_step)
+{
+	fill(&run);
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"name\":\"tsc\"") != NULL);
+	CHECK(strstr(buf_a, "\"cycles\":{\"min\":null,\"p50\":null,\"p90\":null") != NULL);
+	CHECK(strstr(buf_a, "\"below_resolution\":true") != NULL);
+	CHECK(strstr(buf_a, "\"estimate_cycles\":39.428") != NULL);
+	CHECK(strstr(buf_a, "\"step_ticks\":25") != NULL);
+	/* the PM timer is above the step: real percentiles */
+	CHECK(strstr(buf_a, "\"cycles\":{\"min\":171,\"p50\":318") != NULL);
+	CHECK(strstr(buf_a, "\"read_path\":\"device_model\"") != NULL);
+}
+
+static char lines[64][256];
+static unsigned line_count;
+
+static void collect(const char *line, bool screen)
+{
+	(void)screen;
+	if (line_count < 64)
+		snprintf(lines[line_count++], sizeof lines[0], "%s", line);
+}
+
+TEST(summary_prints_the_bound_and_the_estimate)
+{
+	fill(&run);
+	line_count = 0;
+	report_summary(&run, collect);
+	int found = 0;
+	for (unsigned i = 0; i < line_count; i++)
+		if (strstr(lines[i], "tsc") && strstr(lines[i], "(below the 25-tick step; est. 16.1 ns)") &&
+		    strstr(lines[i], "<21"))
+			found = 1;
+	CHECK(found);
+}
