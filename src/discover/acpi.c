@@ -5,6 +5,7 @@
  * field through load_le*() on bytes returned by the map callback, and only
  * after checking that the bytes lie inside what was mapped. */
 #include "acpi.h"
+#include "fwtable.h"
 
 #define RSDP_V1_LENGTH 20u
 #define RSDP_V2_LENGTH 36u
@@ -115,18 +116,7 @@ static void table_text(struct text *t, const struct acpi_table *tab)
 
 static const uint8_t *map_bytes(struct parser *p, uint64_t phys, uint32_t len)
 {
-	if (len == 0 || phys + (len - 1) < phys)
-		return NULL;
-	return p->map(p->ctx, phys, len);
-}
-
-static uint8_t byte_sum(const uint8_t *b, uint32_t len)
-{
-	uint8_t sum = 0;
-
-	for (uint32_t i = 0; i < len; i++)
-		sum = (uint8_t)(sum + b[i]);
-	return sum;
+	return fw_map_bytes(p->map, p->ctx, phys, len);
 }
 
 static void read_gas(struct acpi_gas *gas, const uint8_t *b)
@@ -222,7 +212,7 @@ static const uint8_t *load_table(struct parser *p, uint64_t phys,
 	tab->readable = true;
 	/* The FACS carries no checksum field (ACPI spec, FACS table). */
 	tab->checksum_ok = mem_equal(bytes, "FACS", 4) ||
-			   byte_sum(bytes, tab->length) == 0;
+			   fw_byte_sum(bytes, tab->length) == 0;
 	if (!tab->checksum_ok)
 		mark_bad(p, tab, "ACPI_TABLE_CHECKSUM", "bad checksum");
 	if (expected && !mem_equal(bytes, expected, 4)) {
@@ -264,7 +254,7 @@ static bool parse_rsdp(struct parser *p, uint64_t phys)
 	}
 	r->found = true;
 	r->revision = b[15];
-	r->checksum_ok = byte_sum(b, RSDP_V1_LENGTH) == 0;
+	r->checksum_ok = fw_byte_sum(b, RSDP_V1_LENGTH) == 0;
 	copy_printable(r->oem_id, b + 9, 6);
 	r->rsdt_address = load_le32(b + 16);
 	r->length = RSDP_V1_LENGTH;
@@ -292,7 +282,7 @@ static bool parse_rsdp(struct parser *p, uint64_t phys)
 	}
 	r->length = len;
 	r->xsdt_address = load_le64(x + 24);
-	r->ext_checksum_ok = byte_sum(x, len) == 0;
+	r->ext_checksum_ok = fw_byte_sum(x, len) == 0;
 	if (!r->ext_checksum_ok) {
 		t = error_text(p, "ACPI_RSDP_CHECKSUM");
 		text_str(&t, "RSDP extended checksum is wrong");

@@ -4,6 +4,7 @@
  * structures = 4-byte header (type, formatted length, handle) + formatted
  * area + string-set ending in a double NUL. */
 #include "smbios.h"
+#include "fwtable.h"
 
 #define SM3_LENGTH 0x18u
 #define SM2_LENGTH 0x1fu
@@ -57,18 +58,7 @@ static void add_error(struct walker *w, const char *code, const char *text,
 
 static const uint8_t *map_bytes(struct walker *w, uint64_t phys, uint32_t len)
 {
-	if (len == 0 || phys + (len - 1) < phys)
-		return NULL;
-	return w->map(w->ctx, phys, len);
-}
-
-static uint8_t byte_sum(const uint8_t *b, uint32_t len)
-{
-	uint8_t sum = 0;
-
-	for (uint32_t i = 0; i < len; i++)
-		sum = (uint8_t)(sum + b[i]);
-	return sum;
+	return fw_map_bytes(w->map, w->ctx, phys, len);
 }
 
 /* ---- entry points -------------------------------------------------- */
@@ -83,7 +73,7 @@ static bool parse_sm3(struct walker *w, const uint8_t *b)
 		return false;
 	}
 	str_copy(out->anchor, sizeof(out->anchor), "_SM3_");
-	out->entry_checksum_ok = byte_sum(b, len) == 0;
+	out->entry_checksum_ok = fw_byte_sum(b, len) == 0;
 	out->major = b[7];
 	out->minor = b[8];
 	out->table_length = load_le32(b + 12);
@@ -105,9 +95,9 @@ static bool parse_sm2(struct walker *w, const uint8_t *b)
 	}
 	str_copy(out->anchor, sizeof(out->anchor), "_SM_");
 	/* The intermediate part (_DMI_ .. 15 bytes) has its own checksum. */
-	out->entry_checksum_ok = byte_sum(b, len) == 0 &&
+	out->entry_checksum_ok = fw_byte_sum(b, len) == 0 &&
 				 mem_equal(b + 16, "_DMI_", 5) &&
-				 byte_sum(b + 16, 15) == 0;
+				 fw_byte_sum(b + 16, 15) == 0;
 	out->major = b[6];
 	out->minor = b[7];
 	out->table_length = load_le16(b + 22);
