@@ -5,6 +5,7 @@
  * area + string-set ending in a double NUL. */
 #include "smbios.h"
 #include "fwtable.h"
+#include "strbuf.h"
 
 #define SM3_LENGTH 0x18u
 #define SM2_LENGTH 0x1fu
@@ -32,28 +33,20 @@ static char *error_message(struct walker *w, const char *code)
 	return out->errors[out->error_count++].message;
 }
 
-/* Messages are fixed text plus at most one number: no formatter needed. */
+/* Messages are fixed text plus at most one number, cut to the message
+ * buffer like any other bounded text. */
 static void add_error(struct walker *w, const char *code, const char *text,
 		      uint64_t number, bool with_number)
 {
 	char *msg = error_message(w, code);
-	size_t cap = sizeof(w->out->errors[0].message);
-	char digits[20];
-	int n = 0;
+	struct strbuf sb;
 
 	if (!msg)
 		return;
-	str_copy(msg, cap, text);
-	if (!with_number)
-		return;
-	do {
-		digits[n++] = (char)('0' + number % 10);
-		number /= 10;
-	} while (number && n < 20);
-	size_t len = str_len(msg);
-	while (n > 0 && len + 1 < cap)
-		msg[len++] = digits[--n];
-	msg[len] = '\0';
+	sb_init(&sb, msg, sizeof(w->out->errors[0].message));
+	sb_str(&sb, text);
+	if (with_number)
+		sb_u64(&sb, number);
 }
 
 static const uint8_t *map_bytes(struct walker *w, uint64_t phys, uint32_t len)
