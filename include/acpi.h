@@ -116,7 +116,7 @@ struct acpi_madt_cpu {
 	uint32_t processor_uid;
 	uint32_t flags;
 	uint8_t type;           /* 0 local APIC, 9 local x2APIC */
-	bool linux_possible;    /* counted into possible_cpus (see acpi.c) */
+	bool linux_possible;    /* counted into possible_cpus (see acpi_madt.c) */
 };
 
 struct acpi_madt_info {
@@ -134,7 +134,7 @@ struct acpi_madt_info {
 	uint32_t disabled;       /* neither bit */
 	uint32_t invalid_ids;    /* APIC id 0xff / x2APIC id 0xffffffff */
 	/* What Linux sizes cpu_possible_mask from, in a guest (hypervisor
-	 * present) and on bare metal; see the rule in acpi.c. */
+	 * present) and on bare metal; see the rule in acpi_madt.c. */
 	uint32_t possible_cpus;
 	uint32_t possible_cpus_bare_metal;
 	bool online_capable_honoured; /* FADT >= 6.3: Linux reads bit 1 */

@@ -18,6 +18,9 @@ void sb_i64(struct strbuf *sb, int64_t v);
 /* v / 10^decimals, e.g. sb_fixed(sb, 12345, 3) -> "12.345" */
 void sb_fixed(struct strbuf *sb, int64_t v, unsigned decimals);
 void sb_hex(struct strbuf *sb, uint64_t v, unsigned min_digits);
+/* "0x" and the hex digits of v, no leading zeros: 0xfed00000, 0x0.
+ * How addresses and register values appear in error messages. */
+void sb_hex0x(struct strbuf *sb, uint64_t v);
 /* Pads with spaces up to column width (counted from the last newline). */
 void sb_pad_to(struct strbuf *sb, size_t column);
 #endif

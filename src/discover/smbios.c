@@ -4,6 +4,8 @@
  * structures = 4-byte header (type, formatted length, handle) + formatted
  * area + string-set ending in a double NUL. */
 #include "smbios.h"
+#include "fwtable.h"
+#include "strbuf.h"
 
 #define SM3_LENGTH 0x18u
 #define SM2_LENGTH 0x1fu
@@ -31,44 +33,25 @@ static char *error_message(struct walker *w, const char *code)
 	return out->errors[out->error_count++].message;
 }
 
-/* Messages are fixed text plus at most one number: no formatter needed. */
+/* Messages are fixed text plus at most one number, cut to the message
+ * buffer like any other bounded text. */
 static void add_error(struct walker *w, const char *code, const char *text,
 		      uint64_t number, bool with_number)
 {
 	char *msg = error_message(w, code);
-	size_t cap = sizeof(w->out->errors[0].message);
-	char digits[20];
-	int n = 0;
+	struct strbuf sb;
 
 	if (!msg)
 		return;
-	str_copy(msg, cap, text);
-	if (!with_number)
-		return;
-	do {
-		digits[n++] = (char)('0' + number % 10);
-		number /= 10;
-	} while (number && n < 20);
-	size_t len = str_len(msg);
-	while (n > 0 && len + 1 < cap)
-		msg[len++] = digits[--n];
-	msg[len] = '\0';
+	sb_init(&sb, msg, sizeof(w->out->errors[0].message));
+	sb_str(&sb, text);
+	if (with_number)
+		sb_u64(&sb, number);
 }
 
 static const uint8_t *map_bytes(struct walker *w, uint64_t phys, uint32_t len)
 {
-	if (len == 0 || phys + (len - 1) < phys)
-		return NULL;
-	return w->map(w->ctx, phys, len);
-}
-
-static uint8_t byte_sum(const uint8_t *b, uint32_t len)
-{
-	uint8_t sum = 0;
-
-	for (uint32_t i = 0; i < len; i++)
-		sum = (uint8_t)(sum + b[i]);
-	return sum;
+	return fw_map_bytes(w->map, w->ctx, phys, len);
 }
 
 /* ---- entry points -------------------------------------------------- */
@@ -83,7 +66,7 @@ static bool parse_sm3(struct walker *w, const uint8_t *b)
 		return false;
 	}
 	str_copy(out->anchor, sizeof(out->anchor), "_SM3_");
-	out->entry_checksum_ok = byte_sum(b, len) == 0;
+	out->entry_checksum_ok = fw_byte_sum(b, len) == 0;
 	out->major = b[7];
 	out->minor = b[8];
 	out->table_length = load_le32(b + 12);
@@ -105,9 +88,9 @@ static bool parse_sm2(struct walker *w, const uint8_t *b)
 	}
 	str_copy(out->anchor, sizeof(out->anchor), "_SM_");
 	/* The intermediate part (_DMI_ .. 15 bytes) has its own checksum. */
-	out->entry_checksum_ok = byte_sum(b, len) == 0 &&
+	out->entry_checksum_ok = fw_byte_sum(b, len) == 0 &&
 				 mem_equal(b + 16, "_DMI_", 5) &&
-				 byte_sum(b + 16, 15) == 0;
+				 fw_byte_sum(b + 16, 15) == 0;
 	out->major = b[6];
 	out->minor = b[7];
 	out->table_length = load_le16(b + 22);

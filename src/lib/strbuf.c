@@ -80,6 +80,12 @@ void sb_hex(struct strbuf *sb, uint64_t v, unsigned min_digits)
 		sb_char(sb, tmp[--n]);
 }
 
+void sb_hex0x(struct strbuf *sb, uint64_t v)
+{
+	sb_str(sb, "0x");
+	sb_hex(sb, v, 1);
+}
+
 void sb_pad_to(struct strbuf *sb, size_t column)
 {
 	size_t line_start = sb->len;

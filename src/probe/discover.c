@@ -36,6 +36,14 @@ static void copy_acpi_errors(struct run_results *r)
 		results_error(r, r->facts.acpi.errors[i].code, r->facts.acpi.errors[i].message);
 }
 
+/* The SMBIOS parser's own codes all start with SMBIOS_ (entry checksum,
+ * truncated structure, bad string index, ...), like the ACPI ones. */
+static void copy_smbios_errors(struct run_results *r)
+{
+	for (uint32_t i = 0; i < r->smbios.error_count && i < SMBIOS_MAX_ERRORS; i++)
+		results_error(r, r->smbios.errors[i].code, r->smbios.errors[i].message);
+}
+
 static void discover_cpus(struct run_results *r)
 {
 	struct probe_facts *f = &r->facts;
@@ -173,10 +181,12 @@ void discover_platform(struct run_results *r)
 	}
 	/* The 64-bit SMBIOS 3 entry point when the firmware offers it. */
 	uint64_t smbios = f->plat->smbios3_entry ? f->plat->smbios3_entry : f->plat->smbios_entry;
-	if (smbios)
+	if (smbios) {
 		smbios_parse(&r->smbios, smbios, phys_map_guarded, NULL);
-	else
+		copy_smbios_errors(r);
+	} else {
 		results_error(r, "SMBIOS_MISSING", "no SMBIOS entry point handed over by the firmware");
+	}
 	discover_cpus(r);
 	discover_vmware(r);
 	rough_tsc_rate(r);

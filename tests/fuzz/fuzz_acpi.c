@@ -9,7 +9,8 @@
  * next record.  Seeds: tests/fixtures/acpi/fuzz-seeds/ (see README).
  *
  *   clang -fsanitize=fuzzer,address,undefined -Iinclude tests/fuzz/fuzz_acpi.c \
- *     src/discover/acpi.c src/discover/smbios.c src/lib/util.c -o build/fuzz_acpi
+ *     <every .c under src/discover and src/lib> -o build/fuzz_acpi
+ * (`make fuzz` builds it with every pure source.)
  */
 #include <stdint.h>
 #include <stdlib.h>
