@@ -1,0 +1,195 @@
+/* Measured costs in the report: the distribution and estimate fields every
+ * op shares, the baselines section and one entry of sources[]. */
+#include "report_parts.h"
+
+uint64_t tsc_hz_for_ns(const struct run_results *r) { return results_tsc_hz(r); }
+
+/* quantized: every name present, null, because under two steps of the
+ * TSC a percentile is quantization, not a cost (read_cost.estimate_*). */
+void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t hz, bool as_ns, bool quantized)
+{
+	json_object_begin(j, key);
+	const uint64_t v[] = { d->min, d->p50, d->p90, d->p99, d->p999, d->max, d->mean };
+	const char *names[] = { "min", "p50", "p90", "p99", "p999", "max", "mean" };
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		if (quantized)
+			json_null(j, names[i]);
+		else if (as_ns)
+			json_fixed(j, names[i], (int64_t)rate_cycles_to_ns_milli(v[i], hz), 3);
+		else
+			json_u64(j, names[i], v[i]);
+	}
+	json_object_end(j);
+}
+
+void histogram_json(struct json *j, const struct log2_hist *h)
+{
+	json_object_begin(j, "histogram");
+	json_string(j, "unit", "cycles");
+	json_array_begin(j, "log2_bins");
+	int top = log2_hist_highest(h);
+	for (int i = 0; i <= top; i++)
+		json_u64(j, NULL, h->bins[i]);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+void harness_pairing_json(struct json *j, const struct op_cost *c)
+{
+	json_object_begin(j, "harness");
+	json_u64(j, "min", c->harness.min);
+	json_u64(j, "p50", c->harness.p50);
+	json_u64(j, "p90", c->harness.p90);
+	json_u64(j, "max", c->harness.max);
+	json_u64(j, "windows", c->windows);
+	json_u64(j, "window_p50_min", c->harness_window_p50_min);
+	json_u64(j, "window_p50_max", c->harness_window_p50_max);
+	json_object_end(j);
+}
+
+/* The unbiased figure and what it rests on, for every measured op. */
+void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
+{
+	if (c->step_ticks)
+		json_u64(j, "step_ticks", c->step_ticks);
+	else
+		json_null(j, "step_ticks");
+	json_bool(j, "below_resolution", c->below_resolution);
+	json_fixed(j, "estimate_cycles", c->estimate_milli, 3);
+	json_fixed(j, "estimate_ns", hz ? (int64_t)mul_div_u64((uint64_t)c->estimate_milli, 1000000000ull, hz) : 0, 3);
+	json_string(j, "estimate_method", c->estimate_method ? c->estimate_method : "none");
+	json_u64(j, "estimate_trimmed", c->estimate_trimmed);
+	json_u64(j, "at_harness", c->at_harness);
+}
+
+void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired)
+{
+	json_object_begin(j, key);
+	json_u64(j, "min", c->cycles.min);
+	json_u64(j, "p50", c->cycles.p50);
+	json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
+	json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
+	json_u64(j, "samples", c->cycles.n);
+	json_u64(j, "windows_discarded", c->windows_discarded);
+	json_u64(j, "p90", c->cycles.p90);
+	if (paired) {
+		estimate_json(j, c, hz);
+		harness_pairing_json(j, c);
+	}
+	json_object_end(j);
+}
+
+void source_json(struct json *j, const struct source_result *s, const struct run_results *r)
+{
+	static const char *const status_names[] = { "ok", "absent", "error" };
+	uint64_t hz = tsc_hz_for_ns(r);
+	json_object_begin(j, NULL);
+	json_string(j, "name", s->src->name);
+	json_string(j, "status", status_names[s->status]);
+	if (s->status != SOURCE_OK) {
+		json_string(j, "reason", s->desc.reason);
+		/* The contract's measurement names, null: nothing was measured. */
+		static const char *const unmeasured[] = {
+			"freq_hz", "width_bits", "read_path", "read_cost", "throughput_cycles",
+			"resolution_ns", "backward_steps", "histogram",
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(unmeasured); i++)
+			json_null(j, unmeasured[i]);
+		json_object_end(j);
+		return;
+	}
+	/* A TSC-based source runs at the TSC rate this run measured, not at the
+	 * rough rate its loops were bounded with. */
+	uint64_t src_hz = s->desc.is_tsc ? hz : s->desc.freq_hz;
+	json_u64(j, "freq_hz", src_hz);
+	json_string(j, "freq_origin", s->desc.is_tsc && r->freq.chosen_name ? r->freq.chosen_name : s->desc.freq_origin);
+	json_u64(j, "width_bits", s->desc.width_bits);
+	json_string(j, "read_path", read_path_name(s->read_path));
+	json_string(j, "read_path_basis", s->read_path_basis);
+	json_object_begin(j, "read_cost");
+	json_string(j, "unit", "TSC ticks");
+	dist_json(j, "cycles", &s->cost.cycles, hz, false, s->cost.below_resolution);
+	dist_json(j, "ns", &s->cost.cycles, hz, true, s->cost.below_resolution);
+	json_u64(j, "samples", s->cost.cycles.n);
+	json_string(j, "method", r->method);
+	json_u64(j, "windows_discarded", s->cost.windows_discarded);
+	json_u64(j, "below_harness", s->cost.below_harness);
+	json_bool(j, "deadline_hit", s->cost.deadline_hit);
+	estimate_json(j, &s->cost, hz);
+	harness_pairing_json(j, &s->cost);
+	json_object_end(j);
+	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
+	json_fixed(j, "throughput_net_cycles", (int64_t)s->cost.throughput_net_milli, 3);
+	/* resolution: the smallest forward step, in the source's own ticks
+	 * converted to ns at its frequency. */
+	uint64_t step = s->behaviour.min_step_ticks;
+	if (step && src_hz)
+		json_fixed(j, "resolution_ns", (int64_t)mul_div_u64(step, 1000000000000ull, src_hz), 3);
+	else
+		json_null(j, "resolution_ns");
+	json_u64(j, "backward_steps", s->behaviour.backward);
+	json_object_begin(j, "behaviour");
+	json_u64(j, "pairs", s->behaviour.reads);
+	json_u64(j, "forward", s->behaviour.forward);
+	json_u64(j, "same", s->behaviour.same);
+	json_u64(j, "wraps", s->behaviour.wraps);
+	json_u64(j, "backward", s->behaviour.backward);
+	json_u64(j, "max_backward_ticks", s->behaviour.max_backward_ticks);
+	json_u64(j, "min_step_ticks", s->behaviour.min_step_ticks);
+	json_object_end(j);
+	/* Back-to-back reads that returned the same value. */
+	json_u64(j, "stalls", s->behaviour.same);
+	histogram_json(j, &s->cost.hist);
+	if (s->src->report_extra)
+		s->src->report_extra(j, &s->facts);
+	json_object_end(j);
+}
+
+void baselines_json(struct json *j, const struct run_results *r)
+{
+	const struct baselines *b = &r->baselines;
+	uint64_t hz = tsc_hz_for_ns(r);
+	json_object_begin(j, "baselines");
+	json_string(j, "unit", "TSC ticks");
+	baseline_json(j, "harness_cycles", &b->harness, hz, false);
+	baseline_json(j, "cpuid_cycles", &b->cpuid, hz, true);
+	baseline_json(j, "unassigned_port_cycles", &b->port, hz, true);
+	baseline_json(j, "kernel_port_cycles", &b->kernel_port, hz, true);
+	json_u64(j, "unassigned_port", b->unassigned_port);
+	json_u64(j, "kernel_port", b->kernel_port_number);
+	json_string(j, "method", r->method);
+	json_object_begin(j, "tsc_step");
+	if (b->step.ticks)
+		json_u64(j, "ticks", b->step.ticks);
+	else
+		json_null(j, "ticks");
+	json_u64(j, "pairs", b->step.pairs);
+	json_u64(j, "stalls", b->step.stalls);
+	json_u64(j, "min_nonzero", b->step.min_nonzero);
+	json_u64(j, "max_nonzero", b->step.max_nonzero);
+	json_string(j, "method", b->step.method ? b->step.method : "not measured");
+	json_object_end(j);
+	json_object_begin(j, "harness_stability");
+	json_u64(j, "windows", b->harness_windows);
+	json_u64(j, "window_p50_min", b->harness_window_p50_min);
+	json_u64(j, "window_p50_max", b->harness_window_p50_max);
+	json_object_end(j);
+	json_bool(j, "harness_anomaly", r->harness_anomaly != NULL);
+	if (r->harness_anomaly)
+		json_string(j, "harness_anomaly_reason", r->harness_anomaly);
+	else
+		json_null(j, "harness_anomaly_reason");
+	json_object_begin(j, "serialization");
+	json_string(j, "fence", r->serialization.fence == STAMP_FENCE_MFENCE ? "mfence" : "lfence");
+	json_bool(j, "lfence_serializing", r->serialization.lfence_serializing);
+	json_string(j, "evidence", r->serialization.evidence ? r->serialization.evidence : "not established");
+	if (r->serialization.de_cfg_read) {
+		if (r->serialization.de_cfg_fault)
+			json_string(j, "de_cfg", fault_name(r->serialization.de_cfg_fault));
+		else
+			json_u64(j, "de_cfg", r->serialization.de_cfg);
+	}
+	json_object_end(j);
+	json_object_end(j);
+}
+

@@ -1,0 +1,32 @@
+/* What the report's files share: the section writers, each a pure
+ * function of the results, and the small field helpers they use. */
+#ifndef CP_REPORT_PARTS_H
+#define CP_REPORT_PARTS_H
+#include "report.h"
+#include "freq.h"
+#include "hpet_regs.h"
+#include "fault.h"
+#include "probe.h"
+#include "rate.h"
+#include "strbuf.h"
+
+/* The rate every ns figure of the report is converted at. */
+uint64_t tsc_hz_for_ns(const struct run_results *r);
+
+/* Field helpers (report_fields.c). */
+void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t hz, bool as_ns, bool quantized);
+void histogram_json(struct json *j, const struct log2_hist *h);
+void harness_pairing_json(struct json *j, const struct op_cost *c);
+void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz);
+void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired);
+
+/* Sections. */
+void platform_json(struct json *j, const struct run_results *r);       /* report_platform.c */
+void baselines_json(struct json *j, const struct run_results *r);      /* report_fields.c */
+void source_json(struct json *j, const struct source_result *s, const struct run_results *r);
+void kvmclock_json(struct json *j, const struct run_results *r);       /* report_timing.c */
+void cross_cpu_json(struct json *j, const struct crosscpu_result *x);
+void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r);
+void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all);
+void raw_json(struct json *j, const struct run_results *r);
+#endif

@@ -1,0 +1,217 @@
+/* The report's timing sections: kvm-clock, cross-CPU, drift, gaps, and the
+ * raw dump. */
+#include "report_parts.h"
+
+void kvmclock_json(struct json *j, const struct run_results *r)
+{
+	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
+	json_object_begin(j, "kvmclock");
+	json_bool(j, "registered", k->registered);
+	if (!k->registered) {
+		/* The contract's names stay present, null, when there is nothing. */
+		json_null(j, "msr_write_cycles");
+		json_null(j, "msr_read_cycles");
+		json_null(j, "pvclock");
+	} else {
+		json_u64(j, "msr", k->msr);
+		json_u64(j, "msr_write_cycles", k->msr_write.cycles.p50);
+		json_u64(j, "msr_read_cycles", k->msr_read.cycles.p50);
+		json_object_begin(j, "msr_write");
+		json_u64(j, "min", k->msr_write.cycles.min);
+		json_u64(j, "p50", k->msr_write.cycles.p50);
+		json_u64(j, "p99", k->msr_write.cycles.p99);
+		json_u64(j, "samples", k->msr_write.cycles.n);
+		json_object_end(j);
+		json_object_begin(j, "pvclock");
+		json_u64(j, "version", k->snapshot.version);
+		json_u64(j, "tsc_to_system_mul", k->snapshot.tsc_to_system_mul);
+		json_i64(j, "tsc_shift", k->snapshot.tsc_shift);
+		json_u64(j, "flags", k->snapshot.flags);
+		json_bool(j, "stable", k->stable);
+		json_u64(j, "tsc_hz", k->tsc_hz);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
+{
+	json_object_begin(j, "cross_cpu");
+	json_u64(j, "cpus", x->cpus);
+	json_u64(j, "tested", x->tested);
+	/* max_skew_cycles: deprecated alias of skew_bound_cycles, kept for
+	 * readers of schema 1; it was always a bound, never a measured skew. */
+	json_u64(j, "max_skew_cycles", x->max_skew_cycles);
+	json_u64(j, "skew_bound_cycles", x->max_skew_cycles);
+	json_u64(j, "warps", x->warps);
+	json_u64(j, "same_cpu_warps", x->same_cpu_warps);
+	json_u64(j, "stalls", x->stalls);
+	json_u64(j, "max_warp_cycles", x->max_warp);
+	json_string(j, "method", x->method);
+	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
+	if (x->absent_reason[0])
+		json_string(j, "note", x->absent_reason);
+	json_array_begin(j, "per_cpu");
+	for (uint32_t i = 0; i < x->cpu_count; i++) {
+		const struct xcpu_cpu *c = &x->cpu[i];
+		json_object_begin(j, NULL);
+		json_u64(j, "index", i);
+		json_u64(j, "apic_id", c->apic_id);
+		json_bool(j, "bsp", c->bsp);
+		json_bool(j, "tested", c->tested);
+		json_bool(j, "cpuid_consistent", c->cpuid_consistent);
+		if (!c->bsp) {
+			json_bool(j, "answered", c->arrived);
+			json_u64(j, "warps", c->warps);
+			json_u64(j, "same_cpu_warps", c->same_cpu_warps);
+			json_u64(j, "stalls", c->stalls);
+			json_u64(j, "max_warp_cycles", c->max_warp);
+			if (x->kvmclock_tested)
+				json_u64(j, "kvmclock_warps", c->kvmclock_warps);
+			if (c->skew.valid) {
+				json_i64(j, "skew_cycles", c->skew.offset);
+				json_u64(j, "skew_bound_cycles", c->skew.bound);
+				json_u64(j, "rtt_cycles", c->skew.rtt);
+			}
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_begin(j, "kvmclock");
+	json_bool(j, "tested", x->kvmclock_tested);
+	if (x->kvmclock_tested) {
+		json_u64(j, "warps", x->kvmclock_warps);
+		json_u64(j, "max_warp_ns", x->kvmclock_max_warp_ns);
+	}
+	json_object_end(j);
+	json_object_begin(j, "selftest");
+	json_bool(j, "requested", x->selftest.requested);
+	json_bool(j, "ran", x->selftest.ran);
+	if (x->selftest.ran) {
+		json_u64(j, "cpu", x->selftest.cpu);
+		json_string(j, "method", x->selftest.via_tsc_write ? "IA32_TSC write" : "IA32_TSC_ADJUST");
+		json_bool(j, "honoured", x->selftest.honoured);
+		json_bool(j, "tsc_adjust_honoured", x->selftest.tsc_adjust_honoured);
+		json_u64(j, "offset_cycles", x->selftest.offset_cycles);
+		json_u64(j, "warps", x->selftest.warps);
+		json_i64(j, "measured_skew_cycles", x->selftest.measured_skew);
+		json_bool(j, "restored", x->selftest.restored);
+	}
+	json_object_end(j);
+	json_object_end(j);
+}
+
+void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r)
+{
+	json_array_begin(j, "drift");
+	for (unsigned i = 0; i < f->drift_count; i++) {
+		json_object_begin(j, NULL);
+		json_string(j, "a", results_source_name(r, f->drift[i].a));
+		json_string(j, "b", results_source_name(r, f->drift[i].b));
+		json_fixed(j, "ppm", f->drift[i].ppm_milli, 3);
+		json_fixed(j, "uncertainty_ppm", (int64_t)f->drift[i].uncertainty_mppm, 3);
+		if (f->drift[i].basis)
+			json_string(j, "tsc_rate", f->drift[i].basis);
+		json_u64(j, "window_ms", f->drift[i].window_ms);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void gaps_fields(struct json *j, const struct gaps_report *g)
+{
+	uint64_t hz = g->tsc_hz;
+	json_u64(j, "threshold_ns", rate_cycles_to_ns(g->g.threshold, hz));
+	json_u64(j, "window_ms", g->window_ms);
+	json_u64(j, "count", g->g.count);
+	json_u64(j, "max_ns", rate_cycles_to_ns(g->g.max, hz));
+	json_u64(j, "total_ns", rate_cycles_to_ns(g->g.total, hz));
+	json_fixed(j, "share_ppm", (int64_t)gaps_share_ppm(&g->g) * 1000, 3);
+}
+
+void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all)
+{
+	json_object_begin(j, "gaps");
+	json_bool(j, "measured", g->measured);
+	uint64_t hz = g->tsc_hz;
+	gaps_fields(j, g);
+	json_u64(j, "reads", g->g.reads);
+	json_u64(j, "backward", g->g.backward);
+	json_bool(j, "interrupts_leaked", g->interrupts_leaked);
+	json_u64(j, "loop_cycles", g->loop_cycles);
+	json_u64(j, "warmup_dropped_max_ns", rate_cycles_to_ns(g->warmup_max_cycles, hz));
+	json_string(j, "threshold_rule", "max(10 us, 8 x max(scan loop round, TSC step))");
+	json_object_begin(j, "smi");
+	json_bool(j, "read", g->smi_read && !g->smi_fault);
+	if (g->smi_read && g->smi_fault)
+		json_string(j, "fault", fault_name(g->smi_fault));
+	if (g->smi_read && !g->smi_fault) {
+		uint64_t smis = g->smi_after - g->smi_before;
+		json_u64(j, "count", smis);
+		/* Each SMI is one gap at most; the rest came from the host. */
+		json_u64(j, "gaps_attributable", MIN(smis, g->g.count));
+	} else {
+		json_null(j, "count");
+	}
+	json_object_end(j);
+	json_array_begin(j, "first");
+	for (uint32_t i = 0; i < g->g.recorded; i++) {
+		json_object_begin(j, NULL);
+		json_u64(j, "at_ns", rate_cycles_to_ns(g->g.first[i].offset, hz));
+		json_u64(j, "size_ns", rate_cycles_to_ns(g->g.first[i].size, hz));
+		json_object_end(j);
+	}
+	json_array_end(j);
+	histogram_json(j, &g->g.hist);
+	if (all->requested) {
+		if (all->note[0])
+			json_string(j, "per_cpu_note", all->note);
+		json_array_begin(j, "per_cpu");
+		for (uint32_t i = 0; i < all->cpus; i++) {
+			json_object_begin(j, NULL);
+			json_u64(j, "cpu", i);
+			json_bool(j, "ran", all->ran[i] && all->cpu[i].measured);
+			if (all->ran[i] && all->cpu[i].measured)
+				gaps_fields(j, &all->cpu[i]);
+			json_object_end(j);
+		}
+		json_array_end(j);
+	}
+	json_object_end(j);
+}
+
+void raw_json(struct json *j, const struct run_results *r)
+{
+	const struct raw_capture *c = &r->raw;
+	json_object_begin(j, "raw");
+	json_string(j, "cpuid_unrecorded", c->cpuid_unrecorded_zero ? "zero" : "clamp");
+	json_array_begin(j, "cpuid");
+	for (size_t i = 0; i < c->cpuid_count; i++) {
+		char line[CPUID_RECORD_LINE_MAX];
+		cpuid_record_format(&c->cpuid[i], line, sizeof line);
+		json_string(j, NULL, line);
+	}
+	json_array_end(j);
+	json_array_begin(j, "acpi_tables");
+	const struct acpi_info *a = &r->facts.acpi;
+	if (a->rsdp.found) {
+		json_object_begin(j, NULL);
+		json_string(j, "signature", "RSDP");
+		json_u64(j, "address", a->rsdp.address);
+		json_base64(j, "data", (const void *)(uintptr_t)a->rsdp.address, a->rsdp.length);
+		json_object_end(j);
+	}
+	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++) {
+		const struct acpi_table *t = &a->tables[i];
+		if (!t->readable)
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "signature", t->signature);
+		json_u64(j, "address", t->address);
+		json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
