@@ -150,5 +150,11 @@ bool cpuid_recording_parse(struct cpuid_recording *rec, struct cpuid_record *out
 			   size_t cap, const char *text, size_t len);
 
 /* Convenience for decoders: one register of one leaf. */
-uint32_t cpuid_reg(cpuid_fn fn, void *ctx, uint32_t leaf, uint32_t subleaf, int reg);
+static inline uint32_t cpuid_reg(cpuid_fn fn, void *ctx, uint32_t leaf, uint32_t subleaf, int reg)
+{
+	uint32_t r[4];
+
+	fn(ctx, leaf, subleaf, r);
+	return r[reg & 3];
+}
 #endif

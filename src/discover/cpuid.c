@@ -5,13 +5,6 @@
  * (cpuid_replay.c).  Topology is cpuid_topology.c's. */
 #include "cpuid_internal.h"
 
-uint32_t cpuid_reg(cpuid_fn fn, void *ctx, uint32_t leaf, uint32_t subleaf, int reg)
-{
-	uint32_t r[4];
-
-	fn(ctx, leaf, subleaf, r);
-	return r[reg & 3];
-}
 
 /* ---- identity ---- */
 

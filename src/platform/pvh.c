@@ -3,6 +3,8 @@
  * from the memory map, the catch-all interrupt table and the exit.  The
  * other CPUs are in pvh_smp.c, the way into long mode in pvh_start.S. */
 #include "ioports.h"
+#include "pvh.h"
+#include "../discover/fwtable.h"
 #include "platform.h"
 #include "probe.h"
 #include "arch.h"
@@ -18,8 +20,6 @@
 /* Only when the VMM gave no memory map (start info version 0, which no
  * VMM we know still sends): RAM is assumed to go this far past the image. */
 #define ASSUMED_POOL_BYTES (16ull << 20)
-#define WAKE_VECTOR 0xf0
-#define SPURIOUS_VECTOR 0xff
 
 /* Xen's public start_info.h, arch-x86/hvm; the memmap fields exist from
  * version 1 on. */
@@ -43,75 +43,12 @@ struct hvm_memmap_entry {
 	uint32_t reserved;
 };
 
-/* pvh_start.S */
-extern char pvh_vector_stubs[], pvh_vector_return[];
 extern char __image_end[];
-void pvh_main(uint32_t start_info_phys) __attribute__((noreturn));
-void pvh_unexpected_vector(const uint64_t *frame) __attribute__((noreturn));
-void pvh_idt_load(void);
-/* pvh_smp.c */
-void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, struct platform *plat);
 
 static struct platform plat;
 static struct acpi_info acpi;
-static struct idt_gate idt[256] __attribute__((aligned(16)));
 static char cmdline[2048];
 static uint64_t pool_next, pool_end;
-
-/* ------------------------------------------------------ fatal vectors */
-
-static void com1_write(const char *s)
-{
-	for (; *s; s++) {
-		for (uint32_t polls = 0; polls < 100000 && !(inb(COM1_PORT + 5) & 0x20); polls++)
-			cpu_relax();
-		outb(COM1_PORT, (uint8_t)*s);
-	}
-}
-
-static void com1_hex(uint64_t v)
-{
-	char digits[17];
-	for (int i = 15; i >= 0; i--, v >>= 4)
-		digits[i] = "0123456789abcdef"[v & 15];
-	digits[16] = 0;
-	com1_write(digits);
-}
-
-/* Any vector the fault guard does not own (#DF, NMI, #MC, a stray
- * interrupt) ends here instead of triple-faulting silently: say which,
- * leave through isa-debug-exit with "probe failed", else halt. */
-void pvh_unexpected_vector(const uint64_t *frame)
-{
-	com1_write("\r\nclockprobe: FATAL unexpected vector 0x");
-	com1_hex(frame[0]);
-	com1_write(" error 0x");
-	com1_hex(frame[1]);
-	com1_write(" at rip 0x");
-	com1_hex(frame[2]);
-	com1_write("\r\n");
-	outb(DEBUG_EXIT_PORT, DEBUG_EXIT_PROBE_FAILED);
-	halt_forever();
-	__builtin_unreachable();
-}
-
-/* Every vector gets a handler; fault_guard_install later copies this
- * table and overrides #UD/#GP/#PF. */
-static void idt_install(void)
-{
-	for (unsigned v = 0; v < ARRAY_SIZE(idt); v++)
-		idt_set_gate(&idt[v], pvh_vector_stubs + 16 * v);
-	idt_set_gate(&idt[WAKE_VECTOR], pvh_vector_return);
-	idt_set_gate(&idt[SPURIOUS_VECTOR], pvh_vector_return);
-	pvh_idt_load();
-}
-
-/* Also the first thing an AP does (pvh_smp.c), before it can fault. */
-void pvh_idt_load(void)
-{
-	struct descriptor_table_ptr p = { sizeof idt - 1, (uint64_t)(uintptr_t)idt };
-	lidt(&p);
-}
 
 /* ------------------------------------------------ tables in low memory */
 
@@ -123,13 +60,6 @@ static const void *low_memory(uint64_t phys)
 	return (const void *)(uintptr_t)phys;
 }
 
-static bool bytes_sum_to_zero(const uint8_t *p, size_t n)
-{
-	uint8_t sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += p[i];
-	return sum == 0;
-}
 
 /* ACPI spec "Finding the RSDP on IA-PC Systems": 16-byte boundaries in the
  * first KiB of the EBDA, then 0xE0000-0xFFFFF. */
@@ -137,7 +67,7 @@ static uint64_t scan_for_rsdp(uint64_t start, uint64_t len)
 {
 	for (uint64_t a = start; a + 20 <= start + len; a += 16) {
 		const uint8_t *p = low_memory(a);
-		if (mem_equal(p, "RSD PTR ", 8) && bytes_sum_to_zero(p, 20))
+		if (mem_equal(p, "RSD PTR ", 8) && fw_byte_sum(p, 20) == 0)
 			return a;
 	}
 	return 0;
@@ -261,7 +191,7 @@ static void find_rsdp(const struct hvm_start_info *si)
 
 void pvh_main(uint32_t start_info_phys)
 {
-	idt_install();
+	pvh_idt_install();
 	const struct hvm_start_info *si = start_info(start_info_phys);
 	copy_cmdline(si);
 	pool_init(si);

@@ -10,6 +10,7 @@
  * is taken as 4 GHz, so a "10 ms" delay lasts at least 10 ms on any real
  * TSC and every timeout at most a few times longer than asked. */
 #include "msr.h"
+#include "pvh.h"
 #include "platform.h"
 #include "arch.h"
 #include "acpi.h"
@@ -19,8 +20,6 @@
 #define AP_STACK_BYTES (32u * 1024)
 #define TRAMPOLINE_PHYS 0x8000u
 #define SIPI_VECTOR (TRAMPOLINE_PHYS >> 12)
-#define WAKE_VECTOR 0xf0
-#define SPURIOUS_VECTOR 0xff
 #define INIT_DELAY_US 10000
 #define SIPI_DELAY_US 200
 #define ARRIVAL_TIMEOUT_US 200000
@@ -66,10 +65,7 @@ uint64_t pvh_ap_stack_base, pvh_ap_stack_bytes;
 uint32_t pvh_ap_stack_count, pvh_ap_arrivals;
 
 extern char pvh_trampoline_start[], pvh_trampoline_end[];
-void pvh_ap_main(uint32_t index) __attribute__((noreturn));
 /* pvh.c */
-void pvh_idt_load(void);
-void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, struct platform *plat);
 
 static struct ap_slot slots[PLATFORM_MAX_CPUS];
 static const struct acpi_madt_info *madt_cpus;

@@ -211,6 +211,6 @@ void discover_console(struct run_results *r)
 	if (spcr->present && spcr->io_port_usable && spcr->interface_type <= 1 &&
 	    uart_init(&con.uart, (uint16_t)spcr->uart.address, "ACPI SPCR"))
 		return;
-	if (!uart_init(&con.uart, COM1_PORT, "COM1_PORT (default)"))
-		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1_PORT: report on screen/file only");
+	if (!uart_init(&con.uart, COM1_PORT, "COM1 (default)"))
+		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1: report on screen/file only");
 }

@@ -329,13 +329,6 @@ static void warn_drift(const struct facts *f, struct verdict *v)
 	}
 }
 
-bool slow_source(const char *name)
-{
-	/* jiffies is no source the probe measures: Linux's last resort. */
-	return str_equal(name, verdict_source_name(VERDICT_SRC_ACPI_PM)) ||
-	       str_equal(name, verdict_source_name(VERDICT_SRC_HPET)) || str_equal(name, "jiffies") ||
-	       str_equal(name, verdict_source_name(VERDICT_SRC_HV_MSR));
-}
 
 static void warn_kernel_dependent(struct verdict *v)
 {
@@ -397,10 +390,3 @@ void add_warnings(const struct facts *f, const struct model *m, struct verdict *
 	warn_drift(f, v);
 }
 
-const struct verdict_warning *verdict_find_warning(const struct verdict *v, const char *code)
-{
-	for (uint32_t i = 0; i < v->warning_count; i++)
-		if (str_equal(v->warnings[i].code, code))
-			return &v->warnings[i];
-	return NULL;
-}
