@@ -157,4 +157,11 @@ static inline uint32_t cpuid_reg(cpuid_fn fn, void *ctx, uint32_t leaf, uint32_t
 	fn(ctx, leaf, subleaf, r);
 	return r[reg & 3];
 }
+
+/* The CPUID hypervisor window 0x40000000-0x4FFFFFFF: 256 blocks of 0x100
+ * leaves, each a possible interface (Linux scans the same way). */
+#define HV_WINDOW_FIRST 0x40000000u
+#define HV_WINDOW_LAST 0x4fffffffu
+#define HV_WINDOW_BLOCKS 256u
+#define HV_BLOCK_STRIDE 0x100u
 #endif

@@ -142,6 +142,8 @@ struct measure_plan {
 /* Chooses the serialized time-stamp pair for this CPU; returns its
  * description for the report's method field. */
 const char *measure_init(const struct serialization *ser, bool have_rdtscp);
+/* Picks the RDTSC fence for the stamps on this CPU (serialize.c). */
+void serialization_choose(struct serialization *out, const struct cpu_info *cpu);
 const char *measure_method(void);
 
 /* Measures any argument-less operation (a source read, CPUID, a port read,

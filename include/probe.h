@@ -7,8 +7,4 @@
 /* The whole run: discover, measure, decide, report, leave.  Never returns. */
 void probe_main(struct platform *plat) __attribute__((noreturn));
 
-struct serialization;
-struct cpu_info;
-/* Picks the RDTSC fence for the measurement stamps (src/probe/serialize.c). */
-void serialization_choose(struct serialization *out, const struct cpu_info *cpu);
 #endif

@@ -4,7 +4,7 @@
  * other CPUs are in pvh_smp.c, the way into long mode in pvh_start.S. */
 #include "ioports.h"
 #include "pvh.h"
-#include "../discover/fwtable.h"
+#include "../decode/fwtable.h"
 #include "platform.h"
 #include "probe.h"
 #include "arch.h"

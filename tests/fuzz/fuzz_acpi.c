@@ -9,7 +9,7 @@
  * next record.  Seeds: tests/fixtures/acpi/fuzz-seeds/ (see README).
  *
  *   clang -fsanitize=fuzzer,address,undefined -Iinclude tests/fuzz/fuzz_acpi.c \
- *     <every .c under src/discover and src/lib> -o build/fuzz_acpi
+ *     <every .c under src/decode and src/lib> -o build/fuzz_acpi
  * (`make fuzz` builds it with every pure source.)
  */
 #include <stdint.h>

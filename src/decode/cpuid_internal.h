@@ -12,8 +12,6 @@
 
 /* Bound on the subleaves of any topology-style leaf, read or recorded. */
 #define TOPO_MAX_SUBLEAVES 16
-/* First leaf of the hypervisor window 0x40000000-0x4FFFFFFF. */
-#define HV_WINDOW_FIRST 0x40000000u
 
 static inline bool bit(uint32_t value, unsigned n)
 {

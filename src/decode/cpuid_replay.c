@@ -69,7 +69,7 @@ static bool beyond_range(const struct cpuid_recording *rec, uint32_t leaf)
 {
 	uint32_t range_base;
 
-	if (leaf >= HV_WINDOW_FIRST && leaf <= 0x4fffffff)
+	if (leaf >= HV_WINDOW_FIRST && leaf <= HV_WINDOW_LAST)
 		return true;	/* see enum cpuid_unrecorded */
 	if (leaf < 0x80000000)
 		return leaf > recorded_eax(rec, 0);

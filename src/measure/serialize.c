@@ -6,7 +6,6 @@
  * Without either proof the stamps use MFENCE, which AMD documents as
  * ordering RDTSC.  The MSR is only read (through the fault guard: a
  * hypervisor may not emulate it), never written. */
-#include "probe.h"
 #include "fault.h"
 #include "measure.h"
 #include "msr.h"

@@ -3,8 +3,6 @@
  * leaves it does not define, so a replay can answer them alike. */
 #include "cpuid_internal.h"
 
-#define HV_WINDOW_BLOCKS 256u
-#define HV_BLOCK_STRIDE 0x100u
 
 struct recorder {
 	cpuid_fn fn;

@@ -2,9 +2,6 @@
  * answer, who they belong to, and the clock-relevant bits of each. */
 #include "hypervisor.h"
 
-#define HV_WINDOW_FIRST 0x40000000u
-#define HV_WINDOW_BLOCKS 256u
-#define HV_BLOCK_STRIDE 0x100u
 
 struct hv_signature {
 	const char sig[12];
