@@ -56,12 +56,30 @@ uint64_t measure_tsc_step(void) { return tsc_step_ticks; }
 static __attribute__((aligned(16))) uint64_t empty_op(void) { return 0; }
 
 /* One masked window of per-call samples; returns how many were taken. */
+/* A short, varying pause between samples, outside the timed interval.
+ * The mean-difference estimate is unbiased only if each sample starts at a
+ * random phase of the TSC's step; a loop whose period happens to be a
+ * multiple of the step would start every sample at the same phase and
+ * round every one the same way.  The same sequence runs in the harness
+ * windows and the op windows, and it is deterministic (icount runs stay
+ * bit-identical). */
+#define DITHER_MAX 31
+
+static inline __attribute__((always_inline)) uint32_t dither(uint32_t state)
+{
+	state = state * 1103515245u + 12345u;
+	for (volatile uint32_t k = 0; k < ((state >> 16) & DITHER_MAX); k++)
+		;
+	return state;
+}
+
 static inline __attribute__((always_inline)) uint32_t
 sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool rdtscp_end, bool mfence)
 {
 	uint64_t acc = 0;
-	uint32_t i;
+	uint32_t i, state = n;
 	for (i = 0; i < n; i++) {
+		state = dither(state);
 		uint64_t t0 = stamp_begin(mfence);
 		acc ^= op();
 		uint64_t t1 = stamp_end(rdtscp_end, mfence);
