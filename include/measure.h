@@ -36,6 +36,7 @@ struct op_cost {
 	 * vmexit) report it; _net has the empty batch's mean subtracted. */
 	uint64_t throughput_milli;
 	uint64_t throughput_net_milli;
+	uint32_t batch_pairs;     /* batch pairs behind the two figures above */
 	uint32_t windows_discarded; /* interrupts found enabled at the end */
 	uint32_t below_harness;   /* samples cheaper than their harness median */
 	uint32_t at_harness;      /* samples equal to it: clamped to 0 as well */

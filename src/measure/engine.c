@@ -73,49 +73,78 @@ static inline __attribute__((always_inline)) uint32_t dither(uint32_t state)
 	return state;
 }
 
+/* One loop serves both ways of timing an op: per call (each: a stamp pair
+ * around every call, the dither between them) and as a batch (one pair
+ * around all calls).  Both go through the same call instruction: under
+ * TCG the cost of an indirect call and its return depends on where it
+ * sits (the translated-block jump cache), and separate loops measured the
+ * same read as 23 ticks in one place and 43 in the other.  `each` is
+ * hidden from the optimizer so it cannot split the loop in two.
+ *
+ * Out of line and cache-line aligned, so the timed loop's code never
+ * straddles a page: under TCG a loop split across two pages cannot chain
+ * its translated blocks and ran ~5x slower depending on where the linker
+ * happened to put it (harness throughput 101 instead of 21 cycles). */
 static inline __attribute__((always_inline)) uint32_t
-sample_window(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool rdtscp_end, bool mfence)
+timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool each, bool rdtscp_end,
+	    bool mfence)
 {
-	uint64_t acc = 0;
+	uint64_t acc = 0, t0 = 0;
 	uint32_t i, state = n;
+	uint64_t start = stamp_begin(mfence);
 	for (i = 0; i < n; i++) {
-		state = dither(state);
-		uint64_t t0 = stamp_begin(mfence);
+		bool per_call = each;
+		__asm__ volatile("" : "+r"(per_call));
+		if (per_call) {
+			state = dither(state);
+			t0 = stamp_begin(mfence);
+		}
 		acc ^= op();
-		uint64_t t1 = stamp_end(rdtscp_end, mfence);
-		out[i] = t1 - t0;
-		if (t1 > deadline) {
-			i++;
-			break;
+		if (per_call) {
+			uint64_t t1 = stamp_end(rdtscp_end, mfence);
+			out[i] = t1 - t0;
+			if (t1 > deadline) {
+				i++;
+				break;
+			}
 		}
 	}
+	if (!each)
+		out[0] = stamp_end(rdtscp_end, mfence) - start;
 	sink = acc;
 	return i;
 }
 
-static uint32_t sample_window_any(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline)
+#define TIMED_CALLS_VARIANT(name, rdtscp_end, mfence)                                                      \
+	static __attribute__((noinline, aligned(64))) uint32_t name(uint64_t (*op)(void), uint64_t *out,     \
+								       uint32_t n, uint64_t deadline, bool each) \
+	{                                                                                                    \
+		return timed_calls(op, out, n, deadline, each, rdtscp_end, mfence);                          \
+	}
+TIMED_CALLS_VARIANT(timed_calls_lfence, false, false)
+TIMED_CALLS_VARIANT(timed_calls_lfence_rdtscp, true, false)
+TIMED_CALLS_VARIANT(timed_calls_mfence, false, true)
+TIMED_CALLS_VARIANT(timed_calls_mfence_rdtscp, true, true)
+
+static uint32_t timed_calls_any(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool each)
 {
 	if (fence == STAMP_FENCE_MFENCE)
-		return end_with_rdtscp ? sample_window(op, out, n, deadline, true, true)
-				       : sample_window(op, out, n, deadline, false, true);
-	return end_with_rdtscp ? sample_window(op, out, n, deadline, true, false)
-			       : sample_window(op, out, n, deadline, false, false);
+		return end_with_rdtscp ? timed_calls_mfence_rdtscp(op, out, n, deadline, each)
+				       : timed_calls_mfence(op, out, n, deadline, each);
+	return end_with_rdtscp ? timed_calls_lfence_rdtscp(op, out, n, deadline, each)
+			       : timed_calls_lfence(op, out, n, deadline, each);
 }
 
-/* Out of line and cache-line aligned, so the timed loop's code never
- * straddles a page: under TCG a loop split across two pages cannot chain
- * its translated blocks and ran ~5x slower depending on where the linker
- * happened to put it (harness throughput 101 instead of 21 cycles). */
-static __attribute__((noinline, aligned(64))) uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
+static uint32_t sample_window_any(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline)
 {
-	uint64_t acc = 0;
-	bool mf = fence == STAMP_FENCE_MFENCE;
-	uint64_t t0 = stamp_begin(mf);
-	for (uint32_t i = 0; i < reads; i++)
-		acc ^= op();
-	uint64_t t1 = stamp_end(end_with_rdtscp, mf);
-	sink = acc;
-	return t1 - t0;
+	return timed_calls_any(op, out, n, deadline, true);
+}
+
+static uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
+{
+	uint64_t total = 0;
+	timed_calls_any(op, &total, reads, UINT64_MAX, false);
+	return total;
 }
 
 /* How many back-to-back calls fit one masked window: a slow source (an
@@ -256,11 +285,58 @@ static void sample_alone(struct op_cost *out, uint64_t (*op)(void), const struct
 
 /* Harness window, then op window, in one masked stretch; the op samples
  * come back with their window's harness median subtracted. */
-static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t (*op)(void),
-			  const struct measure_plan *plan, uint32_t *taken)
+/* Batch pairs (op, then empty, same length) taken between the sample
+ * windows, so the batch figures and the per-call estimate cover the same
+ * stretch of time: under TCG the cost of a call changes over a run (the
+ * translated-block jump cache), and figures from two different moments
+ * disagreed by 2x. */
+#define MAX_BATCH_PAIRS 256
+
+struct batch_log {
+	uint64_t op[MAX_BATCH_PAIRS], diff[MAX_BATCH_PAIRS];
+	uint32_t n, reads;
+};
+
+static void log_batch_pair(struct batch_log *b, uint64_t (*op)(void))
 {
-	/* Twice the budget: half of every window pair is the harness. */
-	uint64_t deadline = rdtsc() + 2 * plan->budget_cycles;
+	if (b->n >= MAX_BATCH_PAIRS || !b->reads)
+		return;
+	bool was_on = irq_save();
+	uint64_t c = batch_cycles(op, b->reads);
+	uint64_t h = batch_cycles(empty_op, b->reads);
+	bool clean = !irq_enabled();
+	irq_restore(was_on);
+	if (clean) {
+		b->op[b->n] = c;
+		b->diff[b->n++] = c > h ? c - h : 0;
+	}
+}
+
+/* Raw throughput: the median batch.  Net: the mean of the pairs'
+ * differences with the highest and lowest tenth left out, the same kind
+ * of figure as the per-call estimate. */
+static bool batch_figures(struct op_cost *out, struct batch_log *b)
+{
+	if (b->n < 3)
+		return false;
+	stats_sort_u64(b->op, b->n);
+	stats_sort_u64(b->diff, b->n);
+	out->throughput_milli = b->op[b->n / 2] * 1000 / b->reads;
+	uint32_t cut = b->n / 10, kept = b->n - 2 * cut;
+	unsigned __int128 sum = 0;
+	for (uint32_t i = cut; i < b->n - cut; i++)
+		sum += b->diff[i];
+	out->throughput_net_milli = u128_div_u64(sum * 1000, (uint64_t)b->reads * kept);
+	out->batch_pairs = b->n;
+	return true;
+}
+
+static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t (*op)(void),
+			  const struct measure_plan *plan, uint32_t *taken, struct batch_log *batches)
+{
+	/* Three times the budget: every window pair is half harness, and a
+	 * batch pair follows it. */
+	uint64_t deadline = rdtsc() + 3 * plan->budget_cycles;
 	uint32_t n = 0;
 	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
@@ -279,6 +355,7 @@ static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t
 		} else if (!clean) {
 			out->windows_discarded++;
 		}
+		log_batch_pair(batches, op);
 		if (rdtsc() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
@@ -330,14 +407,18 @@ void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_
 	/* Warm caches, TLB and the branch predictor before the first window. */
 	for (int i = 0; i < 16; i++)
 		sink = op() ^ empty_op();
-	sample_paired(out, &e, op, plan, &n);
+	/* The empty batch runs the same number of calls, so the stamps' fixed
+	 * cost is spread alike and the difference is the op alone. */
+	static struct batch_log batches;
+	batches.n = 0;
+	batches.reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
+	sample_paired(out, &e, op, plan, &n, &batches);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	stats_dist_compute(&out->harness, plan->harness_scratch, n);
 	log2_hist_add_all(&out->hist, plan->scratch, n);
-	/* The empty batch runs the same number of calls, so the stamps' fixed
-	 * cost is spread alike and the difference is the op alone. */
-	uint32_t reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
-	out->throughput_milli = throughput_milli_pair(op, empty_op, reads, plan, &out->throughput_net_milli);
+	if (!batch_figures(out, &batches))
+		out->throughput_milli = throughput_milli_pair(op, empty_op, batches.reads, plan,
+							      &out->throughput_net_milli);
 	fill_estimate(out, &e);
 	note_harness_windows(out);
 }

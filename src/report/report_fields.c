@@ -120,6 +120,7 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	json_object_end(j);
 	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
 	json_fixed(j, "throughput_net_cycles", (int64_t)s->cost.throughput_net_milli, 3);
+	json_u64(j, "throughput_batch_pairs", s->cost.batch_pairs);
 	/* resolution: the smallest forward step, in the source's own ticks
 	 * converted to ns at its frequency. */
 	uint64_t step = s->behaviour.min_step_ticks;
