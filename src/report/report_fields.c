@@ -121,13 +121,21 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
 	json_fixed(j, "throughput_net_cycles", (int64_t)s->cost.throughput_net_milli, 3);
 	json_u64(j, "throughput_batch_pairs", s->cost.batch_pairs);
-	/* resolution: the smallest forward step, in the source's own ticks
-	 * converted to ns at its frequency. */
-	uint64_t step = s->behaviour.min_step_ticks;
+	/* resolution: the smallest step the counter makes, in ns.  Two
+	 * back-to-back reads of a slow counter (PM timer, HPET) differ by one
+	 * tick; two of the TSC differ by a whole read's cost, so for a TSC
+	 * source the step found by the engine is the resolution when it could
+	 * be seen, and the back-to-back interval is reported beside it. */
+	uint64_t b2b = s->behaviour.min_step_ticks;
+	uint64_t step = s->desc.is_tsc && s->cost.step_ticks ? s->cost.step_ticks : b2b;
 	if (step && src_hz)
 		json_fixed(j, "resolution_ns", (int64_t)mul_div_u64(step, 1000000000000ull, src_hz), 3);
 	else
 		json_null(j, "resolution_ns");
+	if (b2b && src_hz)
+		json_fixed(j, "back_to_back_ns", (int64_t)mul_div_u64(b2b, 1000000000000ull, src_hz), 3);
+	else
+		json_null(j, "back_to_back_ns");
 	json_u64(j, "backward_steps", s->behaviour.backward);
 	json_object_begin(j, "behaviour");
 	json_u64(j, "pairs", s->behaviour.reads);
