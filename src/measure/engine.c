@@ -225,6 +225,20 @@ struct estimate_sums {
  * thousands of ticks.  8x the larger median keeps any real tail. */
 #define OUTLIER_FACTOR 8
 
+/* Adds the samples at or under the cutoff to a trimmed sum. */
+static void add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimmed, const uint64_t *v, uint32_t k,
+			uint64_t cutoff)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		if (v[i] <= cutoff) {
+			*sum += v[i];
+			(*n)++;
+		} else {
+			(*trimmed)++;
+		}
+	}
+}
+
 static void pair_window(struct op_cost *out, struct estimate_sums *e, uint64_t *op_v, const uint64_t *h_v,
 			uint32_t k)
 {
@@ -236,25 +250,11 @@ static void pair_window(struct op_cost *out, struct estimate_sums *e, uint64_t *
 	if (h_med > out->harness_window_p50_max)
 		out->harness_window_p50_max = h_med;
 	out->windows++;
-	for (uint32_t i = 0; i < k; i++) {
-		if (h_v[i] <= cutoff) {
-			e->harness += h_v[i];
-			e->harness_n++;
-		} else {
-			e->trimmed++;
-		}
-		if (op_v[i] <= cutoff) {
-			e->op += op_v[i];
-			e->op_n++;
-		} else {
-			e->trimmed++;
-		}
-		if (op_v[i] < h_med)
-			out->below_harness++;
-		else if (op_v[i] == h_med)
-			out->at_harness++;
-		op_v[i] = op_v[i] > h_med ? op_v[i] - h_med : 0;
-	}
+	add_trimmed(&e->harness, &e->harness_n, &e->trimmed, h_v, k, cutoff);
+	add_trimmed(&e->op, &e->op_n, &e->trimmed, op_v, k, cutoff);
+	for (uint32_t i = 0; i < k; i++)
+		out->at_harness += op_v[i] == h_med;
+	out->below_harness += stats_subtract_harness(op_v, k, h_med);
 }
 
 /* Unpaired windows: the harness's own baseline. */
