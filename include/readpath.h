@@ -58,6 +58,10 @@ struct read_path_baselines {
 	/* (p90 - p50) / p50 of each yardstick's samples, per mille; 0 = none */
 	uint32_t rdtsc_spread, cpuid_spread, kernel_port_spread, port_spread;
 	bool no_hypervisor;	/* CPUID.1:ECX[31] clear: bare metal as far as we can tell */
+	/* CPUID costs under 100 ns (cpuid_is_cheap): no VM exit is that cheap,
+	 * so nothing exits here (an emulator such as QEMU TCG).  Decided in
+	 * absolute time because TCG's relative costs shift during a run. */
+	bool cpuid_cheap;
 	bool rdtsc_traps;	/* the harness showed a trapping RDTSC */
 };
 
@@ -76,9 +80,13 @@ const char *read_path_name(enum read_path path);
 
 /* The empty harness (two serialized RDTSCs around an empty call) looks
  * wrong: it costs at least a microsecond, which no RDTSC does on any CPU,
- * or (where CPUID is an exit) more than a CPUID exit does.  Either way
+ * or (where CPUID is an exit: cpuid_exits) more than a CPUID exit does.  Either way
  * RDTSC traps.  harness and cpuid are per-call cycles (cpuid net of the
  * harness); tsc_hz 0 skips the microsecond rule.  Returns the reason, or
  * NULL when the harness looks sane. */
-const char *harness_anomaly(uint64_t harness, uint64_t cpuid, uint64_t tsc_hz, bool emulated);
+const char *harness_anomaly(uint64_t harness, uint64_t cpuid, uint64_t tsc_hz, bool cpuid_exits);
+
+/* cpuid_cycles (per call, net) take under 100 ns at tsc_hz; false when the
+ * rate is unknown (0). */
+bool cpuid_is_cheap(uint64_t cpuid_cycles, uint64_t tsc_hz);
 #endif

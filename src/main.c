@@ -112,6 +112,7 @@ static void classify_read_paths(struct run_results *r)
 		.kernel_port_spread = spread_permille(&b->kernel_port),
 		.port_spread = spread_permille(&b->port),
 		.no_hypervisor = !r->facts.hv.present,
+		.cpuid_cheap = cpuid_is_cheap((uint64_t)b->cpuid.estimate_milli / 1000, r->facts.tsc_hz_rough),
 	};
 	if (tsc) {
 		rb.rdtsc = tsc->cost.throughput_milli / 1000;
@@ -120,7 +121,7 @@ static void classify_read_paths(struct run_results *r)
 	/* Raw harness per call against CPUID net of it: where CPUID exits, a
 	 * harness dearer than it can only be RDTSC exiting too. */
 	r->harness_anomaly = harness_anomaly(b->harness.cycles.p50, b->cpuid.cycles.p50, r->facts.tsc_hz_rough,
-					     read_path_emulated(&rb));
+					     !rb.cpuid_cheap);
 	rb.rdtsc_traps = r->harness_anomaly != NULL;
 	for (unsigned i = 0; i < r->source_count; i++) {
 		struct source_result *s = &r->sources[i];

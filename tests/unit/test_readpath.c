@@ -189,14 +189,36 @@ TEST(readpath_spread_overlap_is_unknown)
 
 TEST(harness_anomaly_rules)
 {
-	/* TCG: harness 49 ticks at 2.45 GHz (20 ns), CPUID 49: emulated, sane. */
-	CHECK(harness_anomaly(49, 49, 2445000000ull, true) == NULL);
+	/* TCG: harness 98 ticks at 2.45 GHz (40 ns), CPUID 25 net but no exit
+	 * (10 ns): dearer than CPUID, and still sane. */
+	CHECK(harness_anomaly(98, 25, 2445000000ull, false) == NULL);
 	/* Nested KVM: 35,794 ticks = 14.6 us. */
-	CHECK(harness_anomaly(35794, 12078, 2445000000ull, false) != NULL);
+	CHECK(harness_anomaly(35794, 12078, 2445000000ull, true) != NULL);
 	/* Dearer than a CPUID exit where CPUID exits, even if quick. */
-	CHECK(harness_anomaly(2400, 1200, 0, false) != NULL);
-	CHECK(harness_anomaly(60, 1200, 3000000000ull, false) == NULL);
+	CHECK(harness_anomaly(2400, 1200, 0, true) != NULL);
+	CHECK(harness_anomaly(60, 1200, 3000000000ull, true) == NULL);
 	/* Exactly 1 us at 1 GHz is already too slow for any RDTSC. */
 	CHECK(harness_anomaly(1000, 0, 1000000000ull, true) != NULL);
 	CHECK(harness_anomaly(999, 0, 1000000000ull, true) == NULL);
+}
+
+TEST(readpath_cheap_cpuid_means_emulation)
+{
+	/* 100 ns at 2.45 GHz is 244.5 ticks: TCG's CPUID (25) is far below,
+	 * a real exit (1,200 on KVM at 3 GHz = 400 ns) far above. */
+	CHECK(cpuid_is_cheap(25, 2445000000ull));
+	CHECK(cpuid_is_cheap(244, 2445000000ull));
+	CHECK(!cpuid_is_cheap(245, 2445000000ull));
+	CHECK(!cpuid_is_cheap(1200, 3000000000ull));
+	CHECK(!cpuid_is_cheap(1, 0));
+	/* TCG with CPUID clearly dearer than RDTSC in this run: still two-way,
+	 * split at sqrt(26 * 150) = 62.4, instead of exit bands that do not
+	 * exist under emulation. */
+	struct read_path_baselines b = tcg;
+	CHECK_EQ_U64(read_path_classify(40, &b), READ_PATH_EXIT);
+	b.cpuid_cheap = true;
+	CHECK(read_path_emulated(&b));
+	CHECK_EQ_U64(read_path_classify(40, &b), READ_PATH_NATIVE);
+	CHECK_EQ_U64(read_path_classify(62, &b), READ_PATH_NATIVE);
+	CHECK_EQ_U64(read_path_classify(63, &b), READ_PATH_DEVICE_MODEL);
 }
