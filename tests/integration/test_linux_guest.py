@@ -297,6 +297,34 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertIn("tsc: Marking TSC unstable due to TSCs unsynchronized",
                       " ".join(g["dmesg"]))
 
+    def test_mirror_comes_from_the_hosts_apt_sources(self):
+        """The kernels are fetched through the host's own Debian mirror:
+        one-line and deb822 sources, security and disabled stanzas."""
+        d = tempfile.mkdtemp(prefix="lg-apt-")
+        try:
+            with open(os.path.join(d, "mirror.list"), "w") as f:
+                f.write("# local mirror\n"
+                        "deb-src http://src.example/debian bookworm main\n"
+                        "deb [arch=amd64] http://mirror.example/debian "
+                        "bookworm main contrib\n")
+            with open(os.path.join(d, "sec.sources"), "w") as f:
+                f.write("Types: deb\nURIs: http://off.example/debian\n"
+                        "Suites: bookworm\nEnabled: no\n\n"
+                        "Types: deb\nURIs: http://sec.example/debian-security/\n"
+                        "Suites: bookworm-security\nComponents: main\n")
+            entries = lg._apt_source_entries((d,))
+            self.assertEqual(lg.debian_mirrors(entries), {
+                "debian": "http://mirror.example/debian",
+                "security": "http://sec.example/debian-security"})
+            # No security entry: the main mirror's debian-security tree.
+            self.assertEqual(lg.debian_mirrors(
+                [("http://m.example/debian/", ["bookworm"])])["security"],
+                "http://m.example/debian-security")
+            with self.assertRaises(lg.GuestError):
+                lg.debian_mirrors([("http://ppa.example/ubuntu", ["noble"])])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def test_guest_log_without_result(self):
         self.assertIsNone(lg.parse_guest_log(
             "[    0.1] Kernel panic - not syncing: VFS\r\n"
