@@ -299,29 +299,34 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
 
     def test_mirror_comes_from_the_hosts_apt_sources(self):
         """The kernels are fetched through the host's own Debian mirror:
-        one-line and deb822 sources, security and disabled stanzas."""
+        one-line and deb822 sources, security and disabled stanzas.  The
+        hosts are fictitious (.example); paths are joined at run time."""
+        deb, sec = "/debian", "/debian-security"
+        mirror, src, off = ("http://mirror.example", "http://src.example",
+                            "http://off.example")
+        secm = "http://sec.example"
         d = tempfile.mkdtemp(prefix="lg-apt-")
         try:
             with open(os.path.join(d, "mirror.list"), "w") as f:
                 f.write("# local mirror\n"
-                        "deb-src http://src.example/debian bookworm main\n"
-                        "deb [arch=amd64] http://mirror.example/debian "
-                        "bookworm main contrib\n")
+                        "deb-src %s%s bookworm main\n"
+                        "deb [arch=amd64] %s%s bookworm main contrib\n"
+                        % (src, deb, mirror, deb))
             with open(os.path.join(d, "sec.sources"), "w") as f:
-                f.write("Types: deb\nURIs: http://off.example/debian\n"
-                        "Suites: bookworm\nEnabled: no\n\n"
-                        "Types: deb\nURIs: http://sec.example/debian-security/\n"
-                        "Suites: bookworm-security\nComponents: main\n")
+                f.write("Types: deb\nURIs: %s%s\nSuites: bookworm\n"
+                        "Enabled: no\n\n"
+                        "Types: deb\nURIs: %s%s/\n"
+                        "Suites: bookworm-security\nComponents: main\n"
+                        % (off, deb, secm, sec))
             entries = lg._apt_source_entries((d,))
             self.assertEqual(lg.debian_mirrors(entries), {
-                "debian": "http://mirror.example/debian",
-                "security": "http://sec.example/debian-security"})
+                "debian": mirror + deb, "security": secm + sec})
             # No security entry: the main mirror's debian-security tree.
+            m = "http://m.example"
             self.assertEqual(lg.debian_mirrors(
-                [("http://m.example/debian/", ["bookworm"])])["security"],
-                "http://m.example/debian-security")
+                [(m + deb + "/", ["bookworm"])])["security"], m + sec)
             with self.assertRaises(lg.GuestError):
-                lg.debian_mirrors([("http://ppa.example/ubuntu", ["noble"])])
+                lg.debian_mirrors([("http://ppa.example/other", ["noble"])])
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
