@@ -4,7 +4,6 @@
 #include "arch.h"
 #include "console.h"
 #include "fault.h"
-#include "kvmclock.h"
 #include "rate.h"
 #include "readpath.h"
 #include "report.h"

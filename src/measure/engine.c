@@ -75,11 +75,9 @@ static inline __attribute__((always_inline)) uint32_t dither(uint32_t state)
 
 /* One loop serves both ways of timing an op: per call (each: a stamp pair
  * around every call, the dither between them) and as a batch (one pair
- * around all calls).  Both go through the same call instruction: under
- * TCG the cost of an indirect call and its return depends on where it
- * sits (the translated-block jump cache), and separate loops measured the
- * same read as 23 ticks in one place and 43 in the other.  `each` is
- * hidden from the optimizer so it cannot split the loop in two.
+ * around all calls), so both timings run the same code and the same call
+ * instruction.  `each` is hidden from the optimizer so it cannot split the
+ * loop in two.
  *
  * Out of line and cache-line aligned, so the timed loop's code never
  * straddles a page: under TCG a loop split across two pages cannot chain
@@ -167,42 +165,26 @@ static uint32_t calls_per_window(uint64_t (*op)(void), const struct measure_plan
 	return (uint32_t)(n < WINDOW_CALLS_MIN ? WINDOW_CALLS_MIN : n > max ? max : n);
 }
 
-/* Median over several batches, each timed with interrupts masked.  With
- * a partner op, each batch of op is followed by one of the partner of the
- * same length and *net_milli gets the median of the pairs' differences:
- * a host that slows down between the two (TCG under load) moves both. */
-static uint64_t throughput_milli_pair(uint64_t (*op)(void), uint64_t (*partner)(void), uint32_t reads,
-				      const struct measure_plan *plan, uint64_t *net_milli)
+/* Median over several batches, each timed with interrupts masked. */
+static uint64_t throughput_milli(uint64_t (*op)(void), uint32_t reads, const struct measure_plan *plan)
 {
-	uint64_t per_batch[MEASURE_BATCHES], diff[MEASURE_BATCHES];
+	uint64_t per_batch[MEASURE_BATCHES];
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < MEASURE_BATCHES; b++) {
 		bool was_on = irq_save();
 		uint64_t c = batch_cycles(op, reads);
-		uint64_t p = partner ? batch_cycles(partner, reads) : 0;
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
-		if (clean) {
-			per_batch[n] = c;
-			diff[n++] = c > p ? c - p : 0;
-		}
+		if (clean)
+			per_batch[n++] = c;
 		if (rdtsc() > deadline && n)
 			break;
 	}
 	if (!n)
 		return 0;
 	stats_sort_u64(per_batch, n);
-	if (net_milli) {
-		stats_sort_u64(diff, n);
-		*net_milli = diff[n / 2] * 1000 / reads;
-	}
 	return per_batch[n / 2] * 1000 / reads;
-}
-
-static uint64_t throughput_milli(uint64_t (*op)(void), uint32_t reads, const struct measure_plan *plan)
-{
-	return throughput_milli_pair(op, NULL, reads, plan, NULL);
 }
 
 static uint64_t window_median(const uint64_t *v, uint32_t n)
@@ -283,8 +265,6 @@ static void sample_alone(struct op_cost *out, uint64_t (*op)(void), const struct
 	*taken = n;
 }
 
-/* Harness window, then op window, in one masked stretch; the op samples
- * come back with their window's harness median subtracted. */
 /* Batch pairs (op, then empty, same length) taken between the sample
  * windows, so the batch figures and the per-call estimate cover the same
  * stretch of time: under TCG the cost of a call changes over a run (the
@@ -315,10 +295,10 @@ static void log_batch_pair(struct batch_log *b, uint64_t (*op)(void))
 /* Raw throughput: the median batch.  Net: the mean of the pairs'
  * differences with the highest and lowest tenth left out, the same kind
  * of figure as the per-call estimate. */
-static bool batch_figures(struct op_cost *out, struct batch_log *b)
+static void batch_figures(struct op_cost *out, struct batch_log *b)
 {
-	if (b->n < 3)
-		return false;
+	if (!b->n)
+		return;
 	stats_sort_u64(b->op, b->n);
 	stats_sort_u64(b->diff, b->n);
 	out->throughput_milli = b->op[b->n / 2] * 1000 / b->reads;
@@ -328,9 +308,11 @@ static bool batch_figures(struct op_cost *out, struct batch_log *b)
 		sum += b->diff[i];
 	out->throughput_net_milli = u128_div_u64(sum * 1000, (uint64_t)b->reads * kept);
 	out->batch_pairs = b->n;
-	return true;
 }
 
+/* Harness window, then op window, in one masked stretch; the op samples
+ * come back with their window's harness median subtracted, and a batch
+ * pair follows. */
 static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t (*op)(void),
 			  const struct measure_plan *plan, uint32_t *taken, struct batch_log *batches)
 {
@@ -416,9 +398,15 @@ void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	stats_dist_compute(&out->harness, plan->harness_scratch, n);
 	log2_hist_add_all(&out->hist, plan->scratch, n);
-	if (!batch_figures(out, &batches))
-		out->throughput_milli = throughput_milli_pair(op, empty_op, batches.reads, plan,
-							      &out->throughput_net_milli);
+	/* A short run (few samples, or a budget spent early) leaves few
+	 * pairs: top up to the usual batch count, still bounded in time. */
+	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	for (uint32_t i = 0; batches.n < MEASURE_BATCHES && i < MEASURE_BATCHES; i++) {
+		log_batch_pair(&batches, op);
+		if (rdtsc() > deadline && batches.n)
+			break;
+	}
+	batch_figures(out, &batches);
 	fill_estimate(out, &e);
 	note_harness_windows(out);
 }

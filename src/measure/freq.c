@@ -8,7 +8,6 @@
 #include "arch.h"
 #include "counter.h"
 #include "fault.h"
-#include "kvmclock.h"
 #include "rate.h"
 #include "results.h"
 
