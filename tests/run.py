@@ -30,6 +30,18 @@ class Tally(unittest.TextTestResult):
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.passed = []
+        self.durations = []
+        self._started = 0.0
+
+    def startTest(self, test):
+        self._started = time.time()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        # The 5-minute budget is spent by a few boots; naming them is what
+        # lets the next change keep the suite inside it.
+        self.durations.append((time.time() - self._started, test.id()))
+        super().stopTest(test)
 
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -69,6 +81,9 @@ def run_unittest_dir(name, top):
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2, resultclass=Tally)
     res = runner.run(suite)
     failed = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
+    for secs, test_id in sorted(res.durations, reverse=True)[:8]:
+        if secs >= 2:
+            print("%s: slow: %5.1f s %s" % (name, secs, test_id))
     print("%s: %d passed, %d failed, %d skipped" % (name, len(res.passed), failed, len(res.skipped)))
     return len(res.passed), failed, len(res.skipped)
 
