@@ -1,0 +1,282 @@
+"""Reports as fleet data: run ids, labels, a headline per run, and the
+tidy long format (run_id, label, section, name, field, value, unit).
+
+scripts/compare reads a handful of reports or a directory of a thousand
+logs through load_runs(); its CSV, JSON Lines, SQLite and HTML outputs all
+start from the Run objects made here, so that every output names a run and
+a measurement the same way.
+
+Long format: one row per scalar of the report.  `section[name].field` is a
+path that cptools.query.get_path resolves on the report again:
+
+    sources    tsc   read_cost.ns.p50        6     ns
+    drift      tsc/hpet  ppm                 1     ppm
+    verdict          predicted_read_ns       7     ns
+    verdict.warnings ACPI_PM_FALLBACK  severity  critical
+
+Entries of a list of objects are named by their key field (name, code,
+signature, leaf; a/b for drift pairs), by their index when they have none
+or it repeats.  `raw` (base64 dumps of CPUID and ACPI) is left out.  The
+unit comes from the field's name: *_ns/ns -> ns, cycles -> tsc_ticks
+(every cycles figure of the report is in TSC ticks), *_hz -> Hz, *_ppm ->
+ppm, *_ms -> ms, *_us -> us, bytes -> bytes; empty when none applies.
+"""
+
+import json
+import os
+import zlib
+
+from . import frame, query
+from .untrusted import cap
+
+LOG_SUFFIXES = (".json", ".log", ".txt")
+SKIP_SECTIONS = ("raw",)
+LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
+                "unit")
+
+
+class Run:
+    """One verified report and how the outputs name it."""
+
+    def __init__(self, report, path, run_id, label=None):
+        self.report = report
+        self.path = path
+        self.run_id = run_id
+        self.label = label
+
+    def get(self, p):
+        try:
+            return query.get_path(self.report, p)
+        except (ValueError, TypeError):
+            return None
+
+
+def canonical_run_id(report):
+    """probe.run_id when the probe wrote one; else the CRC-32 of the
+    report's canonical JSON (sorted keys, compact), so the .log and the
+    .json copy of one run get the same id."""
+    rid = query.get_path(report, "probe.run_id") \
+        if isinstance(report.get("probe"), dict) else None
+    if isinstance(rid, (str, int)) and not isinstance(rid, bool) \
+            and str(rid):
+        return cap(str(rid), 200)
+    data = json.dumps(report, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8", "replace")
+    return "crc32:%08x" % (zlib.crc32(data) & 0xFFFFFFFF)
+
+
+def expand_inputs(paths):
+    """[(file, from_a_directory)]: files as given; a directory becomes its
+    report-looking files (*.json, *.log, *.txt; recursively, sorted)."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for top, dirs, files in os.walk(p):
+                dirs.sort()
+                for f in sorted(files):
+                    if f.endswith(LOG_SUFFIXES):
+                        out.append((os.path.join(top, f), True))
+        else:
+            out.append((p, False))
+    return out
+
+
+def _stem(path):
+    base = os.path.basename(path)
+    for ext in LOG_SUFFIXES:
+        if base.endswith(ext):
+            return base[:-len(ext)]
+    return base
+
+
+def file_labels(paths):
+    """A short distinct label per path: the file name without extension,
+    with as many parent folders as it takes to tell equal names apart
+    (a/report.json, b/report.json -> a/report, b/report)."""
+    parts = [os.path.normpath(os.path.abspath(p)).split(os.sep)
+             for p in paths]
+    labels = []
+    for i, ps in enumerate(parts):
+        depth = 1
+        while True:
+            lab = "/".join(ps[-depth:-1] + [_stem(paths[i])])
+            clash = any(q != ps and "/".join(q[-depth:-1] + [_stem(paths[j])])
+                        == lab for j, q in enumerate(parts))
+            if not clash or depth >= len(ps):
+                break
+            depth += 1
+        labels.append(lab)
+    taken, out = set(), []
+    for lab in labels:   # the same path twice: number the copies
+        new, n = lab, 2
+        while new in taken:
+            new, n = "%s-%d" % (lab, n), n + 1
+        taken.add(new)
+        out.append(new)
+    return out
+
+
+def load_runs(paths, labels=(), warn=lambda msg: None):
+    """(runs, rejected, duplicates) for the given files and directories.
+
+    rejected: [(path, reason)] -- unreadable, bad markers, length or CRC;
+    such a log is never partly used.  duplicates: [(path, first_path)] --
+    a report found in a directory that was already read (same run id),
+    e.g. a row's .log next to its .json in a matrix folder; counted once.
+    Files named one by one are all used (comparing A with A is allowed).  labels: explicit labels for
+    the inputs in order (--label); the rest come from probe.label, else
+    from the file name."""
+    files = expand_inputs(paths)
+    runs, rejected, dups, seen = [], [], [], {}
+    for p, from_dir in files:
+        report, why = frame.load_report_file(p)
+        if report is None:
+            warn("compare: %s: rejected: %s" % (p, why))
+            rejected.append((p, why))
+            continue
+        rid = canonical_run_id(report)
+        if rid in seen and (from_dir or seen[rid].from_dir):
+            dups.append((p, seen[rid].path))
+            warn("compare: %s: same run as %s (%s), counted once"
+                 % (p, seen[rid].path, rid))
+            continue
+        run = Run(report, p, rid)
+        run.from_dir = from_dir
+        seen.setdefault(rid, run)
+        runs.append(run)
+    by_file = file_labels([r.path for r in runs])
+    for i, r in enumerate(runs):
+        probe_label = r.get("probe.label")
+        if i < len(labels):
+            r.label = labels[i]
+        elif isinstance(probe_label, str) and probe_label.strip():
+            r.label = cap(probe_label, 200)
+        else:
+            r.label = by_file[i]
+    return runs, rejected, dups
+
+
+# ------------------------------------------------------------- headline
+
+def hypervisor(report):
+    hv = query.get_path(report, "platform.hypervisor") \
+        if isinstance(report.get("platform"), dict) else None
+    if not isinstance(hv, dict):
+        return "unknown"
+    if hv.get("name"):
+        return str(hv["name"])
+    if hv.get("present") is False:
+        return "none"
+    return "hidden" if hv.get("present") else "unknown"
+
+
+def headline(run):
+    """The verdict row of one run (fleet page, SQLite `runs`)."""
+    g = run.get
+    ws = g("verdict.warnings")
+    ws = [w for w in ws if isinstance(w, dict)] if isinstance(ws, list) \
+        else []
+    return {
+        "run_id": run.run_id, "label": run.label, "source_file": run.path,
+        "hypervisor": hypervisor(run.report),
+        "linux_clocksource": g("verdict.linux_clocksource"),
+        "linux_kernel": g("verdict.linux_kernel"),
+        "vdso": g("verdict.vdso"),
+        "predicted_read_ns": g("verdict.predicted_read_ns"),
+        "confidence": g("verdict.confidence"),
+        "warnings": ws,
+    }
+
+
+# ---------------------------------------------------------- long format
+
+def unit_for(segments):
+    for seg in reversed(segments):
+        s = seg.lower()
+        if s == "ns" or s.endswith("_ns"):
+            return "ns"
+        if s == "cycles" or s.endswith("_cycles"):
+            return "tsc_ticks"
+        if s == "hz" or s.endswith("_hz"):
+            return "Hz"
+        if s == "ppm" or s.endswith("_ppm"):
+            return "ppm"
+        if s.endswith("_ms"):
+            return "ms"
+        if s.endswith("_us"):
+            return "us"
+        if s == "bytes" or s.endswith("_bytes"):
+            return "bytes"
+    return ""
+
+
+def _entry_key(e):
+    if not isinstance(e, dict):
+        return None
+    if e.get("a") is not None and e.get("b") is not None:
+        return "%s/%s" % (e["a"], e["b"])
+    for k in query.KEY_FIELDS:
+        v = e.get(k)
+        if isinstance(v, (str, int)) and not isinstance(v, bool) and \
+                str(v) != "":
+            return str(v)
+    return None
+
+
+def _keyed_names(entries):
+    keys = [_entry_key(e) for e in entries]
+    out = []
+    for i, k in enumerate(keys):
+        # query's [key] picks the first match: a repeated key (two SSDTs)
+        # is addressed by index so that the path finds this very entry.
+        unique = k is not None and keys.index(k) == i and \
+            "]" not in k and "." not in k
+        out.append(k if unique else str(i))
+    return out
+
+
+def _walk(value, segs, out):
+    """(segments, scalar) for every scalar below value."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _walk(v, segs + [str(k)], out)
+    elif isinstance(value, list):
+        names = _keyed_names(value) if any(isinstance(e, dict)
+                                           for e in value) else None
+        for i, v in enumerate(value):
+            key = names[i] if names else str(i)
+            seg = segs[-1] + "[%s]" % key if segs else "[%s]" % key
+            _walk(v, segs[:-1] + [seg], out)
+    elif value is not None:
+        out.append((segs, value))
+
+
+def long_rows(run):
+    """The long-format rows of one run, in report order."""
+    rows = []
+    for section, value in run.report.items():
+        if section in SKIP_SECTIONS:
+            continue
+        flat = []
+        _walk(value, [section], flat)
+        for segs, v in flat:
+            head = segs[0]
+            if "[" in head:     # a keyed list at the top: sources[tsc]
+                sec, _, rest = head.partition("[")
+                name = rest[:-1]
+                field = ".".join(segs[1:])
+            elif len(segs) > 1 and "[" in segs[1] and isinstance(
+                    value, dict):
+                # one level down: verdict.warnings[CODE].severity
+                inner, _, rest = segs[1].partition("[")
+                sec, name = head + "." + inner, rest[:rest.index("]")]
+                tail = rest[rest.index("]") + 1:]
+                field = ".".join(([tail.lstrip(".")] if tail else [])
+                                 + segs[2:])
+            else:
+                sec, name, field = head, "", ".".join(segs[1:])
+            if isinstance(v, str):
+                v = cap(v)
+            rows.append((run.run_id, run.label, sec, name, field, v,
+                         unit_for(segs)))
+    return rows
