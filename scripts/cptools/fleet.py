@@ -22,6 +22,7 @@ unit comes from the field's name: *_ns/ns -> ns, cycles -> tsc_ticks
 ppm, *_ms -> ms, *_us -> us, bytes -> bytes; empty when none applies.
 """
 
+import functools
 import json
 import os
 import zlib
@@ -93,21 +94,28 @@ def file_labels(paths):
     """A short distinct label per path: the file name without extension,
     with as many parent folders as it takes to tell equal names apart
     (a/report.json, b/report.json -> a/report, b/report)."""
-    parts = [os.path.normpath(os.path.abspath(p)).split(os.sep)
-             for p in paths]
-    labels = []
-    for i, ps in enumerate(parts):
-        depth = 1
-        while True:
-            lab = "/".join(ps[-depth:-1] + [_stem(paths[i])])
-            clash = any(q != ps and "/".join(q[-depth:-1] + [_stem(paths[j])])
-                        == lab for j, q in enumerate(parts))
-            if not clash or depth >= len(ps):
-                break
-            depth += 1
-        labels.append(lab)
+    norm = [os.path.normpath(os.path.abspath(p)) for p in paths]
+    parts = [n.split(os.sep) for n in norm]
+    stems = [_stem(p) for p in paths]
+    depth = [1] * len(paths)
+
+    def label(i):
+        return "/".join(parts[i][-depth[i]:-1] + [stems[i]])
+
+    while True:
+        files_by_label = {}
+        for i in range(len(paths)):
+            files_by_label.setdefault(label(i), set()).add(norm[i])
+        grow = [i for i in range(len(paths))
+                if len(files_by_label[label(i)]) > 1
+                and depth[i] < len(parts[i])]
+        if not grow:
+            break
+        for i in grow:
+            depth[i] += 1
     taken, out = set(), []
-    for lab in labels:   # the same path twice: number the copies
+    for i in range(len(paths)):   # the same path twice: number the copies
+        lab = label(i)
         new, n = lab, 2
         while new in taken:
             new, n = "%s-%d" % (lab, n), n + 1
@@ -144,7 +152,7 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
         run.from_dir = from_dir
         seen.setdefault(rid, run)
         runs.append(run)
-    by_file = file_labels([r.path for r in runs])
+    need_file_label = []
     for i, r in enumerate(runs):
         probe_label = r.get("probe.label")
         if i < len(labels):
@@ -152,7 +160,10 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
         elif isinstance(probe_label, str) and probe_label.strip():
             r.label = cap(probe_label, 200)
         else:
-            r.label = by_file[i]
+            need_file_label.append(r)
+    for r, lab in zip(need_file_label,
+                      file_labels([r.path for r in need_file_label])):
+        r.label = lab
     return runs, rejected, dups
 
 
@@ -190,7 +201,9 @@ def headline(run):
 
 # ---------------------------------------------------------- long format
 
+@functools.lru_cache(maxsize=4096)
 def unit_for(segments):
+    """The unit of a field from its path segments (a tuple)."""
     for seg in reversed(segments):
         s = seg.lower()
         if s == "ns" or s.endswith("_ns"):
@@ -235,48 +248,52 @@ def _keyed_names(entries):
     return out
 
 
-def _walk(value, segs, out):
-    """(segments, scalar) for every scalar below value."""
+def _list_names(values):
+    if any(isinstance(e, dict) for e in values):
+        return _keyed_names(values)
+    return [str(i) for i in range(len(values))]
+
+
+def _emit(rows, head, field, value, unit_segs):
+    """Append a row for every scalar below value; head is (run_id, label,
+    section, name), field the path below the entry so far."""
     if isinstance(value, dict):
         for k, v in value.items():
-            _walk(v, segs + [str(k)], out)
+            _emit(rows, head, field + "." + k if field else k, v,
+                  unit_segs + (k,))
     elif isinstance(value, list):
-        names = _keyed_names(value) if any(isinstance(e, dict)
-                                           for e in value) else None
-        for i, v in enumerate(value):
-            key = names[i] if names else str(i)
-            seg = segs[-1] + "[%s]" % key if segs else "[%s]" % key
-            _walk(v, segs[:-1] + [seg], out)
+        for nm, v in zip(_list_names(value), value):
+            _emit(rows, head, "%s[%s]" % (field, nm), v, unit_segs)
     elif value is not None:
-        out.append((segs, value))
+        if isinstance(value, str):
+            value = cap(value)
+        rows.append(head + (field, value, unit_for(unit_segs)))
 
 
 def long_rows(run):
-    """The long-format rows of one run, in report order."""
+    """The long-format rows of one run, in report order.
+
+    A list of objects directly under the report or one level down becomes
+    the section (sources, drift, verdict.warnings, platform.acpi.tables),
+    its entries the names; anything deeper stays in the field path."""
     rows = []
+    rid, lab = run.run_id, run.label
     for section, value in run.report.items():
         if section in SKIP_SECTIONS:
             continue
-        flat = []
-        _walk(value, [section], flat)
-        for segs, v in flat:
-            head = segs[0]
-            if "[" in head:     # a keyed list at the top: sources[tsc]
-                sec, _, rest = head.partition("[")
-                name = rest[:-1]
-                field = ".".join(segs[1:])
-            elif len(segs) > 1 and "[" in segs[1] and isinstance(
-                    value, dict):
-                # one level down: verdict.warnings[CODE].severity
-                inner, _, rest = segs[1].partition("[")
-                sec, name = head + "." + inner, rest[:rest.index("]")]
-                tail = rest[rest.index("]") + 1:]
-                field = ".".join(([tail.lstrip(".")] if tail else [])
-                                 + segs[2:])
-            else:
-                sec, name, field = head, "", ".".join(segs[1:])
-            if isinstance(v, str):
-                v = cap(v)
-            rows.append((run.run_id, run.label, sec, name, field, v,
-                         unit_for(segs)))
+        if isinstance(value, list):
+            for nm, v in zip(_list_names(value), value):
+                _emit(rows, (rid, lab, section, nm), "", v, (section,))
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, list) and any(isinstance(e, dict)
+                                               for e in v):
+                    sec = section + "." + k
+                    for nm, e in zip(_keyed_names(v), v):
+                        _emit(rows, (rid, lab, sec, nm), "", e,
+                              (section, k))
+                else:
+                    _emit(rows, (rid, lab, section, ""), k, v, (section, k))
+        else:
+            _emit(rows, (rid, lab, section, ""), "", value, (section,))
     return rows
