@@ -35,6 +35,7 @@ def hostile_report():
         for k in keys[:-1]:
             node = node[k]
         node[keys[-1]] = text
+    r["verdict"]["predicted_read_ns"] = 3.5   # sorts first in the fleet page
     r["errors"] = [PLUS_FORMULA, AT_FORMULA, "x" * HUGE_LEN]
     r["verdict"]["warnings"] = [{
         "code": "ACPI_PM_FALLBACK", "severity": "critical",
