@@ -22,7 +22,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostlib import FIX, load_script  # noqa: E402
+from hostlib import FIX, REPO, load_script  # noqa: E402
 from cptools import frame, policy, standin  # noqa: E402
 
 matrix = load_script("matrix")
@@ -197,6 +197,24 @@ class RecordedMergeTest(Tmp):
         rc, log = self.matrix("--merge", o["s1"], o["full"],
                               "OUT=" + self.tmp + "/z")
         self.assertEqual(rc, 2)
+
+
+class PipelineFilesTest(unittest.TestCase):
+    """docs/ci: the shard jobs write where the merge job reads."""
+
+    def test_shards_and_merge_agree(self):
+        ci = os.path.join(REPO, "docs", "ci")
+        for name in ("gitlab-ci.yml", "github-actions.yml"):
+            text = read(os.path.join(ci, name))
+            self.assertRegex(text, r"scripts/matrix --shard \S+/\S+ --tap")
+            self.assertIn("OUT=build/matrix-shard-", text)
+            self.assertIn("--merge build/matrix-shard-* --tap --fail-on",
+                          text)
+        gh = read(os.path.join(ci, "github-actions.yml"))
+        shards = re.search(r"SHARDS: (\d+)", gh).group(1)
+        listed = re.search(r"shard: \[([^\]]*)\]", gh).group(1)
+        self.assertEqual([int(x) for x in listed.split(",")],
+                         list(range(1, int(shards) + 1)))
 
 
 @unittest.skipUnless(shutil.which("qemu-system-x86_64") and
