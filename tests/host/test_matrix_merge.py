@@ -206,7 +206,8 @@ class PipelineFilesTest(unittest.TestCase):
         ci = os.path.join(REPO, "docs", "ci")
         for name in ("gitlab-ci.yml", "github-actions.yml"):
             text = read(os.path.join(ci, name))
-            self.assertRegex(text, r"scripts/matrix --shard \S+/\S+ --tap")
+            self.assertRegex(text, r"scripts/matrix --shard \"\$\w+/\$\w+\" "
+                                   r"--tap OUT=build/matrix-shard-\$\w+ ")
             self.assertIn("OUT=build/matrix-shard-", text)
             self.assertIn("--merge build/matrix-shard-* --tap --fail-on",
                           text)
