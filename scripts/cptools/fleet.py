@@ -16,10 +16,12 @@ path that cptools.query.get_path resolves on the report again:
 
 Entries of a list of objects are named by their key field (name, code,
 signature, leaf; a/b for drift pairs), by their index when they have none
-or it repeats.  `raw` (base64 dumps of CPUID and ACPI) is left out.  The
+or it repeats.  `raw` (base64 dumps of CPUID and ACPI) is left out.
+Watch records that follow the report in its log come as section
+`watch_records`, name = the record's seq.  The
 unit comes from the field's name: *_ns/ns -> ns, cycles -> tsc_ticks
 (every cycles figure of the report is in TSC ticks), *_hz -> Hz, *_ppm ->
-ppm, *_ms -> ms, *_us -> us, bytes -> bytes; empty when none applies.
+ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 """
 
 import functools
@@ -29,9 +31,12 @@ import zlib
 
 from . import frame, query
 from .untrusted import cap
+from .watchrec import extract_watch_records
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
+# Watch records (cptools/watchrec.py) in the long format: name = seq.
+WATCH_SECTION = "watch_records"
 LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
                 "unit")
 
@@ -44,6 +49,7 @@ class Run:
         self.path = path
         self.run_id = run_id
         self.label = label
+        self.watch = []     # [(seq, record)] from the same log, verified
 
     def get(self, p):
         try:
@@ -152,6 +158,8 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
         run.from_dir = from_dir
         seen.setdefault(rid, run)
         runs.append(run)
+        if not p.endswith(".json"):
+            run.watch = _watch_records(p, run, rejected, warn)
     need_file_label = []
     for i, r in enumerate(runs):
         probe_label = r.get("probe.label")
@@ -165,6 +173,30 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
                       file_labels([r.path for r in need_file_label])):
         r.label = lab
     return runs, rejected, dups
+
+
+def _watch_records(path, run, rejected, warn):
+    """The verified watch records of the log that holds run's report;
+    damaged ones, or ones of another run, go to rejected by name."""
+    try:
+        with open(path, "rb") as f:
+            good, bad = extract_watch_records(f.read())
+    except OSError:
+        return []
+    probe_id = run.get("probe.run_id")
+    out = []
+    for seq, rec in good:
+        rid = rec.get("run_id")
+        if probe_id is not None and rid is not None and rid != probe_id:
+            bad.append((seq, "run_id %r is not the report's %r"
+                        % (rid, probe_id)))
+            continue
+        out.append((seq, rec))
+    for seq, why in sorted(bad):
+        name = "%s (watch record seq=%d)" % (path, seq)
+        warn("compare: %s: rejected: %s" % (name, why))
+        rejected.append((name, why))
+    return out
 
 
 # ------------------------------------------------------------- headline
@@ -218,6 +250,8 @@ def unit_for(segments):
             return "ms"
         if s.endswith("_us"):
             return "us"
+        if s.endswith("_s"):
+            return "s"
         if s == "bytes" or s.endswith("_bytes"):
             return "bytes"
     return ""
@@ -296,4 +330,6 @@ def long_rows(run):
                     _emit(rows, (rid, lab, section, ""), k, v, (section, k))
         else:
             _emit(rows, (rid, lab, section, ""), "", value, (section,))
+    for seq, rec in run.watch:
+        _emit(rows, (rid, lab, WATCH_SECTION, str(seq)), "", rec, ())
     return rows

@@ -10,6 +10,10 @@ Tables (one row per run, per source, per warning, ...; run_id joins them):
   sources       run_id, name, status, reason, read_path, p50/p99 ns and
                 TSC ticks, estimate_ns, backward_steps
   warnings      run_id, code, severity, message, evidence, fix
+  watch         run_id, seq, elapsed_tsc_s, elapsed_rtc_s: one row per
+                watch record (watch mode), a time series per run; every
+                field of a record is in measurements, section
+                watch_records, name = seq
   measurements  the long format (cptools.fleet): every scalar of the report
   rejected      source_file, reason: logs that did not verify (bad CRC,
                 cut off), never partly ingested
@@ -48,6 +52,9 @@ CREATE TABLE IF NOT EXISTS warnings (
 CREATE TABLE IF NOT EXISTS measurements (
   run_id TEXT, label TEXT, section TEXT, name TEXT, field TEXT, value,
   unit TEXT);
+CREATE TABLE IF NOT EXISTS watch (
+  run_id TEXT, seq INTEGER, elapsed_tsc_s REAL, elapsed_rtc_s REAL,
+  PRIMARY KEY (run_id, seq));
 CREATE TABLE IF NOT EXISTS rejected (source_file TEXT, reason TEXT);
 """
 # Built after a bulk insert (cheaper than maintaining them row by row).
@@ -58,7 +65,7 @@ CREATE INDEX IF NOT EXISTS measurements_run ON measurements (run_id);
 CREATE INDEX IF NOT EXISTS by_kernel_run ON by_kernel (run_id);
 """
 PER_RUN_TABLES = ("runs", "verdicts", "by_kernel", "sources", "warnings",
-                  "measurements")
+                  "watch", "measurements")
 
 
 def _num(v):
@@ -137,6 +144,10 @@ def _insert_run(db, run):
             rid, _text(w.get("code")), _text(w.get("severity")),
             _text(w.get("message")), _text(w.get("evidence")),
             _text(w.get("fix"))))
+    for seq, rec in run.watch:
+        db.execute("INSERT OR REPLACE INTO watch VALUES (?,?,?,?)", (
+            rid, seq, _num(rec.get("elapsed_tsc_s")),
+            _num(rec.get("elapsed_rtc_s"))))
     db.executemany("INSERT INTO measurements VALUES (?,?,?,?,?,?,?)", (
         (r[0], r[1], r[2], r[3], r[4], _sql_value(r[5]), r[6])
         for r in fleet.long_rows(run)))

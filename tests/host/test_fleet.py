@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import unittest
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, REPO, load_script  # noqa: E402
@@ -238,6 +239,44 @@ class SqliteTest(Tmp):
         codes = {(r[0], r[1]) for r in results[2]}
         self.assertIn(("ACPI_PM_FALLBACK", "critical"), codes)
         self.assertIn(("TSC_NOT_INVARIANT", "warning"), codes)
+
+
+def watch_frame(rec, corrupt=False):
+    line = json.dumps(rec, separators=(",", ":"))
+    data = line.encode()
+    crc = zlib.crc32(data) & 0xFFFFFFFF
+    return ("==== CLOCKPROBE WATCH BEGIN schema=1 seq=%d ====\r\n%s\r\n"
+            "==== CLOCKPROBE WATCH END crc32=%08x bytes=%d ====\r\n"
+            % (rec["seq"], line, crc ^ (1 if corrupt else 0), len(data)))
+
+
+class WatchRecordsTest(Tmp):
+    """Watch records after the report load as a time series; a damaged
+    record is named and skipped, the others kept."""
+
+    def test_watch_time_series(self):
+        r = load_json(fx("kvm_good.json"))
+        r["probe"]["run_id"] = "w-1"
+        recs = [{"seq": i, "run_id": "w-1", "elapsed_tsc_s": 2.0 * i,
+                 "elapsed_rtc_s": 2.0 * i + 0.01,
+                 "offsets": {"hpet_ns": 10 * i}} for i in (1, 2, 3)]
+        log = self.write("watch.log", frame.frame_report(r) + "".join(
+            watch_frame(x, corrupt=(x["seq"] == 2)) for x in recs)
+            + watch_frame({"seq": 4, "run_id": "other"}))
+        db = os.path.join(self.tmp, "w.db")
+        rc, _, err = run("--sqlite", db, log)
+        self.assertEqual(rc, 1)
+        self.assertIn("watch record seq=2): rejected: CRC mismatch", err)
+        self.assertIn("watch record seq=4): rejected: run_id", err)
+        con = sqlite3.connect(db)
+        self.addCleanup(con.close)
+        self.assertEqual(con.execute(
+            "SELECT seq, elapsed_tsc_s FROM watch WHERE run_id = 'w-1' "
+            "ORDER BY seq").fetchall(), [(1, 2.0), (3, 6.0)])
+        self.assertEqual(con.execute(
+            "SELECT name, value, unit FROM measurements WHERE section = "
+            "'watch_records' AND field = 'offsets.hpet_ns' ORDER BY name"
+        ).fetchall(), [("1", 10, "ns"), ("3", 30, "ns")])
 
 
 class HostileReportTest(Tmp):
