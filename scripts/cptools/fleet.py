@@ -138,11 +138,11 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     a report found in a directory that was already read (same run id),
     e.g. a row's .log next to its .json in a matrix folder; counted once.
     Files named one by one are all used (comparing A with A is allowed).  labels: explicit labels for
-    the inputs in order (--label); the rest come from probe.label, else
-    from the file name."""
+    the input files in order (--label; a rejected file keeps its place);
+    the rest come from probe.label, else from the file name."""
     files = expand_inputs(paths)
     runs, rejected, dups, seen = [], [], [], {}
-    for p, from_dir in files:
+    for index, (p, from_dir) in enumerate(files):
         report, why = frame.load_report_file(p)
         if report is None:
             warn("compare: %s: rejected: %s" % (p, why))
@@ -156,15 +156,16 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
             continue
         run = Run(report, p, rid)
         run.from_dir = from_dir
+        run.input_index = index
         seen.setdefault(rid, run)
         runs.append(run)
         if not p.endswith(".json"):
             run.watch = _watch_records(p, run, rejected, warn)
     need_file_label = []
-    for i, r in enumerate(runs):
+    for r in runs:
         probe_label = r.get("probe.label")
-        if i < len(labels):
-            r.label = labels[i]
+        if r.input_index < len(labels):
+            r.label = labels[r.input_index]
         elif isinstance(probe_label, str) and probe_label.strip():
             r.label = cap(probe_label, 200)
         else:

@@ -47,9 +47,9 @@ def html_text(text, limit=HTML_CAP):
 def csv_cell(value):
     """A value for a CSV cell that no spreadsheet evaluates as a formula.
 
-    Numbers stay numbers (a negative drift is data); a string that starts
-    like a formula, or is a number-looking string beginning with -/+, is
-    prefixed with an apostrophe only when it is not a plain number."""
+    Numbers stay numbers (a negative drift is data, and so is the text
+    "-3"); any other string that starts like a formula (= + - @ | %, tab,
+    CR, LF) gets a leading apostrophe."""
     if value is None:
         return ""
     if isinstance(value, bool):

@@ -82,6 +82,11 @@ class LabelTest(Tmp):
         rc, out, _ = run("--label", "kvm-lab", fx("kvm_good.json"), p,
                          fx("hyperv.json"))
         self.assertIn("| | kvm-lab | host-17 m5.large | hyperv |", out)
+        # A rejected input keeps its label's place.
+        rc, out, _ = run("--label", "A", "--label", "B", "--label", "C",
+                         fx("kvm_good.json"), fx("bad_crc.log"),
+                         fx("hyperv.json"))
+        self.assertIn("| | A | C |", out)
 
     def test_run_id_probe_then_crc(self):
         r = load_json(fx("kvm_good.json"))
