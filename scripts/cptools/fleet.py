@@ -35,6 +35,9 @@ from .watchrec import extract_watch_records
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
+# A JSON object with none of these is some other file (a matrix run's
+# results.json), not a report.
+REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
 # Watch records (cptools/watchrec.py) in the long format: name = seq.
 WATCH_SECTION = "watch_records"
 LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
@@ -144,6 +147,12 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     runs, rejected, dups, seen = [], [], [], {}
     for index, (p, from_dir) in enumerate(files):
         report, why = frame.load_report_file(p)
+        if report is not None and not REPORT_KEYS.intersection(report):
+            if from_dir:    # results.json of a matrix run, other tools' JSON
+                warn("compare: %s: not a clockprobe report, skipped" % p)
+                continue
+            report, why = None, "not a clockprobe report (none of %s)" % (
+                ", ".join(sorted(REPORT_KEYS)))
         if report is None:
             warn("compare: %s: rejected: %s" % (p, why))
             rejected.append((p, why))

@@ -105,6 +105,8 @@ class LabelTest(Tmp):
         for n in ("kvm_fallback.json", "kvm_fallback.log", "bad_crc.log",
                   "hyperv.json"):
             shutil.copy(fx(n), d)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            json.dump({"schema": 1, "rows_total": 0, "rows": []}, f)
         runs, rejected, dups = fleet.load_runs([d])
         self.assertEqual([r.label for r in runs], ["hyperv", "kvm_fallback"])
         self.assertEqual([os.path.basename(p) for p, _ in rejected],
