@@ -27,6 +27,7 @@ ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 import functools
 import json
 import os
+import re
 import zlib
 
 from . import frame, query
@@ -298,20 +299,31 @@ def _list_names(values):
     return [str(i) for i in range(len(values))]
 
 
-def _emit(rows, head, field, value, unit_segs):
+_INDEX_RE = re.compile(r"\[[^\]]*\]")
+
+
+@functools.lru_cache(maxsize=8192)
+def unit_of(section, field):
+    """unit_for over the names of section and field, list keys left out
+    (cached: a fleet repeats the same few hundred fields)."""
+    segs = tuple(x for x in _INDEX_RE.sub("", section + "." + field)
+                 .split(".") if x)
+    return unit_for(segs)
+
+
+def _emit(rows, head, field, value):
     """Append a row for every scalar below value; head is (run_id, label,
     section, name), field the path below the entry so far."""
     if isinstance(value, dict):
         for k, v in value.items():
-            _emit(rows, head, field + "." + k if field else k, v,
-                  unit_segs + (k,))
+            _emit(rows, head, field + "." + k if field else k, v)
     elif isinstance(value, list):
         for nm, v in zip(_list_names(value), value):
-            _emit(rows, head, "%s[%s]" % (field, nm), v, unit_segs)
+            _emit(rows, head, "%s[%s]" % (field, nm), v)
     elif value is not None:
         if isinstance(value, str):
             value = cap(value)
-        rows.append(head + (field, value, unit_for(unit_segs)))
+        rows.append(head + (field, value, unit_of(head[2], field)))
 
 
 def long_rows(run):
@@ -327,19 +339,18 @@ def long_rows(run):
             continue
         if isinstance(value, list):
             for nm, v in zip(_list_names(value), value):
-                _emit(rows, (rid, lab, section, nm), "", v, (section,))
+                _emit(rows, (rid, lab, section, nm), "", v)
         elif isinstance(value, dict):
             for k, v in value.items():
                 if isinstance(v, list) and any(isinstance(e, dict)
                                                for e in v):
                     sec = section + "." + k
                     for nm, e in zip(_keyed_names(v), v):
-                        _emit(rows, (rid, lab, sec, nm), "", e,
-                              (section, k))
+                        _emit(rows, (rid, lab, sec, nm), "", e)
                 else:
-                    _emit(rows, (rid, lab, section, ""), k, v, (section, k))
+                    _emit(rows, (rid, lab, section, ""), k, v)
         else:
-            _emit(rows, (rid, lab, section, ""), "", value, (section,))
+            _emit(rows, (rid, lab, section, ""), "", value)
     for seq, rec in run.watch:
-        _emit(rows, (rid, lab, WATCH_SECTION, str(seq)), "", rec, ())
+        _emit(rows, (rid, lab, WATCH_SECTION, str(seq)), "", rec)
     return rows

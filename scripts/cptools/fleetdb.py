@@ -14,7 +14,8 @@ Tables (one row per run, per source, per warning, ...; run_id joins them):
                 watch record (watch mode), a time series per run; every
                 field of a record is in measurements, section
                 watch_records, name = seq
-  measurements  the long format (cptools.fleet): every scalar of the report
+  measurements  the long format (cptools.fleet) without the label (it is in
+                runs): every scalar of the report
   rejected      source_file, reason: logs that did not verify (bad CRC,
                 cut off), never partly ingested
 
@@ -50,8 +51,7 @@ CREATE TABLE IF NOT EXISTS warnings (
   run_id TEXT, code TEXT, severity TEXT, message TEXT, evidence TEXT,
   fix TEXT);
 CREATE TABLE IF NOT EXISTS measurements (
-  run_id TEXT, label TEXT, section TEXT, name TEXT, field TEXT, value,
-  unit TEXT);
+  run_id TEXT, section TEXT, name TEXT, field TEXT, value, unit TEXT);
 CREATE TABLE IF NOT EXISTS watch (
   run_id TEXT, seq INTEGER, elapsed_tsc_s REAL, elapsed_rtc_s REAL,
   PRIMARY KEY (run_id, seq));
@@ -82,16 +82,6 @@ def _text(v):
         return None
     if isinstance(v, bool):
         return "true" if v else "false"
-    return cap(v)
-
-
-def _sql_value(v):
-    """A long-format value as SQLite stores it: numbers as numbers, bools
-    as 0/1, text capped."""
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, (int, float)):
-        return v
     return cap(v)
 
 
@@ -148,9 +138,9 @@ def _insert_run(db, run):
         db.execute("INSERT OR REPLACE INTO watch VALUES (?,?,?,?)", (
             rid, seq, _num(rec.get("elapsed_tsc_s")),
             _num(rec.get("elapsed_rtc_s"))))
-    db.executemany("INSERT INTO measurements VALUES (?,?,?,?,?,?,?)", (
-        (r[0], r[1], r[2], r[3], r[4], _sql_value(r[5]), r[6])
-        for r in fleet.long_rows(run)))
+    # Long-format values are already capped; bools go in as 0/1.
+    db.executemany("INSERT INTO measurements VALUES (?,?,?,?,?,?)",
+                   [r[:1] + r[2:] for r in fleet.long_rows(run)])
 
 
 def write_sqlite(path, runs, rejected):
