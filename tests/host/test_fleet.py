@@ -350,10 +350,13 @@ class HostileReportTest(Tmp):
 
 class ThousandLogsTest(Tmp):
     """compare --sqlite on a directory of 1000 logs (real matrix reports
-    re-framed with 1000 labels): the figure is printed; the bound is loose
-    so a loaded machine does not fail it -- the issue's target is 10 s."""
+    re-framed with 1000 labels): wall and CPU time are printed.  The bound
+    is on the CPU time this process spent, which other jobs on a shared
+    machine do not inflate the way they inflate the wall time (seen: 5 s
+    wall at load 4, 37 s at load 18 on 2 cores); the issue's target is
+    10 s on an idle machine, the bound three times that."""
 
-    BOUND_S = 60.0
+    BOUND_CPU_S = 30.0
 
     def test_thousand_logs(self):
         base = []
@@ -368,10 +371,11 @@ class ThousandLogsTest(Tmp):
             with open(os.path.join(d, "host-%04d.log" % i), "w") as f:
                 f.write("noise before\r\n" + frame.frame_report(r))
         db = os.path.join(self.tmp, "fleet.db")
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.process_time()
         rc, _, err = run("--sqlite", db, d)
-        took = time.monotonic() - t0
-        print("\n    1000 logs ingested into SQLite in %.2f s" % took,
+        took, cpu = time.monotonic() - t0, time.process_time() - c0
+        print("\n    1000 logs ingested into SQLite in %.2f s wall, %.2f s "
+              "CPU (load average %.1f)" % (took, cpu, os.getloadavg()[0]),
               file=sys.stderr)
         self.assertEqual(rc, 0, err)
         con = sqlite3.connect(db)
@@ -381,7 +385,7 @@ class ThousandLogsTest(Tmp):
         self.assertEqual(con.execute(
             "SELECT COUNT(*) FROM verdicts WHERE linux_clocksource = "
             "'acpi_pm'").fetchone()[0], 250)
-        self.assertLess(took, self.BOUND_S)
+        self.assertLess(cpu, self.BOUND_CPU_S)
 
 
 if __name__ == "__main__":
