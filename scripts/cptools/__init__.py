@@ -13,6 +13,13 @@ and judges a report by the same rules:
   query    the path language that addresses a field of a report
   boot     boot the probe with these options and collect its report
   matrixconf  the matrix config language: rows and expectations
+  matrixout   the matrix's results.json, JUnit, summary, TAP; --merge
+  policy   --fail-on SEVERITY|CODE: which verdict warnings fail a pipeline
+  untrusted   report strings as data: HTML escaping, CSV formulas, caps
+  fleet    run ids, labels and the long format of compare's fleet outputs
+  fleetdb  the fleet's SQLite database (compare --sqlite)
+  fleetpage   the fleet page (compare --html)
+  watchrec    watch-mode records in a log, verified one by one
 
 scripts/cpqemu.py re-exports the public names of all of them for older
 callers (`import cpqemu`).

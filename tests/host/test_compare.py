@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -202,7 +203,7 @@ class BaselineTest(unittest.TestCase):
 
 class OtherFormatsTest(unittest.TestCase):
     def test_csv(self):
-        rc, out, _ = run("--csv", "--baseline", fx("kvm_good.json"),
+        rc, out, _ = run("--wide-csv", "--baseline", fx("kvm_good.json"),
                          fx("kvm_fallback.json"), fx("truncated.log"))
         self.assertEqual(rc, 1)
         rows = list(csv.reader(io.StringIO(out)))
@@ -221,8 +222,16 @@ class OtherFormatsTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertTrue(out.startswith("<!DOCTYPE html>"))
         self.assertIn("<svg", out)
-        for external in ("<script", "<link", "src=", "@import", "url("):
+        # One inline script (sorting), allowed by its hash alone; nothing
+        # fetched from anywhere.
+        self.assertEqual(out.count("<script"), 1)
+        self.assertIn("script-src 'sha256-", out)
+        for external in ("<link", "src=", "@import", "url("):
             self.assertNotIn(external, out)
+        self.assertEqual(set(re.findall(r"https?://[^\"\s]+", out)),
+                         {"http://www.w3.org/2000/svg"})
+        # The verdicts come first, before the details.
+        self.assertLess(out.index('id="verdicts"'), out.index("<h3>"))
 
     def test_svg_charts(self):
         tmp = tempfile.mkdtemp()

@@ -18,9 +18,12 @@ import cpqemu  # noqa: E402
 import cptools  # noqa: E402
 from cptools import (boot, frame, kvm, matrixconf, process, qemu,  # noqa: E402
                      query, standin)
+from cptools import (fleet, fleetdb, fleetpage, matrixout,  # noqa: E402
+                     policy, untrusted, watchrec)
 
 MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
-           standin)
+           standin, fleet, fleetdb, fleetpage, matrixout, policy, untrusted,
+           watchrec)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 

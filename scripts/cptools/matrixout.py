@@ -1,0 +1,312 @@
+"""What a matrix run leaves behind, made from row records alone.
+
+A record is the JSON-ready outcome of one row (results.json holds them
+all).  junit.xml, summary.md and results.tap are functions of the records
+and nothing else -- no wall clock, no job count, no shard -- so that
+`scripts/matrix --merge` over the shards' results.json writes files
+identical to an unsharded run's (tests/host/test_matrix_merge.py).
+
+Record fields: order (the row's place in the unsharded selection), name,
+describe, classname, status (passed|failed|error|skipped), details,
+seconds, exit_desc, checks, log (the log's file name, or null when the row
+left none), verdict ({linux_clocksource, vdso, predicted_read_ns,
+confidence, warnings: [{code, severity}]} or null), costs ({source: ns}).
+"""
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+from . import policy
+
+RESULTS = "results.json"
+RESULTS_SCHEMA = 1
+
+
+def classname(row):
+    """One JUnit class per machine type (q35, pc, microvm, ...)."""
+    machine = (row.get("machine") or "unknown").split(",")[0]
+    return "clockprobe.matrix." + machine
+
+
+def _is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def headline_costs(report):
+    """One read of each ok source, in ns: the estimate the verdict uses
+    (read_cost.estimate_ns), else the p50."""
+    costs = {}
+    srcs = report.get("sources") if isinstance(report, dict) else None
+    for s in srcs if isinstance(srcs, list) else []:
+        if not isinstance(s, dict) or s.get("status") != "ok" or \
+                not isinstance(s.get("name"), str):
+            continue
+        rc = s.get("read_cost") if isinstance(s.get("read_cost"),
+                                              dict) else {}
+        ns = rc.get("ns") if isinstance(rc.get("ns"), dict) else {}
+        v = rc.get("estimate_ns") if _is_num(rc.get("estimate_ns")) \
+            else ns.get("p50")
+        if _is_num(v):
+            costs[s["name"]] = v
+    return costs
+
+
+def verdict_of(report):
+    v = report.get("verdict") if isinstance(report, dict) else None
+    if not isinstance(v, dict):
+        return None
+    ws = v.get("warnings") if isinstance(v.get("warnings"), list) else []
+    return {"linux_clocksource": v.get("linux_clocksource"),
+            "vdso": v.get("vdso"),
+            "predicted_read_ns": v.get("predicted_read_ns"),
+            "confidence": v.get("confidence"),
+            "warnings": [{"code": w.get("code"),
+                          "severity": w.get("severity")}
+                         for w in ws if isinstance(w, dict)]}
+
+
+def record(order, row, status, details, seconds, exit_desc, checks,
+           report, log_exists):
+    return {
+        "order": order, "name": row.name, "describe": row.describe(),
+        "classname": classname(row), "status": status,
+        "details": list(details), "seconds": round(seconds, 3),
+        "exit_desc": exit_desc, "checks": checks,
+        "log": row.name + ".log" if log_exists else None,
+        "verdict": verdict_of(report) if report is not None else None,
+        "costs": headline_costs(report) if report is not None else {},
+    }
+
+
+def write_results(path, records, rows_total, shard):
+    with open(path, "w") as f:
+        json.dump({"schema": RESULTS_SCHEMA, "rows_total": rows_total,
+                   "shard": "%d/%d" % shard if shard else None,
+                   "rows": records}, f, indent=1)
+        f.write("\n")
+
+
+class MergeError(Exception):
+    pass
+
+
+def read_merged(dirs):
+    """The records of several shard folders as one run, in row order.
+
+    Refuses shards of different selections, the same row twice, and a set
+    of shards that leaves rows out (a lost shard must not pass as green)."""
+    records, totals = [], set()
+    for d in dirs:
+        p = os.path.join(d, RESULTS)
+        try:
+            with open(p) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            raise MergeError("%s: %s" % (p, e))
+        if data.get("schema") != RESULTS_SCHEMA:
+            raise MergeError("%s: unknown schema %r" % (p,
+                                                        data.get("schema")))
+        totals.add(data.get("rows_total"))
+        for r in data.get("rows") or []:
+            r["_dir"] = d
+            records.append(r)
+    if len(totals) != 1:
+        raise MergeError("shards come from different selections (row "
+                         "counts %s)" % sorted(totals, key=str))
+    total = totals.pop()
+    seen = {}
+    for r in records:
+        if r["order"] in seen:
+            raise MergeError("row %s is in both %s and %s" % (
+                r["name"], seen[r["order"]]["_dir"], r["_dir"]))
+        seen[r["order"]] = r
+    missing = sorted(set(range(total)) - set(seen))
+    if missing:
+        raise MergeError("the shards cover %d of %d rows; missing row "
+                         "numbers %s" % (len(seen), total,
+                                         ", ".join(str(i + 1)
+                                                   for i in missing)))
+    return sorted(records, key=lambda r: r["order"])
+
+
+# ------------------------------------------------------------ the policy
+
+def policy_hits(rec, fail_on):
+    """The --fail-on matches of a row, as text ("" when none)."""
+    if not fail_on or not rec.get("verdict"):
+        return ""
+    return fail_on.describe_hits(rec["verdict"]["warnings"])
+
+
+def exit_status(records, fail_on):
+    if any(r["status"] in ("failed", "error") for r in records):
+        return 1
+    if any(policy_hits(r, fail_on) for r in records):
+        return policy.POLICY_EXIT
+    return 0
+
+
+# ---------------------------------------------------------------- texts
+
+def _fmt_ns(v):
+    if not _is_num(v):
+        return "-"
+    return "%.3g ns" % v if v < 100 else "%.0f ns" % v
+
+
+def verdict_text(rec):
+    v = rec.get("verdict")
+    if not v:
+        return "-"
+    vd = {True: " (vDSO)", False: " (syscall)"}.get(v.get("vdso"), "")
+    return "%s%s" % (v.get("linux_clocksource") or "?", vd)
+
+
+def warnings_text(rec):
+    v = rec.get("verdict")
+    if not v:
+        return "-"
+    return ", ".join("%s (%s)" % (w["code"], w["severity"])
+                     for w in v["warnings"]) or "none"
+
+
+def counts(records):
+    return {s: sum(r["status"] == s for r in records)
+            for s in ("passed", "failed", "error", "skipped")}
+
+
+# ---------------------------------------------------------------- JUnit
+
+def write_junit(records, path, fail_on=None):
+    c = counts(records)
+    policy_fail = [r for r in records
+                   if r["status"] == "passed" and policy_hits(r, fail_on)]
+    suite = ET.Element("testsuite", {
+        "name": "clockprobe-matrix", "tests": str(len(records)),
+        "failures": str(c["failed"] + len(policy_fail)),
+        "errors": str(c["error"]), "skipped": str(c["skipped"]),
+        "time": "%.3f" % sum(r["seconds"] for r in records)})
+    for r in records:
+        case = ET.SubElement(suite, "testcase", {
+            "classname": r["classname"], "name": r["name"],
+            "time": "%.3f" % r["seconds"]})
+        props = ET.SubElement(case, "properties")
+
+        def prop(name, value):
+            ET.SubElement(props, "property", {"name": name,
+                                               "value": str(value)})
+        prop("configuration", r["describe"])
+        v = r.get("verdict")
+        if v:
+            prop("verdict.linux_clocksource", v.get("linux_clocksource"))
+            prop("verdict.vdso", json.dumps(v.get("vdso")))
+            prop("verdict.predicted_read_ns",
+                 json.dumps(v.get("predicted_read_ns")))
+            prop("verdict.warnings", warnings_text(r))
+        for name in sorted(r.get("costs") or {}):
+            prop("cost.%s.ns" % name, json.dumps(r["costs"][name]))
+        hits = policy_hits(r, fail_on)
+        if fail_on:
+            prop("policy", ("FAIL --fail-on %s: %s" % (fail_on.text, hits))
+                 if hits else "pass --fail-on %s" % fail_on.text)
+        text = "\n".join(r["details"])
+        first = r["details"][0] if r["details"] else r["status"]
+        if r["status"] == "failed":
+            el = ET.SubElement(case, "failure", {
+                "message": first, "type": "expectation"})
+            el.text = "%d of %d checks failed:\n%s" % (
+                len(r["details"]), r["checks"], text)
+        elif r["status"] == "error":
+            el = ET.SubElement(case, "error", {"message": first})
+            el.text = text
+        elif r["status"] == "skipped":
+            ET.SubElement(case, "skipped", {"message": text})
+        elif hits:
+            el = ET.SubElement(case, "failure", {
+                "message": "--fail-on %s: %s" % (fail_on.text, hits),
+                "type": "policy"})
+            el.text = "verdict: %s; warnings: %s" % (verdict_text(r),
+                                                     warnings_text(r))
+        out = ET.SubElement(case, "system-out")
+        out.text = r["describe"] + "\n" + (
+            "log: %s\n" % r["log"] if r.get("log") else "")
+    ET.indent(suite)
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+# -------------------------------------------------------------- summary
+
+def md_cell(text):
+    return str(text).replace("|", "\\|").replace("\n", "<br>")
+
+
+def summary_md(records, fail_on=None):
+    c = counts(records)
+    lines = ["# clockprobe QEMU matrix", "",
+             "%d configurations: %d passed, %d failed, %d errors, "
+             "%d skipped; %.0f s of boot time in all."
+             % (len(records), c["passed"], c["failed"], c["error"],
+                c["skipped"], sum(r["seconds"] for r in records)), ""]
+    if fail_on:
+        hit = [(r["name"], policy_hits(r, fail_on)) for r in records]
+        hit = [h for h in hit if h[1]]
+        lines += ["Policy `--fail-on %s`: %s" % (
+            fail_on.text, "**FAILED** on " + "; ".join(
+                "%s: %s" % (md_cell(n), md_cell(h)) for n, h in hit)
+            if hit else "passed."), ""]
+    lines += ["| configuration | result | Linux would use | predicted read "
+              "| warnings | time | QEMU | details |",
+              "| --- | --- | --- | ---: | --- | ---: | --- | --- |"]
+    for r in records:
+        detail = "; ".join(r["details"]) if r["details"] else (
+            "%d checks" % r["checks"] if r["checks"] else "")
+        v = r.get("verdict") or {}
+        lines.append("| %s | %s | %s | %s | %s | %.1f s | %s | %s |" % (
+            md_cell(r["name"]), r["status"], md_cell(verdict_text(r)),
+            _fmt_ns(v.get("predicted_read_ns")), md_cell(warnings_text(r)),
+            r["seconds"], md_cell(r["describe"]), md_cell(detail)))
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------- TAP
+
+def tap(records, fail_on=None):
+    """TAP version 13: one test point per row, a YAML block with the
+    verdict; skipped rows carry # SKIP and the reason."""
+    out = ["TAP version 13", "1..%d" % len(records)]
+    for i, r in enumerate(records, 1):
+        hits = policy_hits(r, fail_on)
+        ok = r["status"] in ("passed", "skipped") and not hits
+        line = "%s %d - %s" % ("ok" if ok else "not ok", i, r["name"])
+        if r["status"] == "skipped":
+            reason = (r["details"] or [""])[0].replace("\n", " ")
+            line += " # SKIP " + reason.replace("#", "\\#")
+        out.append(line)
+        block = {"status": r["status"], "configuration": r["describe"],
+                 "seconds": r["seconds"]}
+        if r["details"]:
+            block["message"] = r["details"][0]
+            block["details"] = r["details"]
+        if r.get("verdict"):
+            block["verdict"] = verdict_text(r)
+            block["predicted_read_ns"] = r["verdict"]["predicted_read_ns"]
+            block["warnings"] = warnings_text(r)
+        if hits:
+            block["policy"] = "--fail-on %s: %s" % (fail_on.text, hits)
+        out.append("  ---")
+        # JSON scalars are valid YAML flow scalars.
+        out += ["  %s: %s" % (k, json.dumps(v)) for k, v in block.items()]
+        out.append("  ...")
+    return "\n".join(out) + "\n"
+
+
+def write_outputs(out_dir, records, fail_on=None, want_tap=False):
+    write_junit(records, os.path.join(out_dir, "junit.xml"), fail_on)
+    summary = summary_md(records, fail_on)
+    with open(os.path.join(out_dir, "summary.md"), "w") as f:
+        f.write(summary)
+    if want_tap:
+        with open(os.path.join(out_dir, "results.tap"), "w") as f:
+            f.write(tap(records, fail_on))
+    return summary
