@@ -191,6 +191,7 @@ void probe_main(struct platform *plat)
 	}
 	fault_selfcheck(&r->selfcheck);
 	discover_platform(r);
+	discover_identity(r);
 	discover_console(r);
 	if (f->settings.dump)
 		discover_capture_raw(r);

@@ -241,6 +241,26 @@ static bool uefi_wait_key(uint64_t timeout_ms)
 	return index == 0;
 }
 
+/* EFI_TIME's TimeZone changed sign between spec versions (UTC - TimeZone
+ * in 2.3, + in 2.7): an offset is named, never applied.  OVMF and most
+ * firmware leave it unspecified over an RTC kept in UTC. */
+static bool uefi_get_time(struct utc_time *t, const char **basis)
+{
+	EFI_TIME now;
+	if (uefi_call_wrapper(RT->GetTime, 2, &now, NULL) != EFI_SUCCESS)
+		return false;
+	t->year = now.Year;
+	t->month = now.Month;
+	t->day = now.Day;
+	t->hour = now.Hour;
+	t->minute = now.Minute;
+	t->second = now.Second;
+	*basis = now.TimeZone == EFI_UNSPECIFIED_TIMEZONE || now.TimeZone == 0
+			 ? "UEFI GetTime (no time zone given: read as UTC)"
+			 : "UEFI GetTime (a time zone offset is given and not applied)";
+	return true;
+}
+
 static void __attribute__((noreturn)) uefi_power_off(void)
 {
 	uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
@@ -323,6 +343,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.aps_wait = mp ? uefi_aps_wait : NULL;
 	plat.read_settings = uefi_read_settings;
 	plat.write_file = uefi_write_file;
+	plat.get_time = uefi_get_time;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
 
