@@ -17,6 +17,7 @@ import unittest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 from cptools.frame import END_RE, extract_report_meta  # noqa: E402
+from cptools.boot import boot_probe  # noqa: E402
 from cptools.qemu import DEFAULT_IMAGES, qemu_command  # noqa: E402
 
 UUID = "12345678-9abc-def0-1122-334455667788"
@@ -108,6 +109,29 @@ class LateConsole(unittest.TestCase):
         smbios = report["platform"]["smbios"]
         self.assertEqual(smbios["uuid"], UUID)
         self.assertEqual(smbios["serial"], SERIAL)
+
+
+class PeriodicResend(unittest.TestCase):
+    """resend=1 within wait=3 under the harness: the frame comes again
+    without any key, identical, and the wait still ends by itself (QEMU
+    exits through the debug-exit device: status 33)."""
+
+    def test_resend_every_second_until_power_off(self):
+        image = DEFAULT_IMAGES["pvh"]
+        if not os.path.exists(image):
+            self.skipTest("%s not built" % image)
+        b = boot_probe(image, boot="pvh", timeout=DEADLINE_S,
+                       extra=["-append", "wait=3 resend=1 mode=quick"])
+        log = b.result.log_text
+        self.assertEqual(b.result.exit_status, 33, log[-2000:])
+        ends = END_RE.findall(log)
+        # Three seconds of one-second periods after the first copy; a
+        # loaded host may fit one fewer.
+        self.assertGreaterEqual(len(ends), 3, log[-2000:])
+        self.assertEqual(len(set(ends)), 1)
+        self.assertIn("re-sent every 1 s", log)
+        self.assertIn("report sent again (resend interval, copy 2)", log)
+        self.assertIsNone(b.error)
 
 
 if __name__ == "__main__":
