@@ -1,7 +1,7 @@
 """docs/report-schema.json: a valid Draft 2020-12 schema that describes
 every name with its unit, holds the fixtures, and whose coverage check
 names what it does not describe.  Real reports are checked where they are
-made: tests/integration/test_schema.py (every integration boot) and
+made: tests/integration/test_reports_schema.py (every integration boot) and
 tests/run.py (every fast matrix row)."""
 import copy
 import glob
