@@ -92,6 +92,21 @@ static inline void vmware_backdoor_in(uint32_t regs[4])
 			 : "+a"(regs[0]), "+b"(regs[1]), "+c"(regs[2]), "+d"(regs[3]));
 }
 
+/* Only where CPUID says present (1.ECX[30], 7.0.EBX[18]).  Carry clear
+ * means the generator had nothing ready: the caller retries, bounded. */
+static inline bool rdrand64(uint64_t *v)
+{
+	bool ok;
+	__asm__ volatile("rdrand %0; setc %1" : "=r"(*v), "=qm"(ok)::"cc");
+	return ok;
+}
+static inline bool rdseed64(uint64_t *v)
+{
+	bool ok;
+	__asm__ volatile("rdseed %0; setc %1" : "=r"(*v), "=qm"(ok)::"cc");
+	return ok;
+}
+
 static inline void lfence(void) { __asm__ volatile("lfence" ::: "memory"); }
 static inline void compiler_barrier(void) { __asm__ volatile("" ::: "memory"); }
 static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }

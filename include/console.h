@@ -19,4 +19,11 @@ void con_log(const char *text);
 void con_say(const char *text);
 /* The report contract's frame around one JSON line, UART only. */
 void con_emit_report(const char *json, size_t len);
+
+/* The wait before power-off, for consoles that attach late (a named pipe,
+ * virsh console, a cloud's serial log): for wait_s seconds, a key on the
+ * screen's keyboard or a byte on the UART sends the framed report again,
+ * byte for byte, and so does every resend_s seconds (0: only on a key).
+ * report/len: the JSON the frame was built around; NULL sends nothing. */
+void con_linger(uint32_t wait_s, uint32_t resend_s, uint64_t tsc_hz, const char *report, size_t len);
 #endif

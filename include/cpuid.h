@@ -53,6 +53,8 @@ struct cpu_info {
 	bool x2apic;		/* 1.ECX[21] */
 	bool tsc_deadline;	/* 1.ECX[24] */
 	bool hypervisor_bit;	/* 1.ECX[31] */
+	bool rdrand;		/* 1.ECX[30] */
+	bool rdseed;		/* 7.0.EBX[18], only when max_basic >= 7 */
 	bool tsc_adjust;	/* 7.0.EBX[1], only when max_basic >= 7 */
 	bool rdtscp;		/* 0x80000001.EDX[27], only when max_ext allows */
 	bool topoext;		/* 0x80000001.ECX[22] */

@@ -6,6 +6,7 @@
 #ifndef CP_PLATFORM_H
 #define CP_PLATFORM_H
 #include "util.h"
+#include "identity.h"
 
 #define PLATFORM_MAX_CPUS 256
 
@@ -58,8 +59,13 @@ struct platform {
 	size_t (*read_settings)(char *buf, size_t cap);
 	/* Writes a file on the boot volume; NULL on success, else why not. */
 	const char *(*write_file)(const char *name, const void *data, size_t len);
-	/* Waits for a key press or timeout_ms; true if a key was pressed. */
-	bool (*wait_key)(uint64_t timeout_ms);
+	/* The firmware's wall clock; false when it has none that answers.
+	 * basis says how the time was read ("UEFI GetTime ..."). */
+	bool (*get_time)(struct utc_time *t, const char **basis);
+	/* Waits for a key press or timeout_ms: the key's character (consumed,
+	 * so the next call waits for the next key; 0 for keys without one),
+	 * or -1 when the time ran out. */
+	int (*wait_key)(uint64_t timeout_ms);
 	/* Powers off (or resets); never returns. */
 	void (*power_off)(void) __attribute__((noreturn));
 };

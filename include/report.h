@@ -9,6 +9,9 @@
  * report on the UART and writes it to the boot volume.  Returns false when
  * the report could not be built whole. */
 bool report_emit(struct run_results *r);
+/* The JSON report_emit built and framed (NULL before, or when it failed),
+ * kept so a late console can be sent the very same bytes. */
+const char *report_built(size_t *len);
 /* The JSON document alone. */
 bool report_build_json(struct json *j, const struct run_results *r);
 /* The human summary, line by line through emit (screen gets a subset). */

@@ -10,6 +10,7 @@
 #include "crosscpu.h"
 #include "gapscan.h"
 #include "uart.h"
+#include "identity.h"
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
@@ -46,10 +47,19 @@ struct raw_capture {
 	struct cpuid_record cpuid[CPUID_RECORD_MAX];
 };
 
+/* What tells this run's report from every other. */
+struct run_identity {
+	char run_id[RUN_ID_TEXT];
+	const char *run_id_source;      /* "rdseed" | "rdrand" | "tsc+rtc" */
+	char started_utc[UTC_TIME_TEXT]; /* "" when no clock answered */
+	const char *started_utc_source; /* how it was read, or why there is none */
+};
+
 struct run_results {
 	struct probe_facts facts;
 	uint64_t start_tsc;
 	const char *phase;
+	struct run_identity identity;
 	struct smbios_info smbios;
 	struct platform_cpu cpus[PLATFORM_MAX_CPUS];
 	unsigned cpu_count, cpus_enabled;

@@ -9,6 +9,9 @@
 enum run_mode { MODE_QUICK, MODE_DEFAULT, MODE_THOROUGH };
 
 #define SETTINGS_MAX_PROBLEMS 8
+/* A label names a run in a fleet's reports; longer ones are cut. */
+#define SETTINGS_LABEL_MAX 64
+#define SETTINGS_RESEND_MAX_S 3600
 
 struct settings {
 	enum run_mode mode;
@@ -22,6 +25,8 @@ struct settings {
 	uint16_t serial_port;    /* 0 = SPCR, else COM1 */
 	bool serial_from_settings;
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */
+	uint32_t resend_seconds;  /* re-send the report this often while waiting; 0 = only on a key */
+	char label[SETTINGS_LABEL_MAX + 1]; /* "" = none */
 	uint32_t problem_count;
 	char problems[SETTINGS_MAX_PROBLEMS][80];
 };

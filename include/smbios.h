@@ -1,8 +1,8 @@
 /* SMBIOS entry point and structure table, parsed as a pure function over
  * memory reached through a map callback (same contract as acpi_map_fn).
  * Only identity strings are kept: BIOS vendor/version/date (type 0) and
- * system manufacturer/product/version/family (type 1).  The serial number
- * and UUID are deliberately never read: reports get shared. */
+ * system manufacturer/product/version/family/serial number/UUID (type 1):
+ * the serial number and UUID tell one machine's reports from another's. */
 #ifndef CP_SMBIOS_H
 #define CP_SMBIOS_H
 #include "util.h"
@@ -14,6 +14,7 @@ typedef const void *(*smbios_map_fn)(void *ctx, uint64_t phys, uint32_t len);
 #define SMBIOS_STRING_MAX 64
 /* Structure tables are a few KiB; refuse to map more than this. */
 #define SMBIOS_MAX_TABLE_LENGTH (1u << 20)
+#define SMBIOS_UUID_TEXT 37
 
 struct smbios_error {
 	const char *code;       /* static string, e.g. "SMBIOS_ENTRY_CHECKSUM" */
@@ -40,6 +41,11 @@ struct smbios_info {
 	char product[SMBIOS_STRING_MAX + 1];
 	char version[SMBIOS_STRING_MAX + 1];
 	char family[SMBIOS_STRING_MAX + 1];
+	char serial[SMBIOS_STRING_MAX + 1];
+	/* The UUID as text (RFC 4122 form), or "" with uuid_absent saying why
+	 * (spec: all 00h = no ID, all FFh = not set yet). */
+	char uuid[SMBIOS_UUID_TEXT];
+	const char *uuid_absent;
 
 	uint32_t error_count;
 	uint32_t errors_dropped;
@@ -52,6 +58,12 @@ struct smbios_info {
  * why in errors[].  Strings absent from the table stay "". */
 int smbios_parse(struct smbios_info *out, uint64_t entry_phys,
 		 smbios_map_fn map, void *ctx);
+
+/* Formats the 16 UUID bytes of a type 1 structure.  From SMBIOS 2.6 on the
+ * first three fields are little-endian (DSP0134 7.2.1); before, the byte
+ * order was undefined and Linux (dmi_decode_uuid) reads them as stored.
+ * Returns NULL, or why there is no UUID (all 00h or all FFh). */
+const char *smbios_uuid_format(const uint8_t raw[16], uint8_t major, uint8_t minor, char out[SMBIOS_UUID_TEXT]);
 
 bool smbios_has_error(const struct smbios_info *info, const char *code);
 #endif

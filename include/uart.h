@@ -19,4 +19,6 @@ bool uart_init(struct uart *u, uint16_t base, const char *source);
 /* Writes bytes as given ('\n' is not translated: the caller decides). */
 void uart_write(struct uart *u, const char *data, size_t n);
 void uart_puts(struct uart *u, const char *s);
+/* Takes one received byte if the UART holds one (never waits). */
+bool uart_read_byte(struct uart *u, uint8_t *byte);
 #endif

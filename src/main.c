@@ -24,22 +24,25 @@ static bool harness_attached(const struct probe_facts *f)
 	return f->hv.present && inb(DEBUG_EXIT_PORT) == 0x00;
 }
 
+/* wait=N (0..3600 s) holds the machine that long before power-off, with
+ * the report re-sent on a key and every resend= seconds; wait=0 powers off
+ * (or, under a harness, exits) the moment the report is out.  Without
+ * wait=, a machine with a firmware screen waits DEFAULT_WAIT_KEY_SECONDS
+ * unless a harness is attached; the direct-boot build, whose users read a
+ * serial log, does not wait. */
 static void __attribute__((noreturn)) leave(int code)
 {
 	struct platform *plat = run.facts.plat;
 	bool harness = harness_attached(&run.facts);
 	int32_t wait_s = run.facts.settings.wait_key_seconds;
 	if (wait_s < 0)
-		wait_s = harness ? 0 : DEFAULT_WAIT_KEY_SECONDS;
-	if (wait_s > 0 && plat->wait_key) {
-		char line[96];
-		struct strbuf sb;
-		sb_init(&sb, line, sizeof line);
-		sb_str(&sb, "clockprobe: press a key to power off (or wait ");
-		sb_u64(&sb, (uint64_t)wait_s);
-		sb_str(&sb, " s)");
-		con_say(line);
-		plat->wait_key((uint64_t)wait_s * 1000);
+		wait_s = harness || !plat->wait_key ? 0 : DEFAULT_WAIT_KEY_SECONDS;
+	if (wait_s > 0) {
+		size_t len;
+		const char *report = report_built(&len);
+		uint64_t hz = results_tsc_hz(&run);
+		con_linger((uint32_t)wait_s, run.facts.settings.resend_seconds, hz ? hz : FACTS_ASSUMED_TSC_HZ,
+			   report, len);
 	}
 	/* Hand the firmware its own IDT back before it runs the last calls. */
 	fault_guard_remove();
@@ -191,6 +194,7 @@ void probe_main(struct platform *plat)
 	}
 	fault_selfcheck(&r->selfcheck);
 	discover_platform(r);
+	discover_identity(r);
 	discover_console(r);
 	if (f->settings.dump)
 		discover_capture_raw(r);

@@ -9,12 +9,14 @@
 3. integration tests: tests/integration/test_*.py (Python unittest), which
    boot the probe under QEMU.  Boots are shared between test files and run
    in parallel (tests/integration/probe_runs.py);
-4. the fast rows of the QEMU matrix (scripts/matrix --fast), one test each.
+4. the fast rows of the QEMU matrix (scripts/matrix --fast), one test each,
+   and each row's report against docs/report-schema.json, one test each.
 
 Set CLOCKPROBE_TESTS=unit,host to run a subset; exit status is non-zero on
 any failure.
 """
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -111,6 +113,17 @@ def run_matrix_fast():
             passed += 1
     if proc.returncode != 0 and not failed:
         failed += 1
+    # Every row's report against docs/report-schema.json, one test each.
+    sys.path.insert(0, os.path.join(REPO, "scripts"))
+    from cptools import schema
+    for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+        with open(path) as f:
+            problems = schema.check_report(json.load(f))
+        if problems:
+            failed += 1
+            print("FAIL schema:%s\n  %s" % (os.path.basename(path), "\n  ".join(problems[:20])))
+        else:
+            passed += 1
     print("matrix: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return passed, failed, skipped
 

@@ -13,9 +13,17 @@ static void summary_emit(const char *line, bool screen)
 		con_log(line);
 }
 
+static char *buf;
+static size_t built_len;
+
+const char *report_built(size_t *len)
+{
+	*len = built_len;
+	return built_len ? buf : NULL;
+}
+
 bool report_emit(struct run_results *r)
 {
-	static char *buf;
 	const size_t cap = 4u << 20;
 	struct platform *p = r->facts.plat;
 	if (!buf)
@@ -32,6 +40,7 @@ bool report_emit(struct run_results *r)
 		con_say("clockprobe: report overflowed its buffer; emitting what was built is pointless");
 		return false;
 	}
+	built_len = j.len;
 	con_emit_report(buf, j.len);
 	if (p->write_file) {
 		const char *why = p->write_file("clockprobe-report.json", buf, j.len);

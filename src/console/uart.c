@@ -12,6 +12,7 @@
 #define UART_LSR 5
 #define UART_SCR 7
 #define LSR_THRE 0x20
+#define LSR_DATA_READY 0x01
 #define LCR_DLAB 0x80
 #define UART_FIFO_BYTES 16
 /* At 9600 baud a 16-byte FIFO drains in ~17 ms; polls cost ~1 us, so this
@@ -80,4 +81,12 @@ void uart_write(struct uart *u, const char *data, size_t n)
 void uart_puts(struct uart *u, const char *s)
 {
 	uart_write(u, s, str_len(s));
+}
+
+bool uart_read_byte(struct uart *u, uint8_t *byte)
+{
+	if (!u->present || !(inb(u->base + UART_LSR) & LSR_DATA_READY))
+		return false;
+	*byte = inb(u->base + UART_THR); /* the receive buffer shares offset 0 */
+	return true;
 }

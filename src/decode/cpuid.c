@@ -156,6 +156,7 @@ static void decode_leaf1(struct cpu_info *c, cpuid_fn fn, void *ctx)
 	c->x2apic = bit(r[CPUID_ECX], 21);
 	c->tsc_deadline = bit(r[CPUID_ECX], 24);
 	c->hypervisor_bit = bit(r[CPUID_ECX], 31);
+	c->rdrand = bit(r[CPUID_ECX], 30);
 	c->tsc = bit(r[CPUID_EDX], 4);
 	c->apic = bit(r[CPUID_EDX], 9);
 	c->htt = bit(r[CPUID_EDX], 28);
@@ -195,8 +196,10 @@ void cpuid_decode(struct cpu_info *out, cpuid_fn fn, void *ctx)
 	decode_vendor(out, r);
 	if (out->max_basic >= 1)
 		decode_leaf1(out, fn, ctx);
-	if (out->max_basic >= 7)
+	if (out->max_basic >= 7) {
 		out->tsc_adjust = bit(cpuid_reg(fn, ctx, 7, 0, CPUID_EBX), 1);
+		out->rdseed = bit(cpuid_reg(fn, ctx, 7, 0, CPUID_EBX), 18);
+	}
 	decode_extended(out, fn, ctx);
 	derive_linux_tsc_flags(out);
 	decode_leaf15(out, fn, ctx);

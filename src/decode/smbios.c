@@ -185,7 +185,12 @@ static void use_structure(struct walker *w, const struct structure *s)
 		take_string(w, s, 4, out->manufacturer);
 		take_string(w, s, 5, out->product);
 		take_string(w, s, 6, out->version);
-		/* 7 is the serial number and 8..23 the UUID: never read. */
+		take_string(w, s, 7, out->serial);
+		/* The UUID came with SMBIOS 2.1: 16 bytes at offset 8. */
+		if (s->length >= 8 + 16)
+			out->uuid_absent = smbios_uuid_format(s->b + 8, out->major, out->minor, out->uuid);
+		else
+			out->uuid_absent = "type 1 structure too short for a UUID (before SMBIOS 2.1)";
 		take_string(w, s, 26, out->family);
 	}
 }
@@ -255,6 +260,35 @@ int smbios_parse(struct smbios_info *out, uint64_t entry_phys,
 	}
 	walk(&w, t, out->table_length);
 	return 0;
+}
+
+const char *smbios_uuid_format(const uint8_t raw[16], uint8_t major, uint8_t minor, char out[SMBIOS_UUID_TEXT])
+{
+	/* Byte positions in printing order; the 2.6+ order swaps the first
+	 * three fields (4, 2 and 2 bytes) to little-endian. */
+	static const uint8_t as_stored[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	static const uint8_t little_endian[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	bool le = major > 2 || (major == 2 && minor >= 6);
+	const uint8_t *order = le ? little_endian : as_stored;
+	unsigned zeros = 0, ones = 0;
+	struct strbuf sb;
+
+	out[0] = '\0';
+	for (unsigned i = 0; i < 16; i++) {
+		zeros += raw[i] == 0x00;
+		ones += raw[i] == 0xff;
+	}
+	if (zeros == 16)
+		return "SMBIOS UUID is all 00h: the system has no ID";
+	if (ones == 16)
+		return "SMBIOS UUID is all FFh: the ID is not set";
+	sb_init(&sb, out, SMBIOS_UUID_TEXT);
+	for (unsigned i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			sb_char(&sb, '-');
+		sb_hex(&sb, raw[order[i]], 2);
+	}
+	return NULL;
 }
 
 bool smbios_has_error(const struct smbios_info *info, const char *code)

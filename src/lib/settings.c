@@ -159,6 +159,17 @@ static void apply(struct settings *s, const char *key, size_t kn, const char *va
 			s->wait_key_seconds = (int32_t)num;
 		else
 			problem(s, "wait must be 0..3600 seconds", val, vn);
+	} else if (word_is(key, kn, "resend")) {
+		if (parse_number(val, vn, &num) && num <= SETTINGS_RESEND_MAX_S)
+			s->resend_seconds = (uint32_t)num;
+		else
+			problem(s, "resend must be 0..3600 seconds", val, vn);
+	} else if (word_is(key, kn, "label")) {
+		size_t keep = vn < SETTINGS_LABEL_MAX ? vn : SETTINGS_LABEL_MAX;
+		memcpy(s->label, val, keep);
+		s->label[keep] = 0;
+		if (vn > SETTINGS_LABEL_MAX)
+			problem(s, "label cut to 64 bytes", val, vn);
 	} else {
 		problem(s, "unknown setting", key, kn);
 	}

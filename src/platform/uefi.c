@@ -225,20 +225,58 @@ static const char *uefi_write_file(const char *name, const void *data, size_t le
 	return s == EFI_SUCCESS && n == len ? NULL : "write failed";
 }
 
-static bool uefi_wait_key(uint64_t timeout_ms)
+static int uefi_wait_key(uint64_t timeout_ms)
 {
+	static bool reset_done;
 	EFI_EVENT events[2];
 	EFI_EVENT timer;
+	EFI_INPUT_KEY key;
 	UINTN index = 0;
-	uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+	/* Keys typed during the run are not answers to the prompt; later
+	 * calls keep what arrives between them. */
+	if (!reset_done) {
+		uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+		reset_done = true;
+	}
 	if (uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &timer) != EFI_SUCCESS)
-		return false;
+		return -1;
 	uefi_call_wrapper(BS->SetTimer, 3, timer, TimerRelative, timeout_ms * 10000);
 	events[0] = ST->ConIn->WaitForKey;
 	events[1] = timer;
 	uefi_call_wrapper(BS->WaitForEvent, 3, 2, events, &index);
 	uefi_call_wrapper(BS->CloseEvent, 1, timer);
-	return index == 0;
+	if (index != 0)
+		return -1;
+	/* Taken, or WaitForKey stays signalled and every later wait returns
+	 * at once; an escape sequence's bytes come as several keys. */
+	int first = 0;
+	for (int i = 0; i < 16; i++) {
+		if (uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key) != EFI_SUCCESS)
+			break;
+		if (i == 0)
+			first = key.UnicodeChar < 0x80 ? key.UnicodeChar : 0;
+	}
+	return first;
+}
+
+/* EFI_TIME's TimeZone changed sign between spec versions (UTC - TimeZone
+ * in 2.3, + in 2.7): an offset is named, never applied.  OVMF and most
+ * firmware leave it unspecified over an RTC kept in UTC. */
+static bool uefi_get_time(struct utc_time *t, const char **basis)
+{
+	EFI_TIME now;
+	if (uefi_call_wrapper(RT->GetTime, 2, &now, NULL) != EFI_SUCCESS)
+		return false;
+	t->year = now.Year;
+	t->month = now.Month;
+	t->day = now.Day;
+	t->hour = now.Hour;
+	t->minute = now.Minute;
+	t->second = now.Second;
+	*basis = now.TimeZone == EFI_UNSPECIFIED_TIMEZONE || now.TimeZone == 0
+			 ? "UEFI GetTime (no time zone given: read as UTC)"
+			 : "UEFI GetTime (a time zone offset is given and not applied)";
+	return true;
 }
 
 static void __attribute__((noreturn)) uefi_power_off(void)
@@ -323,6 +361,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.aps_wait = mp ? uefi_aps_wait : NULL;
 	plat.read_settings = uefi_read_settings;
 	plat.write_file = uefi_write_file;
+	plat.get_time = uefi_get_time;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
 

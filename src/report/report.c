@@ -12,6 +12,12 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_string(j, "phase", r->phase);
 	json_string(j, "boot", r->facts.plat->boot);
 	json_u64(j, "elapsed_ms", r->elapsed_ms);
+	json_string(j, "run_id", r->identity.run_id[0] ? r->identity.run_id : NULL);
+	json_string(j, "run_id_source", r->identity.run_id_source);
+	json_string(j, "started_utc", r->identity.started_utc[0] ? r->identity.started_utc : NULL);
+	json_string(j, "started_utc_source", r->identity.started_utc_source);
+	json_string(j, "label", r->facts.settings.label[0] ? r->facts.settings.label : NULL);
+	json_u64(j, "resend_seconds", r->facts.settings.resend_seconds);
 	json_string(j, "mode", settings_mode_name(r->facts.settings.mode));
 	json_u64(j, "samples_setting", r->facts.settings.samples);
 	json_u64(j, "faults_caught", r->faults_caught);

@@ -202,3 +202,12 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_object_end(j);
 }
 
+
+void hex_json(struct json *j, const char *key, uint64_t value)
+{
+	char text[20];
+	struct strbuf sb;
+	sb_init(&sb, text, sizeof text);
+	sb_hex0x(&sb, value);
+	json_string(j, key, text);
+}

@@ -18,6 +18,9 @@ void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t h
 void histogram_json(struct json *j, const struct log2_hist *h);
 void harness_pairing_json(struct json *j, const struct op_cost *c);
 void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz);
+/* A hardware identifier (leaf, address, flags) as "0x..." text, written
+ * next to its number: people compare these with datasheets and dmesg. */
+void hex_json(struct json *j, const char *key, uint64_t value);
 void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired);
 
 /* Sections. */

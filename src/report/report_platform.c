@@ -33,18 +33,22 @@ static void hypervisor_json(struct json *j, const struct run_results *r)
 		json_string(j, "signature", h->signature);
 		json_string(j, "name", h->name);
 		json_u64(j, "max_leaf", h->max_leaf);
+		hex_json(j, "max_leaf_hex", h->max_leaf);
 	} else {
 		json_null(j, "signature");
 		json_string(j, "name", h->present ? "unknown" : NULL);
 		json_null(j, "max_leaf");
+		json_null(j, "max_leaf_hex");
 	}
 	json_array_begin(j, "signatures");
 	for (size_t i = 0; i < h->range_count; i++) {
 		json_object_begin(j, NULL);
 		json_u64(j, "leaf", h->ranges[i].base);
+		hex_json(j, "leaf_hex", h->ranges[i].base);
 		json_string(j, "signature", h->ranges[i].signature);
 		json_string(j, "name", h->ranges[i].name);
 		json_u64(j, "max_leaf", h->ranges[i].max_leaf);
+		hex_json(j, "max_leaf_hex", h->ranges[i].max_leaf);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -65,8 +69,10 @@ static void hypervisor_json(struct json *j, const struct run_results *r)
 	if (h->hyperv.found) {
 		json_object_begin(j, "hyperv");
 		json_u64(j, "base", h->hyperv.base);
+		hex_json(j, "base_hex", h->hyperv.base);
 		json_bool(j, "interface_hv1", h->hyperv.interface_hv1);
 		json_u64(j, "privileges_eax", h->hyperv.privileges_eax);
+		hex_json(j, "privileges_eax_hex", h->hyperv.privileges_eax);
 		json_bool(j, "ref_counter", h->hyperv.ref_counter);
 		json_bool(j, "tsc_page", h->hyperv.tsc_page);
 		json_bool(j, "frequency_msrs", h->hyperv.frequency_msrs);
@@ -158,6 +164,7 @@ static void kvm_json(struct json *j, const struct run_results *r)
 	json_bool(j, "clocksource2", k->clocksource2);
 	json_bool(j, "stable_bit", k->stable_bit);
 	json_u64(j, "features_eax", k->features_eax);
+	hex_json(j, "features_eax_hex", k->features_eax);
 	json_object_end(j);
 }
 
@@ -166,6 +173,7 @@ static void gas_json(struct json *j, const char *key, const struct acpi_gas *g)
 	json_object_begin(j, key);
 	json_string(j, "space", g->space_id == ACPI_SPACE_IO ? "io" : g->space_id == ACPI_SPACE_MEMORY ? "memory" : "other");
 	json_u64(j, "address", g->address);
+	hex_json(j, "address_hex", g->address);
 	json_u64(j, "bit_width", g->bit_width);
 	json_object_end(j);
 }
@@ -186,6 +194,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_object_begin(j, NULL);
 		json_string(j, "signature", t->signature);
 		json_u64(j, "address", t->address);
+		hex_json(j, "address_hex", t->address);
 		json_u64(j, "length", t->length);
 		json_u64(j, "revision", t->revision);
 		json_bool(j, "checksum_ok", t->checksum_ok);
@@ -201,12 +210,14 @@ static void acpi_json(struct json *j, const struct run_results *r)
 	if (a->pm_timer.present) {
 		json_string(j, "space", a->pm_timer.gas.space_id == ACPI_SPACE_IO ? "io" : "memory");
 		json_u64(j, "address", a->pm_timer.gas.address);
+		hex_json(j, "address_hex", a->pm_timer.gas.address);
 		json_u64(j, "width_bits", a->pm_timer.width_bits);
 		json_string(j, "from", a->pm_timer.source);
 	} else {
 		/* Contract names stay present, null, when there is no timer. */
 		json_null(j, "space");
 		json_null(j, "address");
+		json_null(j, "address_hex");
 		json_null(j, "width_bits");
 		json_string(j, "reason", a->pm_timer.absent_reason[0] ? a->pm_timer.absent_reason : "no ACPI tables");
 	}
@@ -215,6 +226,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 	json_bool(j, "present", a->hpet.present && a->hpet.usable);
 	if (a->hpet.present && a->hpet.usable) {
 		json_u64(j, "address", a->hpet.base.address);
+		hex_json(j, "address_hex", a->hpet.base.address);
 		json_u64(j, "event_timer_block_id", a->hpet.event_timer_block_id);
 		const struct hpet_facts *hf = &results_facts(r, SOURCE_ID_HPET)->hpet;
 		uint64_t cap = hf->capabilities;
@@ -227,6 +239,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		}
 	} else {
 		json_null(j, "address");
+		json_null(j, "address_hex");
 		json_null(j, "period_fs");
 		json_null(j, "counter_64bit");
 		json_string(j, "reason", a->hpet.absent_reason[0] ? a->hpet.absent_reason : "no ACPI tables");
@@ -238,6 +251,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_u64(j, "revision", a->fadt.revision);
 		json_u64(j, "length", a->fadt.length);
 		json_u64(j, "flags", a->fadt.flags);
+		hex_json(j, "flags_hex", a->fadt.flags);
 		json_bool(j, "hw_reduced", a->fadt.hw_reduced);
 	}
 	json_object_end(j);
@@ -260,6 +274,25 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_object_end(j);
 	}
 	json_object_end(j);
+}
+
+/* Null with a reason rather than a placeholder: "" or an all-zero UUID
+ * would make unrelated machines look like one. */
+static void smbios_identity_json(struct json *j, const struct smbios_info *s)
+{
+	const char *uuid_why = !s->present ? "no SMBIOS table"
+			       : !s->has_system ? "no SMBIOS type 1 (system) structure"
+			       : s->uuid_absent;
+	json_string(j, "uuid", uuid_why ? NULL : s->uuid);
+	if (uuid_why)
+		json_string(j, "uuid_reason", uuid_why);
+	const char *serial_why = !s->present ? "no SMBIOS table"
+				 : !s->has_system ? "no SMBIOS type 1 (system) structure"
+				 : !s->serial[0] ? "the type 1 structure has no serial number string"
+				 : NULL;
+	json_string(j, "serial", serial_why ? NULL : s->serial);
+	if (serial_why)
+		json_string(j, "serial_reason", serial_why);
 }
 
 void platform_json(struct json *j, const struct run_results *r)
@@ -295,6 +328,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	json_string(j, "manufacturer", r->smbios.present ? r->smbios.manufacturer : NULL);
 	json_string(j, "product", r->smbios.present ? r->smbios.product : NULL);
 	json_string(j, "version", r->smbios.present ? r->smbios.version : NULL);
+	smbios_identity_json(j, &r->smbios);
 	json_object_end(j);
 	hypervisor_json(j, r);
 	tsc_json(j, r);
@@ -302,6 +336,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	acpi_json(j, r);
 	json_object_begin(j, "serial");
 	json_u64(j, "port", r->serial.base);
+	hex_json(j, "port_hex", r->serial.base);
 	json_string(j, "source", r->serial.source);
 	json_bool(j, "divisor_kept", r->serial.divisor_kept);
 	json_object_end(j);

@@ -198,6 +198,7 @@ void raw_json(struct json *j, const struct run_results *r)
 		json_object_begin(j, NULL);
 		json_string(j, "signature", "RSDP");
 		json_u64(j, "address", a->rsdp.address);
+		hex_json(j, "address_hex", a->rsdp.address);
 		json_base64(j, "data", (const void *)(uintptr_t)a->rsdp.address, a->rsdp.length);
 		json_object_end(j);
 	}
@@ -208,6 +209,7 @@ void raw_json(struct json *j, const struct run_results *r)
 		json_object_begin(j, NULL);
 		json_string(j, "signature", t->signature);
 		json_u64(j, "address", t->address);
+		hex_json(j, "address_hex", t->address);
 		json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
 		json_object_end(j);
 	}

@@ -1,7 +1,9 @@
 /* The human summary: what a person reads on the serial log or screen
- * before the JSON.  The screen gets only the verdict and the table. */
+ * before the JSON.  The screen gets the verdict, the table, the warnings
+ * and the errors; the serial log also the evidence behind them. */
 #include "report.h"
 #include "probe.h"
+#include "gaps.h"
 #include "rate.h"
 #include "strbuf.h"
 
@@ -10,14 +12,30 @@ static void line_start(struct strbuf *sb, char *buf, size_t cap)
 	sb_init(sb, buf, cap);
 }
 
-static void source_row(const struct source_result *s, uint64_t tsc_hz, void (*emit)(const char *, bool))
+/* The table's columns start after the longest source name (Hyper-V's are
+ * 27 characters), so every row lines up whatever sources exist. */
+struct columns {
+	size_t p50, p99, ticks, est, path, backward;
+};
+
+static struct columns columns_for(const struct run_results *r)
 {
-	char buf[200];
+	size_t longest = str_len("source");
+	for (unsigned i = 0; i < r->source_count; i++)
+		longest = MAX(longest, str_len(r->sources[i].src->name));
+	size_t first = 2 + longest + 2;
+	return (struct columns){ first, first + 12, first + 24, first + 36, first + 48, first + 62 };
+}
+
+static void source_row(const struct source_result *s, const struct columns *col, uint64_t tsc_hz,
+		       void (*emit)(const char *, bool))
+{
+	char buf[240];
 	struct strbuf sb;
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "  ");
 	sb_str(&sb, s->src->name);
-	sb_pad_to(&sb, 14);
+	sb_pad_to(&sb, col->p50);
 	if (s->status != SOURCE_OK) {
 		sb_str(&sb, s->status == SOURCE_ABSENT ? "absent: " : "ERROR: ");
 		sb_str(&sb, s->desc.reason);
@@ -35,22 +53,22 @@ static void source_row(const struct source_result *s, uint64_t tsc_hz, void (*em
 			sb_u64(&sb, (rate_cycles_to_ns_milli(two_steps, tsc_hz) + 999) / 1000);
 		else
 			sb_str(&sb, "?");
-		sb_pad_to(&sb, 26);
+		sb_pad_to(&sb, col->p99);
 		sb_str(&sb, "-");
-		sb_pad_to(&sb, 38);
+		sb_pad_to(&sb, col->ticks);
 		sb_str(&sb, "<step");
 	} else {
 		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz) / 100), 1);
-		sb_pad_to(&sb, 26);
+		sb_pad_to(&sb, col->p99);
 		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz) / 100), 1);
-		sb_pad_to(&sb, 38);
+		sb_pad_to(&sb, col->ticks);
 		sb_u64(&sb, c->cycles.p50);
 	}
-	sb_pad_to(&sb, 50);
+	sb_pad_to(&sb, col->est);
 	sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
-	sb_pad_to(&sb, 62);
+	sb_pad_to(&sb, col->path);
 	sb_str(&sb, read_path_name(s->read_path));
-	sb_pad_to(&sb, 76);
+	sb_pad_to(&sb, col->backward);
 	sb_u64(&sb, s->behaviour.backward);
 	if (c->below_resolution && c->step_ticks) {
 		sb_str(&sb, "  (below the ");
@@ -60,6 +78,60 @@ static void source_row(const struct source_result *s, uint64_t tsc_hz, void (*em
 		sb_str(&sb, " ns)");
 	}
 	emit(buf, true);
+}
+
+/* Why the predicted clocksource wins, in words: the rule, then the
+ * verdict's reasoning (serial only: it is long). */
+static void why_block(const struct verdict *v, void (*emit)(const char *, bool))
+{
+	char buf[VERDICT_REASON_LEN + 64];
+	struct strbuf sb;
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Why ");
+	sb_str(&sb, v->linux_clocksource);
+	sb_str(&sb, ": Linux keeps the registered clocksource with the highest rating that it trusts; here ");
+	sb_str(&sb, v->why_text[0] ? v->why_text : v->why);
+	emit(buf, true);
+	for (uint32_t i = 0; i < v->reasoning_count && i < VERDICT_MAX_REASONS; i++) {
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "  - ");
+		sb_str(&sb, v->reasoning[i]);
+		emit(buf, false);
+	}
+}
+
+/* Every warning, not only the headline's: code and message on the
+ * screen, the evidence on the serial log. */
+static void warnings_block(const struct verdict *v, void (*emit)(const char *, bool))
+{
+	char buf[VERDICT_MSG_LEN + VERDICT_EVIDENCE_LEN + 64];
+	struct strbuf sb;
+	if (!v->warning_count) {
+		emit("Warnings: none", true);
+		return;
+	}
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Warnings (");
+	sb_u64(&sb, v->warning_count);
+	sb_str(&sb, "):");
+	emit(buf, true);
+	for (uint32_t i = 0; i < v->warning_count && i < VERDICT_MAX_WARNINGS; i++) {
+		const struct verdict_warning *w = &v->warnings[i];
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "  ");
+		sb_str(&sb, verdict_severity_name(w->severity));
+		sb_str(&sb, " ");
+		sb_str(&sb, w->code);
+		sb_str(&sb, ": ");
+		sb_str(&sb, w->message);
+		emit(buf, true);
+		if (w->evidence[0]) {
+			line_start(&sb, buf, sizeof buf);
+			sb_str(&sb, "    evidence: ");
+			sb_str(&sb, w->evidence);
+			emit(buf, false);
+		}
+	}
 }
 
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
@@ -132,7 +204,10 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->gaps.window_ms);
 	sb_str(&sb, " ms, max ");
 	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.max, hz) / 1000);
-	sb_str(&sb, " us");
+	sb_str(&sb, " us, ");
+	/* ppm to a percentage with two decimals: 1 % = 10000 ppm. */
+	sb_fixed(&sb, (int64_t)(gaps_share_ppm(&r->gaps.g) / 100), 2);
+	sb_str(&sb, " % of the time lost");
 	emit(buf, true);
 
 	line_start(&sb, buf, sizeof buf);
@@ -151,17 +226,35 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, " - read costs here are distorted");
 		emit(buf, true);
 	}
-	emit("  source      p50 ns      p99 ns      p50 ticks   est. ns     read path     backward"
-	     "   (ticks: TSC ticks, not core clocks)", true);
+	struct columns col = columns_for(r);
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "  source");
+	sb_pad_to(&sb, col.p50);
+	sb_str(&sb, "p50 ns");
+	sb_pad_to(&sb, col.p99);
+	sb_str(&sb, "p99 ns");
+	sb_pad_to(&sb, col.ticks);
+	sb_str(&sb, "p50 ticks");
+	sb_pad_to(&sb, col.est);
+	sb_str(&sb, "est. ns");
+	sb_pad_to(&sb, col.path);
+	sb_str(&sb, "read path");
+	sb_pad_to(&sb, col.backward);
+	sb_str(&sb, "backward   (ticks: TSC ticks, not core clocks)");
+	emit(buf, true);
 	for (unsigned i = 0; i < r->source_count; i++)
-		source_row(&r->sources[i], hz, emit);
+		source_row(&r->sources[i], &col, hz, emit);
 
+	why_block(&r->verdict, emit);
+	warnings_block(&r->verdict, emit);
+	/* Errors reach the screen too: a person at a console with no serial
+	 * log would otherwise never learn that part of the run failed. */
 	for (uint32_t i = 0; i < r->error_count; i++) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "error ");
 		sb_str(&sb, r->errors[i].code);
 		sb_str(&sb, ": ");
 		sb_str(&sb, r->errors[i].message);
-		emit(buf, false);
+		emit(buf, true);
 	}
 }

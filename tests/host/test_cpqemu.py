@@ -2,7 +2,7 @@
 
 Run: python3 -m unittest discover -s tests/host -v   (from the repo root)
 
-Fixtures: tests/fixtures/reports/ (regenerate with gen.py there).  Tests that
+Fixtures: tests/fixtures/reports/ (real captures; gen.py there derives the rest).  Tests that
 boot QEMU use only tiny stand-in images built here (a PVH ELF and a PE32+
 EFI app that print a framed report), never the probe, and are skipped when
 QEMU, OVMF or binutils are missing.

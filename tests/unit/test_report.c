@@ -144,3 +144,65 @@ TEST(summary_prints_the_bound_and_the_estimate)
 			found = 1;
 	CHECK(found);
 }
+
+static bool screen_of[64];
+
+static void collect_screen(const char *line, bool screen)
+{
+	if (line_count < 64) {
+		screen_of[line_count] = screen;
+		snprintf(lines[line_count++], sizeof lines[0], "%s", line);
+	}
+}
+
+static const char *line_with(const char *needle, bool *screen)
+{
+	for (unsigned i = 0; i < line_count; i++)
+		if (strstr(lines[i], needle)) {
+			if (screen)
+				*screen = screen_of[i];
+			return lines[i];
+		}
+	return NULL;
+}
+
+/* Issue #12: the longest name still leaves a gap before its column, every
+ * row's second column starts where the header's does, every warning and
+ * error reaches the screen, and the gaps line gives the share lost. */
+TEST(summary_aligns_every_name_and_shows_warnings_and_errors)
+{
+	fill(&run);
+	run.verdict.linux_clocksource = "tsc";
+	run.verdict.why = "tsc (300) wins";
+	run.verdict.warning_count = 2;
+	run.verdict.warnings[0] = (struct verdict_warning){ .code = "TSC_NOT_INVARIANT", .message = "not invariant",
+							    .evidence = "CPUID 0x80000007 EDX[8] = 0" };
+	run.verdict.warnings[1] = (struct verdict_warning){ .code = "LARGE_GAPS", .message = "the vCPU stopped" };
+	results_error(&run, "SETTINGS", "unknown setting: colour");
+	run.gaps.window_ms = 50;
+	run.gaps.g.window = 1000000;
+	run.gaps.g.total = 123456; /* 12.3456 % */
+	line_count = 0;
+	report_summary(&run, collect_screen);
+
+	const char *header = line_with("p50 ns", NULL);
+	CHECK(header != NULL);
+	size_t col = (size_t)(strstr(header, "p50 ns") - header);
+	const char *row = line_with("hyperv_clocksource_tsc_page", NULL);
+	CHECK(row != NULL);
+	CHECK_STR(strstr(row, "absent:"), row + col);
+	CHECK(row[col - 1] == ' ');
+	CHECK_STR(strstr(line_with("  pit", NULL), "absent:"), line_with("  pit", NULL) + col);
+
+	bool screen = false;
+	CHECK(line_with("TSC_NOT_INVARIANT: not invariant", &screen) != NULL);
+	CHECK(screen);
+	CHECK(line_with("LARGE_GAPS: the vCPU stopped", &screen) != NULL);
+	CHECK(screen);
+	CHECK(line_with("evidence: CPUID 0x80000007 EDX[8] = 0", &screen) != NULL);
+	CHECK(!screen);
+	CHECK(line_with("error SETTINGS: unknown setting: colour", &screen) != NULL);
+	CHECK(screen);
+	CHECK(line_with("12.34 % of the time lost", NULL) != NULL);
+	CHECK(line_with("Why tsc: Linux keeps the registered clocksource with the highest rating", NULL) != NULL);
+}

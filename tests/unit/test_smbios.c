@@ -161,6 +161,10 @@ TEST(ovmf_q35_smbios)
 	CHECK_STR(info.bios_vendor, "EFI Development Kit II / OVMF");
 	CHECK_STR(info.bios_version, "0.0.0");
 	CHECK_STR(info.bios_release_date, "02/06/2015");
+	/* QEMU without -uuid or a type 1 serial: both absent, named. */
+	CHECK_STR(info.serial, "");
+	CHECK_STR(info.uuid, "");
+	CHECK(info.uuid_absent != NULL);
 	CHECK_EQ_U64(info.error_count, 0);
 	unload(&t);
 }

@@ -1,0 +1,148 @@
+"""The report's machine-checkable contract: docs/report-schema.json.
+
+validate() checks a report against the schema (Debian's python3-jsonschema,
+Draft 2020-12).  The schema leaves unknown names allowed, so that a reader
+of an older schema accepts newer reports (the contract only ever adds
+names); undocumented() is the stricter check this project holds its own
+reports to: every name a real report has must be described.
+
+Adding a field to the report: add a property with "type", "description" and,
+for a number with a unit, "x-unit" in the object that holds it (the error
+lists the path, e.g. `platform.acpi.tables[].address_hex`).
+"""
+
+import json
+import os
+import re
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA_PATH = os.path.join(REPO, "docs", "report-schema.json")
+_COMBINERS = ("anyOf", "oneOf", "allOf")
+
+
+def load_schema(path=SCHEMA_PATH):
+    with open(path) as f:
+        return json.load(f)
+
+
+def _validator_class():
+    try:
+        import jsonschema
+    except ImportError as exc:
+        raise RuntimeError("python3-jsonschema is missing: run scripts/install-deps test") from exc
+    return jsonschema.Draft202012Validator
+
+
+def check_schema(schema):
+    """Raises when the schema itself is not valid Draft 2020-12."""
+    _validator_class().check_schema(schema)
+
+
+def validate(report, schema=None):
+    """The schema's complaints about report, as 'path: message' strings."""
+    schema = schema or load_schema()
+    v = _validator_class()(schema)
+    out = []
+    for e in sorted(v.iter_errors(report), key=lambda e: list(e.absolute_path)):
+        path = "".join("[%d]" % p if isinstance(p, int) else ".%s" % p for p in e.absolute_path)
+        out.append("%s: %s" % (path.lstrip(".") or "(top)", e.message[:300]))
+    return out
+
+
+def _resolve(schema, node, seen=0):
+    """node with $ref followed and combiners flattened: a list of the
+    subschemas that could describe one value."""
+    if not isinstance(node, dict) or seen > 32:
+        return []
+    if "$ref" in node:
+        ref = node["$ref"]
+        if not ref.startswith("#/"):
+            raise ValueError("only local $ref is supported: %s" % ref)
+        target = schema
+        for part in ref[2:].split("/"):
+            target = target[part]
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        return _resolve(schema, target, seen + 1) + ([rest] if rest else [])
+    out = [node]
+    for key in _COMBINERS:
+        for sub in node.get(key, []):
+            out += _resolve(schema, sub, seen + 1)
+    return out
+
+
+def _children(schema, nodes, key):
+    found = []
+    for n in nodes:
+        if key in n.get("properties", {}):
+            found += _resolve(schema, n["properties"][key])
+        for pattern, sub in n.get("patternProperties", {}).items():
+            if re.search(pattern, key):
+                found += _resolve(schema, sub)
+        if isinstance(n.get("additionalProperties"), dict):
+            found += _resolve(schema, n["additionalProperties"])
+    return found
+
+
+def _items(schema, nodes):
+    found = []
+    for n in nodes:
+        if isinstance(n.get("items"), dict):
+            found += _resolve(schema, n["items"])
+    return found
+
+
+def undocumented(report, schema=None):
+    """Sorted paths (`a.b[].c`) in report that the schema does not describe."""
+    schema = schema or load_schema()
+    missing = set()
+
+    def walk(value, nodes, path):
+        if isinstance(value, dict):
+            for key, sub in value.items():
+                child = _children(schema, nodes, key)
+                p = "%s.%s" % (path, key) if path else key
+                if not child:
+                    missing.add(p)
+                else:
+                    walk(sub, child, p)
+        elif isinstance(value, list):
+            items = _items(schema, nodes)
+            if value and not items:
+                missing.add(path + "[]")
+            for sub in value:
+                walk(sub, items, path + "[]")
+
+    walk(report, _resolve(schema, schema), "")
+    return sorted(missing)
+
+
+def described_paths(schema=None):
+    """Every path the schema names, with its node (for description checks)."""
+    schema = schema or load_schema()
+    out = []
+
+    def walk(nodes, path, depth):
+        if depth > 24:
+            return
+        for n in nodes:
+            for key, sub in n.get("properties", {}).items():
+                p = "%s.%s" % (path, key) if path else key
+                out.append((p, sub))
+                walk(_resolve(schema, sub), p, depth + 1)
+            for key, sub in n.get("patternProperties", {}).items():
+                p = "%s.<%s>" % (path, key)
+                out.append((p, sub))
+                walk(_resolve(schema, sub), p, depth + 1)
+            if isinstance(n.get("items"), dict):
+                walk(_resolve(schema, n["items"]), path + "[]", depth + 1)
+
+    walk(_resolve(schema, schema), "", 0)
+    return out
+
+
+def check_report(report, schema=None):
+    """Both checks: a list of problems, empty when the report is fine."""
+    schema = schema or load_schema()
+    problems = validate(report, schema)
+    problems += ["undocumented: %s" % p for p in undocumented(report, schema)]
+    return problems

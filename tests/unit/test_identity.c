@@ -1,0 +1,141 @@
+/* Run identity: CMOS RTC decoding in every register format, time text,
+ * entropy mixing, the SMBIOS UUID byte-order rule, label/resend settings. */
+#include "check.h"
+#include "identity.h"
+#include "settings.h"
+#include "smbios.h"
+
+static const char *decode_text(const uint8_t raw[RTC_FIELDS], uint8_t b, char *out)
+{
+	struct utc_time t;
+	const char *why = rtc_decode(raw, b, &t);
+	if (!why)
+		utc_time_format(&t, out, UTC_TIME_TEXT);
+	return why;
+}
+
+/* 2026-11-30 23:33:48 in the four formats status register B can select. */
+TEST(rtc_bcd_24h)
+{
+	uint8_t raw[RTC_FIELDS] = { 0x48, 0x33, 0x23, 0x30, 0x11, 0x26 };
+	char text[UTC_TIME_TEXT];
+	CHECK(!decode_text(raw, RTC_B_24H, text));
+	CHECK_STR(text, "2026-11-30T23:33:48Z");
+}
+
+TEST(rtc_binary_24h)
+{
+	uint8_t raw[RTC_FIELDS] = { 48, 33, 23, 30, 11, 26 };
+	char text[UTC_TIME_TEXT];
+	CHECK(!decode_text(raw, RTC_B_24H | RTC_B_BINARY, text));
+	CHECK_STR(text, "2026-11-30T23:33:48Z");
+}
+
+TEST(rtc_bcd_12h_pm_and_midnight_noon)
+{
+	uint8_t raw[RTC_FIELDS] = { 0x48, 0x33, 0x80 | 0x11, 0x30, 0x11, 0x26 };
+	char text[UTC_TIME_TEXT];
+	CHECK(!decode_text(raw, 0, text));
+	CHECK_STR(text, "2026-11-30T23:33:48Z");
+	raw[RTC_HOUR] = 0x12; /* 12 AM */
+	CHECK(!decode_text(raw, 0, text));
+	CHECK_STR(text, "2026-11-30T00:33:48Z");
+	raw[RTC_HOUR] = 0x80 | 0x12; /* 12 PM */
+	CHECK(!decode_text(raw, 0, text));
+	CHECK_STR(text, "2026-11-30T12:33:48Z");
+}
+
+TEST(rtc_binary_12h_pm)
+{
+	uint8_t raw[RTC_FIELDS] = { 5, 4, 0x80 | 3, 1, 2, 99 };
+	char text[UTC_TIME_TEXT];
+	CHECK(!decode_text(raw, RTC_B_BINARY, text));
+	CHECK_STR(text, "1999-02-01T15:04:05Z");
+}
+
+TEST(rtc_garbage_is_named)
+{
+	/* No RTC at all: every port reads 0xff. */
+	uint8_t none[RTC_FIELDS] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	char text[UTC_TIME_TEXT];
+	CHECK(decode_text(none, 0xff, text) != NULL);
+	CHECK(decode_text(none, 0, text) != NULL);
+	uint8_t bad_bcd[RTC_FIELDS] = { 0x5a, 0x33, 0x23, 0x30, 0x11, 0x26 };
+	CHECK(decode_text(bad_bcd, RTC_B_24H, text) != NULL);
+	uint8_t feb30[RTC_FIELDS] = { 0, 0, 0, 0x30, 0x02, 0x24 };
+	CHECK(decode_text(feb30, RTC_B_24H, text) != NULL);
+	uint8_t hour13_12h[RTC_FIELDS] = { 0, 0, 0x13, 1, 1, 0x24 };
+	CHECK(decode_text(hour13_12h, 0, text) != NULL);
+	uint8_t hour0_12h[RTC_FIELDS] = { 0, 0, 0x00, 1, 1, 0x24 };
+	CHECK(decode_text(hour0_12h, 0, text) != NULL);
+}
+
+TEST(utc_calendar_rules)
+{
+	struct utc_time t = { 2024, 2, 29, 0, 0, 0 };
+	CHECK(utc_time_valid(&t));
+	t.year = 2100; /* not a leap year */
+	CHECK(!utc_time_valid(&t));
+	t.year = 2000;
+	CHECK(utc_time_valid(&t));
+	t = (struct utc_time){ 2026, 12, 31, 23, 59, 60 }; /* leap second */
+	CHECK(utc_time_valid(&t));
+	t.month = 13;
+	CHECK(!utc_time_valid(&t));
+}
+
+TEST(mix_spreads_every_input)
+{
+	uint64_t a[2], b[2], c[2];
+	uint64_t w1[2] = { 123456789, 42 }, w2[2] = { 123456788, 42 };
+	identity_mix(w1, 2, a);
+	identity_mix(w2, 2, b);
+	identity_mix(w1, 2, c);
+	CHECK(a[0] == c[0] && a[1] == c[1]);
+	CHECK(a[0] != b[0] && a[1] != b[1]);
+	CHECK(a[0] != a[1]);
+	/* One flipped input bit flips about half the output bits. */
+	int flipped = __builtin_popcountll(a[0] ^ b[0]) + __builtin_popcountll(a[1] ^ b[1]);
+	CHECK(flipped > 40 && flipped < 88);
+	char text[RUN_ID_TEXT];
+	uint64_t id[2] = { 0x0123456789abcdefull, 0xfull };
+	run_id_format(id, text, sizeof text);
+	CHECK_STR(text, "0123456789abcdef000000000000000f");
+}
+
+/* QEMU -uuid 12345678-9abc-def0-1122-334455667788 stores the first three
+ * fields little-endian in its SMBIOS 2.8 table. */
+TEST(smbios_uuid_byte_order)
+{
+	static const uint8_t raw[16] = { 0x78, 0x56, 0x34, 0x12, 0xbc, 0x9a, 0xf0, 0xde,
+					 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+	char text[SMBIOS_UUID_TEXT];
+	CHECK(smbios_uuid_format(raw, 2, 8, text) == NULL);
+	CHECK_STR(text, "12345678-9abc-def0-1122-334455667788");
+	CHECK(smbios_uuid_format(raw, 3, 0, text) == NULL);
+	CHECK_STR(text, "12345678-9abc-def0-1122-334455667788");
+	/* Before 2.6 the bytes print as stored. */
+	CHECK(smbios_uuid_format(raw, 2, 5, text) == NULL);
+	CHECK_STR(text, "78563412-bc9a-f0de-1122-334455667788");
+	uint8_t zeros[16] = { 0 }, ones[16];
+	memset(ones, 0xff, sizeof ones);
+	CHECK(smbios_uuid_format(zeros, 2, 8, text) != NULL);
+	CHECK_STR(text, "");
+	CHECK(smbios_uuid_format(ones, 2, 8, text) != NULL);
+}
+
+TEST(settings_label_and_resend)
+{
+	struct settings s;
+	settings_defaults(&s);
+	CHECK_STR(s.label, "");
+	CHECK_EQ_U64(s.resend_seconds, 0);
+	settings_parse(&s, "label=rack7/host\"3\" resend=5");
+	CHECK_STR(s.label, "rack7/host\"3\"");
+	CHECK_EQ_U64(s.resend_seconds, 5);
+	CHECK_EQ_U64(s.problem_count, 0);
+	settings_parse(&s, "resend=3601 label=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaXYZ");
+	CHECK_EQ_U64(s.resend_seconds, 5);
+	CHECK_EQ_U64(str_len(s.label), SETTINGS_LABEL_MAX);
+	CHECK_EQ_U64(s.problem_count, 2);
+}
