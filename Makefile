@@ -1,6 +1,7 @@
 # clockprobe build.  `make run` boots the probe under QEMU and shows its
-# report; `make test` runs every test.  Both install missing Debian
-# packages first (scripts/install-deps).
+# report; `make test` runs every test.  Each target that needs packages
+# installs the missing ones of its own list first (scripts/install-deps
+# TARGET; `make deps` installs the test list, the largest but fuzz's).
 #
 # Outputs all go to build/ (never committed).
 
@@ -41,8 +42,10 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/te
 .PHONY: all efi images run test unit deps fuzz matrix clean
 all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso
 
+DEPS       := sh scripts/install-deps
+
 deps:
-	@sh scripts/install-deps
+	@$(DEPS) test
 
 efi: $(BUILD)/clockprobe.efi
 
@@ -103,22 +106,27 @@ unit: $(UNIT_TESTS)
 # PVH and host objects in about half the time).
 JOBS       := $(shell nproc 2>/dev/null || echo 2)
 
-run: deps
+run:
+	@$(DEPS) run
 	$(MAKE) -j$(JOBS) all
 	$(PYTHON) scripts/run
 
-test: deps
+test:
+	@$(DEPS) test
 	$(MAKE) -j$(JOBS) all unit
 	$(PYTHON) tests/run.py
 
-fuzz: deps
+fuzz:
+	@$(DEPS) fuzz
 	@mkdir -p $(BUILD)/fuzz/corpus
 	clang -std=gnu11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \
 		tests/fuzz/fuzz_acpi.c $(PURE_SRCS) -o $(BUILD)/fuzz/fuzz_acpi
 	$(BUILD)/fuzz/fuzz_acpi -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 \
 		$(BUILD)/fuzz/corpus tests/fixtures/acpi/fuzz-seeds
 
-matrix: deps all
+matrix:
+	@$(DEPS) run
+	$(MAKE) -j$(JOBS) all
 	$(PYTHON) scripts/matrix
 
 clean:
