@@ -71,8 +71,11 @@ $(BUILD)/clockprobe.efi: $(BUILD)/clockprobe.so
 $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/mkmedia.py
 	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/clockprobe.img --iso $(BUILD)/clockprobe.iso
 
+# clockprobe.ova: VMware (ESXi/Workstation/Fusion) and other OVF importers.
 images: $(BUILD)/clockprobe.img $(BUILD)/clockprobe.efi
+	@$(DEPS) run
 	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $< $(BUILD)/clockprobe.vmdk
+	$(PYTHON) boot/mkova.py --img $< --ova $(BUILD)/clockprobe.ova
 	qemu-img convert -f raw -O vhdx -o subformat=dynamic $< $(BUILD)/clockprobe.vhdx
 	qemu-img convert -f raw -O qcow2 $< $(BUILD)/clockprobe.qcow2
 	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $< $(BUILD)/clockprobe.vhd
