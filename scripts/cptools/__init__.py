@@ -10,6 +10,7 @@ and judges a report by the same rules:
   kvm      "does KVM really boot this boot path here?" (cached)
   standin  tiny boot images that print a text and exit (KVM check, tests)
   frame    finding, verifying and extracting the framed report in a log
+  screen   dropping a firmware console's escape sequences from the echo
   query    the path language that addresses a field of a report
   boot     boot the probe with these options and collect its report
   matrixconf  the matrix config language: rows and expectations

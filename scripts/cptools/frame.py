@@ -37,8 +37,11 @@ def extract_report(text):
     return report, err
 
 
-def extract_report_meta(text):
+def extract_report_meta(text, keep_json=False):
     """Like extract_report, plus a dict {bytes, crc32, schema} (or None).
+
+    keep_json: also keep the verified JSON line, as the bytes that were
+    framed, under meta["json"] (extract_report_json).
 
     Find and verify the LAST complete framed report in a serial log.
 
@@ -97,8 +100,18 @@ def extract_report_meta(text):
     if report.get("schema", schema) != schema:
         return _fail("schema mismatch: marker says %d, JSON says %r"
                      % (schema, report.get("schema")))
-    return report, None, {"bytes": want_len, "crc32": "%08x" % crc,
-                          "schema": schema}
+    meta = {"bytes": want_len, "crc32": "%08x" % crc, "schema": schema}
+    if keep_json:
+        meta["json"] = data
+    return report, None, meta
+
+
+def extract_report_json(text):
+    """Return (json_bytes, None) or (None, reason): the last verified
+    report's JSON line exactly as the probe framed it -- its length and
+    CRC-32 are the END marker's, which a re-serialised copy's are not."""
+    _, error, meta = extract_report_meta(text, keep_json=True)
+    return (meta["json"], None) if meta else (None, error)
 
 
 def frame_report(report_or_json):

@@ -111,7 +111,8 @@ def _split_extra(extra):
 
 def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
                  mem="256M", accel="tcg", extra=(), serial_path=None,
-                 vars_copy=None, ovmf_code=None, snapshot=True):
+                 vars_copy=None, ovmf_code=None, snapshot=True,
+                 disk_first=False):
     """Build the argv that boots `image` the way every clockprobe tool does.
 
     boot:
@@ -129,6 +130,10 @@ def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
     serial_path: None -> serial on stdio; else -serial file:PATH.
     vars_copy: required for the firmware boots: this run's own copy of the
       OVMF vars (copy_vars()).
+    disk_first: uefi only: give the disk bootindex=0 so that OVMF boots it
+      before the machine's default CD drive instead of first failing on the
+      empty drive ("BdsDxe: failed to load Boot0001 ... DVD-ROM ... Not
+      Found").  Off by default so that every recorded argv stays as it was.
     """
     if boot not in BOOT_KINDS:
         raise ValueError("boot must be one of %s, not %r" % (BOOT_KINDS, boot))
@@ -152,7 +157,11 @@ def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
                  + code,
                  "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy]
     snap = ",snapshot=on" if snapshot else ""
-    if boot == "uefi":
+    if boot == "uefi" and disk_first:
+        argv += ["-drive", "file=%s,format=raw,if=none,id=probedisk%s"
+                 % (image, snap),
+                 "-device", "ide-hd,drive=probedisk,bootindex=0"]
+    elif boot == "uefi":
         argv += ["-drive", "file=%s,format=raw,if=ide,media=disk%s"
                  % (image, snap)]
     elif boot == "iso":
