@@ -39,7 +39,7 @@ EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_S
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all efi images run test unit deps fuzz matrix clean
+.PHONY: all efi images signed run test unit deps fuzz matrix clean
 all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso
 
 DEPS       := sh scripts/install-deps
@@ -83,6 +83,18 @@ images: $(BUILD)/clockprobe.img $(BUILD)/clockprobe.efi
 	$(PYTHON) boot/mkmedia.py --efi $(BUILD)/clockprobe.efi --img $(BUILD)/gce/disk.raw --disk-mib 1024
 	tar --format=oldgnu -Sczf $(BUILD)/clockprobe-gce.tar.gz -C $(BUILD)/gce disk.raw
 	@ls -l $(BUILD)/clockprobe.*
+
+# The probe signed with your own key, for firmware whose Secure Boot cannot
+# be turned off: build/signed/ (signed .efi, disk and CD images, db.cer and
+# db.esl to enroll).  SIGN_KEY=/SIGN_CERT= (PEM) sign with a key you have;
+# otherwise one is made once in build/signed/ and reused (`make clean`
+# deletes it: keep a copy of the key you enroll).
+SIGN_KEY   ?=
+SIGN_CERT  ?=
+signed: $(BUILD)/clockprobe.efi
+	@$(DEPS) signed
+	$(PYTHON) boot/mksigned.py --efi $< --out $(BUILD)/signed \
+		$(if $(SIGN_KEY),--key $(SIGN_KEY)) $(if $(SIGN_CERT),--cert $(SIGN_CERT))
 
 # Host unit tests: every tests/unit/test_X.c linked against the pure
 # sources, compiled once (with the sanitizers) into one archive.
