@@ -71,16 +71,25 @@ $(BUILD)/clockprobe.efi: $(BUILD)/clockprobe.so
 $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/mkmedia.py
 	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/clockprobe.img --iso $(BUILD)/clockprobe.iso
 
-# clockprobe.ova: VMware (ESXi/Workstation/Fusion) and other OVF importers.
-images: $(BUILD)/clockprobe.img $(BUILD)/clockprobe.efi
+# Every VM and cloud format, from one raw disk.  SETTINGS="wait=600
+# resend=30" puts those words in \clockprobe.cfg on every image made here
+# (on a cloud VM the only way to pass settings).  clockprobe.ova: VMware
+# (ESXi/Workstation/Fusion) and other OVF importers.
+SETTINGS   ?=
+SETTINGS_ARG = $(if $(SETTINGS),--settings "$(SETTINGS)")
+IMAGES_RAW := $(BUILD)/images/disk.img
+
+images: $(BUILD)/clockprobe.efi
 	@$(DEPS) run
-	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $< $(BUILD)/clockprobe.vmdk
-	$(PYTHON) boot/mkova.py --img $< --ova $(BUILD)/clockprobe.ova
-	qemu-img convert -f raw -O vhdx -o subformat=dynamic $< $(BUILD)/clockprobe.vhdx
-	qemu-img convert -f raw -O qcow2 $< $(BUILD)/clockprobe.qcow2
-	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $< $(BUILD)/clockprobe.vhd
+	@mkdir -p $(BUILD)/images
+	$(PYTHON) boot/mkmedia.py --efi $< --img $(IMAGES_RAW) $(SETTINGS_ARG)
+	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $(IMAGES_RAW) $(BUILD)/clockprobe.vmdk
+	$(PYTHON) boot/mkova.py --img $(IMAGES_RAW) --ova $(BUILD)/clockprobe.ova
+	qemu-img convert -f raw -O vhdx -o subformat=dynamic $(IMAGES_RAW) $(BUILD)/clockprobe.vhdx
+	qemu-img convert -f raw -O qcow2 $(IMAGES_RAW) $(BUILD)/clockprobe.qcow2
+	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $(IMAGES_RAW) $(BUILD)/clockprobe.vhd
 	rm -rf $(BUILD)/gce && mkdir -p $(BUILD)/gce
-	$(PYTHON) boot/mkmedia.py --efi $(BUILD)/clockprobe.efi --img $(BUILD)/gce/disk.raw --disk-mib 1024
+	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/gce/disk.raw --disk-mib 1024 $(SETTINGS_ARG)
 	tar --format=oldgnu -Sczf $(BUILD)/clockprobe-gce.tar.gz -C $(BUILD)/gce disk.raw
 	@ls -l $(BUILD)/clockprobe.*
 
@@ -93,7 +102,7 @@ SIGN_KEY   ?=
 SIGN_CERT  ?=
 signed: $(BUILD)/clockprobe.efi
 	@$(DEPS) signed
-	$(PYTHON) boot/mksigned.py --efi $< --out $(BUILD)/signed \
+	$(PYTHON) boot/mksigned.py --efi $< --out $(BUILD)/signed $(SETTINGS_ARG) \
 		$(if $(SIGN_KEY),--key $(SIGN_KEY)) $(if $(SIGN_CERT),--cert $(SIGN_CERT))
 
 # Host unit tests: every tests/unit/test_X.c linked against the pure

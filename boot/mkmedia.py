@@ -29,7 +29,7 @@ def run(*argv, **kw):
     subprocess.run(argv, check=True, **kw)
 
 
-def make_fat(path, efi, size, label="CLOCKPROBE"):
+def make_fat(path, efi, size, label="CLOCKPROBE", settings=None):
     with open(path, "wb") as f:
         f.truncate(size)
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
@@ -45,6 +45,15 @@ def make_fat(path, efi, size, label="CLOCKPROBE"):
         run("mcopy", "-i", path, t.name, "::/README.TXT", env=env)
     finally:
         os.unlink(t.name)
+    if settings:
+        # The settings file the probe reads at start (README, "Settings"):
+        # on a cloud VM it is the only way to pass settings.
+        with tempfile.NamedTemporaryFile(delete=False) as t:
+            t.write(settings.encode("ascii") + b"\r\n")
+        try:
+            run("mcopy", "-i", path, t.name, "::/clockprobe.cfg", env=env)
+        finally:
+            os.unlink(t.name)
 
 
 def gpt_header(current, backup, first_usable, last_usable, entries_lba, entries_crc):
@@ -111,10 +120,12 @@ def main():
     ap.add_argument("--iso")
     ap.add_argument("--disk-mib", type=int, default=DISK_BYTES // MIB,
                     help="raw disk size (GCE wants a multiple of 1024); the file stays sparse")
+    ap.add_argument("--settings", help="words for \\clockprobe.cfg on the disk's ESP, "
+                    "e.g. \"wait=600 resend=30\"")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
         esp = os.path.join(work, "esp.img")
-        make_fat(esp, args.efi, ESP_BYTES)
+        make_fat(esp, args.efi, ESP_BYTES, settings=args.settings)
         make_disk(args.img + ".tmp", esp, args.disk_mib * MIB)
         os.replace(args.img + ".tmp", args.img)
         if args.iso:

@@ -93,11 +93,12 @@ def esl_cert(der, out):
     return esl
 
 
-def media(signed_efi, der, out):
+def media(signed_efi, der, out, settings=None):
     img = os.path.join(out, "clockprobe.img")
     iso = os.path.join(out, "clockprobe.iso")
     run(sys.executable, os.path.join(os.path.dirname(__file__), "mkmedia.py"),
-        "--efi", signed_efi, "--img", img, "--iso", iso)
+        "--efi", signed_efi, "--img", img, "--iso", iso,
+        *(["--settings", settings] if settings else []))
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
     subprocess.run(["mcopy", "-i", "%s@@%d" % (img, ESP_OFFSET), der,
                     "::/" + ESP_CERT_NAME], check=True, env=env)
@@ -112,6 +113,7 @@ def main():
     p.add_argument("--cert", help="PEM certificate of --key")
     p.add_argument("--subject", default="clockprobe signing key",
                    help="common name of a key made here")
+    p.add_argument("--settings", help="words for \\clockprobe.cfg on the disk")
     p.add_argument("--no-media", action="store_true",
                    help="sign the .efi only, no disk/CD image")
     a = p.parse_args()
@@ -127,7 +129,7 @@ def main():
     der = der_cert(cert, a.out)
     made = [signed, der, esl_cert(der, a.out)]
     if not a.no_media:
-        made += media(signed, der, a.out)
+        made += media(signed, der, a.out, a.settings)
     print("signed with %s; enroll %s" % (cert, der))
     for path in made:
         print("  " + path)

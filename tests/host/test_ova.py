@@ -1,7 +1,8 @@
 """Host tests for boot/mkova.py, the OVA step of `make images`: the archive
 is in OVA order, the descriptor is well-formed OVF that references the disk
 with its real size and capacity, the manifest's SHA-256 sums match, and the
-disk holds exactly the raw image's bytes.
+disk holds exactly the raw image's bytes.  Also `make images SETTINGS=`:
+the words land in \\clockprobe.cfg on the image's ESP.
 
 Packs build/clockprobe.img (built by `make all` before the tests); about
 one second.
@@ -26,6 +27,7 @@ sys.path.insert(0, os.path.join(REPO, "boot"))
 import mkova  # noqa: E402
 
 IMG = os.path.join(REPO, "build", "clockprobe.img")
+EFI = os.path.join(REPO, "build", "clockprobe.efi")
 NS = {"ovf": "http://schemas.dmtf.org/ovf/envelope/1",
       "rasd": "http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/"
               "CIM_ResourceAllocationSettingData",
@@ -135,6 +137,34 @@ class Ova(unittest.TestCase):
                                "vmdk", IMG, vmdk], capture_output=True,
                               text=True)
         self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
+
+
+@unittest.skipUnless(os.path.exists(EFI) and shutil.which("mtype"),
+                     "needs build/clockprobe.efi (make all) and mtools")
+class ImageSettings(unittest.TestCase):
+    def test_settings_are_written_to_the_esp(self):
+        tmp = tempfile.mkdtemp(prefix="cp-settings-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        img = os.path.join(tmp, "disk.img")
+        subprocess.run([sys.executable, os.path.join(REPO, "boot",
+                                                     "mkmedia.py"),
+                        "--efi", EFI, "--img", img, "--settings",
+                        "wait=900 resend=30"], check=True,
+                       capture_output=True)
+        env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+        esp = "%s@@%d" % (img, 1024 * 1024)
+        cfg = subprocess.run(["mtype", "-i", esp, "::/clockprobe.cfg"],
+                             check=True, capture_output=True, env=env).stdout
+        self.assertEqual(cfg, b"wait=900 resend=30\r\n")
+        plain = os.path.join(tmp, "plain.img")
+        subprocess.run([sys.executable, os.path.join(REPO, "boot",
+                                                     "mkmedia.py"),
+                        "--efi", EFI, "--img", plain], check=True,
+                       capture_output=True)
+        listing = subprocess.run(["mdir", "-b", "-i", "%s@@%d" % (
+            plain, 1024 * 1024), "::/"], check=True, capture_output=True,
+            env=env, text=True).stdout
+        self.assertNotIn("clockprobe.cfg", listing.lower())
 
 
 if __name__ == "__main__":
