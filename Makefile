@@ -1,7 +1,7 @@
 # clockprobe build.  `make run` boots the probe under QEMU and shows its
 # report; `make test` runs every test.  Each target that needs packages
 # installs the missing ones of its own list first (scripts/install-deps
-# TARGET; `make deps` installs the test list, the largest but fuzz's).
+# TARGET; `make deps` installs the test list).
 #
 # Outputs all go to build/ (never committed).
 
