@@ -217,7 +217,9 @@ def hypervisor(report):
         if isinstance(report.get("platform"), dict) else None
     if not isinstance(hv, dict):
         return "unknown"
-    if hv.get("name"):
+    # The probe names a hypervisor bit without a signature "unknown"; for a
+    # fleet that is a hidden hypervisor (KVM with kvm=off), not missing data.
+    if hv.get("name") and hv.get("name") != "unknown":
         return str(hv["name"])
     if hv.get("present") is False:
         return "none"
