@@ -26,8 +26,9 @@ def load_schema(path=SCHEMA_PATH):
 
 
 def _validator_class():
+    from cptools.debpkg import import_debian
     try:
-        import jsonschema
+        jsonschema = import_debian("jsonschema")
     except ImportError as exc:
         raise RuntimeError("python3-jsonschema is missing: run scripts/install-deps test") from exc
     return jsonschema.Draft202012Validator
