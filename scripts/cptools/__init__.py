@@ -21,6 +21,8 @@ and judges a report by the same rules:
   fleetdb  the fleet's SQLite database (compare --sqlite)
   fleetpage   the fleet page (compare --html)
   watchrec    watch-mode records in a log, verified one by one
+  schema   the report's JSON Schema check and its coverage of real reports
+  debpkg   importing a Debian-packaged module from any python3
 
 scripts/cpqemu.py re-exports the public names of all of them for older
 callers (`import cpqemu`).
