@@ -6,6 +6,7 @@
 #ifndef CP_PLATFORM_H
 #define CP_PLATFORM_H
 #include "util.h"
+#include "settings.h"
 
 #define PLATFORM_MAX_CPUS 256
 
@@ -53,9 +54,10 @@ struct platform {
 	 * returned; false on timeout (the platform notes which AP). */
 	bool (*aps_wait)(uint64_t timeout_us);
 
-	/* Settings text ("key=value key2=value2", newlines allowed) from the
-	 * load options and \clockprobe.cfg; returns bytes written. */
-	size_t (*read_settings)(char *buf, size_t cap);
+	/* Applies the settings (\clockprobe.cfg, then the load options or
+	 * the command line, so those win) on top of *s; reading problems (an
+	 * oversize file, a cut command line) become problems in *s. */
+	void (*read_settings)(struct settings *s);
 	/* Writes a file on the boot volume; NULL on success, else why not. */
 	const char *(*write_file)(const char *name, const void *data, size_t len);
 	/* Waits for a key press or timeout_ms; true if a key was pressed. */

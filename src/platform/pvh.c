@@ -48,6 +48,7 @@ extern char __image_end[];
 static struct platform plat;
 static struct acpi_info acpi;
 static char cmdline[2048];
+static bool cmdline_cut;
 static uint64_t pool_next, pool_end;
 
 /* ------------------------------------------------ tables in low memory */
@@ -151,14 +152,14 @@ static void copy_cmdline(const struct hvm_start_info *si)
 	for (; n + 1 < sizeof cmdline && src[n]; n++)
 		cmdline[n] = src[n];
 	cmdline[n] = 0;
+	cmdline_cut = src[n] != 0;
 }
 
-static size_t pvh_read_settings(char *buf, size_t cap)
+static void pvh_read_settings(struct settings *s)
 {
-	if (!cap)
-		return 0;
-	str_copy(buf, cap, cmdline);
-	return str_len(buf);
+	if (cmdline_cut)
+		settings_problem(s, "command line longer than its buffer, cut", "", 0);
+	settings_parse(s, cmdline);
 }
 
 /* The core has already written isa-debug-exit when a harness listens.
