@@ -180,6 +180,19 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 	json_object_end(j);
 }
 
+/* Tables go in, in order, while their base64 fits what is left of the
+ * budget; a large one left out does not stop a smaller one after it. */
+static bool raw_fits(size_t *budget, bool limited, uint32_t length)
+{
+	size_t b64 = ((size_t)length + 2) / 3 * 4;
+	if (!limited)
+		return true;
+	if (b64 > *budget)
+		return false;
+	*budget -= b64;
+	return true;
+}
+
 void raw_json(struct json *j, const struct run_results *r)
 {
 	const struct raw_capture *c = &r->raw;
@@ -201,6 +214,8 @@ void raw_json(struct json *j, const struct run_results *r)
 		json_base64(j, "data", (const void *)(uintptr_t)a->rsdp.address, a->rsdp.length);
 		json_object_end(j);
 	}
+	size_t budget = c->data_budget;
+	uint32_t omitted = 0;
 	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++) {
 		const struct acpi_table *t = &a->tables[i];
 		if (!t->readable)
@@ -208,10 +223,27 @@ void raw_json(struct json *j, const struct run_results *r)
 		json_object_begin(j, NULL);
 		json_string(j, "signature", t->signature);
 		json_u64(j, "address", t->address);
-		json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
+		if (raw_fits(&budget, c->data_budget != 0, t->length)) {
+			json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
+		} else {
+			json_null(j, "data");
+			omitted++;
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);
+	json_u64(j, "raw_truncated", omitted);
 	json_object_end(j);
+}
+
+uint32_t report_raw_tables_omitted(const struct run_results *r)
+{
+	const struct acpi_info *a = &r->facts.acpi;
+	size_t budget = r->raw.data_budget;
+	uint32_t omitted = 0;
+	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++)
+		if (a->tables[i].readable && !raw_fits(&budget, r->raw.data_budget != 0, a->tables[i].length))
+			omitted++;
+	return omitted;
 }
 
