@@ -58,6 +58,11 @@ struct platform {
 	 * the command line, so those win) on top of *s; reading problems (an
 	 * oversize file, a cut command line) become problems in *s. */
 	void (*read_settings)(struct settings *s);
+	/* Before writing a register at an address firmware tables gave: NULL
+	 * when [phys, phys + len) is device memory or a hole in the
+	 * firmware's memory map, else why the write must not happen (RAM, or
+	 * no map to check).  A NULL member refuses every such write. */
+	const char *(*mmio_write_refusal)(uint64_t phys, uint64_t len);
 	/* Writes a file on the boot volume; NULL on success, else why not. */
 	const char *(*write_file)(const char *name, const void *data, size_t len);
 	/* Waits for a key press or timeout_ms; true if a key was pressed. */

@@ -3,6 +3,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "platform.h"
+#include "memmap.h"
 #include "probe.h"
 
 /* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
@@ -201,6 +202,32 @@ static void uefi_read_settings(struct settings *s)
 	}
 }
 
+/* The map as it is now: boot services may change it between calls. */
+static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
+{
+	static struct memmap_range ranges[1024];
+	static char why[96];
+	UINTN entries = 0, key, desc_size;
+	UINT32 desc_version;
+	EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&entries, &key, &desc_size, &desc_version);
+	size_t n = 0;
+	if (map) {
+		for (UINTN i = 0; i < entries && n < ARRAY_SIZE(ranges); i++) {
+			const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const uint8_t *)map + i * desc_size);
+			ranges[n].base = d->PhysicalStart;
+			ranges[n].length = d->NumberOfPages << 12;
+			ranges[n].type = d->Type;
+			ranges[n].kind = memmap_kind_of_uefi_type(d->Type);
+			n++;
+		}
+		FreePool(map);
+		/* A map longer than ours: what is left unread could be RAM. */
+		if (entries > ARRAY_SIZE(ranges))
+			return "UEFI memory map has over 1024 entries";
+	}
+	return memmap_write_refusal(ranges, n, "UEFI memory map", phys, len, why, sizeof why);
+}
+
 static const char *uefi_write_file(const char *name, const void *data, size_t len)
 {
 	CHAR16 path[64];
@@ -331,6 +358,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.aps_wait = mp ? uefi_aps_wait : NULL;
 	plat.read_settings = uefi_read_settings;
 	plat.write_file = uefi_write_file;
+	plat.mmio_write_refusal = uefi_mmio_write_refusal;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
 
