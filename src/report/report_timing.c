@@ -51,6 +51,7 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
 	if (x->absent_reason[0])
 		json_string(j, "note", x->absent_reason);
+	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
 	json_array_begin(j, "per_cpu");
 	for (uint32_t i = 0; i < x->cpu_count; i++) {
 		const struct xcpu_cpu *c = &x->cpu[i];
