@@ -22,6 +22,10 @@ GUARDED(read_byte);
 static struct idt_gate guard_idt[IDT_VECTORS] __attribute__((aligned(16)));
 static struct descriptor_table_ptr saved_idt;
 static bool installed;
+/* The guard table as installed: a gate that differs at removal was set by
+ * firmware (through SIDT) while the guard was live, and belongs in the
+ * firmware's own table. */
+static struct idt_gate guard_idt_as_installed[IDT_VECTORS];
 static volatile uint32_t caught;
 static void (*fatal_handler)(int, uint64_t, uint64_t);
 static uint32_t bsp_apic_id;
@@ -105,6 +109,7 @@ void fault_guard_install(void)
 	idt_set_gate(&guard_idt[FAULT_UD], fault_stub_ud);
 	idt_set_gate(&guard_idt[FAULT_GP], fault_stub_gp);
 	idt_set_gate(&guard_idt[FAULT_PF], fault_stub_pf);
+	memcpy(guard_idt_as_installed, guard_idt, sizeof guard_idt);
 	fault_guard_load_on_this_cpu();
 	installed = true;
 }
@@ -119,8 +124,14 @@ void fault_guard_remove(void)
 {
 	if (!installed)
 		return;
-	if (saved_idt.base)
+	if (saved_idt.base) {
+		size_t have = ((size_t)saved_idt.limit + 1) / sizeof(struct idt_gate);
+		struct idt_gate *fw = (struct idt_gate *)(uintptr_t)saved_idt.base;
+		for (size_t v = 0; v < have && v < IDT_VECTORS; v++)
+			if (!mem_equal(&guard_idt[v], &guard_idt_as_installed[v], sizeof guard_idt[v]))
+				fw[v] = guard_idt[v];
 		lidt(&saved_idt);
+	}
 	installed = false;
 }
 
