@@ -30,7 +30,7 @@ except ImportError:  # scripts/install-deps installs python3-hypothesis
     given = None
 
 if given is not None:
-    SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+    SETTINGS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                         suppress_health_check=[HealthCheck.too_slow])
     scalars = st.none() | st.booleans() | st.integers(-2**63, 2**64) | st.text(max_size=20)
     values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=4) |
