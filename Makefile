@@ -39,7 +39,7 @@ EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_S
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all efi images signed run test unit deps fuzz matrix clean
+.PHONY: all efi images signed run test unit deps fuzz fuzz-build matrix clean
 all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso
 
 DEPS       := sh scripts/install-deps
@@ -140,13 +140,33 @@ test:
 	$(MAKE) -j$(JOBS) all unit
 	$(PYTHON) tests/run.py
 
+# libFuzzer targets, one per parser or writer that takes outside bytes:
+# ACPI + SMBIOS tables, the settings text, CPUID leaves, the JSON writer.
+# `make fuzz` runs each for FUZZ_SECONDS (default 20) from its seeds; the
+# campaign figures are in tests/fuzz/README.md; seeds (crash regressions
+# among them) in tests/fixtures/fuzz/<target>/.
+FUZZ_TARGETS := acpi settings cpuid json
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -Itests/fuzz -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/json_check.c tests/fuzz/json_check.h \
+		$(PURE_SRCS) $(wildcard include/*.h) $(PURE_HDRS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $< tests/fuzz/json_check.c $(PURE_SRCS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
 fuzz:
 	@$(DEPS) fuzz
-	@mkdir -p $(BUILD)/fuzz/corpus
-	clang -std=gnu11 -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \
-		tests/fuzz/fuzz_acpi.c $(PURE_SRCS) -o $(BUILD)/fuzz/fuzz_acpi
-	$(BUILD)/fuzz/fuzz_acpi -max_total_time=$${FUZZ_SECONDS:-60} -timeout=5 \
-		$(BUILD)/fuzz/corpus tests/fixtures/acpi/fuzz-seeds
+	$(MAKE) -j$(JOBS) fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+		echo "  FUZZ    $$t"; \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$${FUZZ_SECONDS:-20} -timeout=5 \
+			-print_final_stats=1 $(BUILD)/fuzz/corpus-$$t tests/fixtures/fuzz/$$t \
+			$$(test $$t = acpi && echo tests/fixtures/acpi/fuzz-seeds); \
+	done
 
 matrix:
 	@$(DEPS) run

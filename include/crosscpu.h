@@ -9,6 +9,8 @@
 #include "platform.h"
 
 #define XCPU_MAX 64
+/* Waiting for APs that do not answer costs at most this, in all. */
+#define XCPU_STALL_BUDGET_MS 2000
 
 struct xcpu_cpu {
 	uint32_t apic_id;
@@ -52,6 +54,8 @@ struct crosscpu_result {
 	struct xcpu_selftest selftest;
 	uint32_t iterations_per_pair;
 	const char *method;
+	/* Why the phase ended before every CPU was tried; "" when it did not. */
+	char stopped_reason[128];
 };
 
 struct run_results;

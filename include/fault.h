@@ -36,6 +36,18 @@ const char *fault_name(int vector);
 /* Number of faults caught by the guard since boot (for the report). */
 uint32_t fault_caught_count(void);
 
+/* An unexpected fault on an AP (any CPU but the one that installed the
+ * guard): recorded here, the AP parked with interrupts off.  The BSP
+ * reports them (crosscpu.c); the fatal handler runs on the BSP only. */
+#define FAULT_MAX_AP_FAULTS 8
+struct ap_fault {
+	int vector; /* 0 until the record is complete */
+	uint32_t apic_id;
+	uint64_t rip, error_code;
+};
+/* How many APs faulted (may exceed FAULT_MAX_AP_FAULTS); *list = records. */
+uint32_t fault_ap_faults(const struct ap_fault **list);
+
 /* Called for a fault no wrapper expected; must not return. */
 void fault_set_fatal_handler(void (*handler)(int vector, uint64_t rip, uint64_t error_code));
 #endif

@@ -7,6 +7,7 @@
 #define CP_PLATFORM_H
 #include "util.h"
 #include "identity.h"
+#include "settings.h"
 
 #define PLATFORM_MAX_CPUS 256
 
@@ -54,9 +55,15 @@ struct platform {
 	 * returned; false on timeout (the platform notes which AP). */
 	bool (*aps_wait)(uint64_t timeout_us);
 
-	/* Settings text ("key=value key2=value2", newlines allowed) from the
-	 * load options and \clockprobe.cfg; returns bytes written. */
-	size_t (*read_settings)(char *buf, size_t cap);
+	/* Applies the settings (\clockprobe.cfg, then the load options or
+	 * the command line, so those win) on top of *s; reading problems (an
+	 * oversize file, a cut command line) become problems in *s. */
+	void (*read_settings)(struct settings *s);
+	/* Before writing a register at an address firmware tables gave: NULL
+	 * when [phys, phys + len) is device memory or a hole in the
+	 * firmware's memory map, else why the write must not happen (RAM, or
+	 * no map to check).  A NULL member refuses every such write. */
+	const char *(*mmio_write_refusal)(uint64_t phys, uint64_t len);
 	/* Writes a file on the boot volume; NULL on success, else why not. */
 	const char *(*write_file)(const char *name, const void *data, size_t len);
 	/* The firmware's wall clock; false when it has none that answers.

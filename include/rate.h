@@ -71,6 +71,11 @@ uint64_t rate_cpuid16_base_hz(uint32_t leaf16_eax);
 uint64_t rate_cycles_to_ns_milli(uint64_t cycles, uint64_t tsc_hz);
 /* round(cycles * 10^9 / tsc_hz); 0 if tsc_hz is 0. */
 uint64_t rate_cycles_to_ns(uint64_t cycles, uint64_t tsc_hz);
+/* Inside 100 MHz..10 GHz, where every x86 TSC runs: a rate outside must
+ * not size a deadline. */
+#define RATE_TSC_HZ_MIN 100000000ull
+#define RATE_TSC_HZ_MAX 10000000000ull
+bool rate_tsc_hz_plausible(uint64_t hz);
 /* round(ns * tsc_hz / 10^9). */
 uint64_t rate_ns_to_cycles(uint64_t ns, uint64_t tsc_hz);
 #endif

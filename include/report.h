@@ -14,6 +14,13 @@ bool report_emit(struct run_results *r);
 const char *report_built(size_t *len);
 /* The JSON document alone. */
 bool report_build_json(struct json *j, const struct run_results *r);
+/* The JSON document in buf[cap], whole: when the raw dump does not fit,
+ * table data is left out (raw.raw_truncated counts it, error
+ * RAW_TRUNCATED says so) and, failing that, the raw part entirely
+ * (RAW_DROPPED).  Returns the length, 0 when even that did not fit. */
+size_t report_build_whole(struct run_results *r, char *buf, size_t cap);
+/* Raw table dumps left out under r->raw.data_budget. */
+uint32_t report_raw_tables_omitted(const struct run_results *r);
 /* The human summary, line by line through emit (screen gets a subset). */
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
 #endif

@@ -43,6 +43,9 @@ void fault_selfcheck(struct fault_selfcheck *out);
 struct raw_capture {
 	bool captured;
 	bool cpuid_unrecorded_zero;
+	/* Bytes of base64 table data the report may carry; 0 = no limit.
+	 * Set by report_build_whole() when everything does not fit. */
+	size_t data_budget;
 	size_t cpuid_count;
 	struct cpuid_record cpuid[CPUID_RECORD_MAX];
 };
@@ -81,6 +84,7 @@ struct run_results {
 	struct verdict verdict;
 	struct raw_capture raw;
 	uint32_t error_count;
+	uint32_t errors_dropped; /* results_error() calls past MAX_RUN_ERRORS */
 	struct run_error errors[MAX_RUN_ERRORS];
 	uint64_t elapsed_ms;
 	uint32_t faults_caught;  /* by the fault guard, as the report is built */

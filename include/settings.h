@@ -1,17 +1,30 @@
 /* Run settings from the UEFI load options and \clockprobe.cfg (or the
- * direct-boot command line): whitespace-separated key=value words, '#'
- * comments.  Unknown keys and bad values are kept as named problems for the
- * report instead of being silently ignored. */
+ * direct-boot command line): whitespace-separated words, '#' comments.
+ *
+ * Every word is accounted for: a known key=value or flag is applied, the
+ * UEFI shell's image path (the first word of its load options, a word with
+ * '\' or '/' or ending in ".efi") is skipped, anything else is a named
+ * problem for the report.  Order: mode= only sets defaults, so an explicit
+ * samples=, window_ms= or gaps_ms= wins wherever it stands; for the same
+ * key twice the later word wins. */
 #ifndef CP_SETTINGS_H
 #define CP_SETTINGS_H
 #include "util.h"
 
 enum run_mode { MODE_QUICK, MODE_DEFAULT, MODE_THOROUGH };
 
-#define SETTINGS_MAX_PROBLEMS 8
+#define SETTINGS_MAX_PROBLEMS 16
 /* A label names a run in a fleet's reports; longer ones are cut. */
 #define SETTINGS_LABEL_MAX 64
 #define SETTINGS_RESEND_MAX_S 3600
+/* \clockprobe.cfg is read whole up to this size; a larger one is refused
+ * with a problem (a cut file could turn window_ms=1000 into window_ms=10). */
+#define SETTINGS_FILE_MAX 65536u
+
+/* Fields a mode sets unless the settings name them (explicit_mask bits). */
+#define SETTINGS_EXPLICIT_SAMPLES (1u << 0)
+#define SETTINGS_EXPLICIT_FREQ_WINDOW (1u << 1)
+#define SETTINGS_EXPLICIT_GAPS_WINDOW (1u << 2)
 
 struct settings {
 	enum run_mode mode;
@@ -27,12 +40,26 @@ struct settings {
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */
 	uint32_t resend_seconds;  /* re-send the report this often while waiting; 0 = only on a key */
 	char label[SETTINGS_LABEL_MAX + 1]; /* "" = none */
+	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
 	uint32_t problem_count;
+	uint32_t problems_dropped; /* beyond SETTINGS_MAX_PROBLEMS; reported as a count */
 	char problems[SETTINGS_MAX_PROBLEMS][80];
 };
 
 void settings_defaults(struct settings *s);
-/* Applies every key=value word of text (NUL-terminated) on top of *s. */
+/* Applies every word of text (NUL-terminated) on top of *s. */
 void settings_parse(struct settings *s, const char *text);
+/* The same for UEFI load options, whose first word may be the image path. */
+void settings_parse_load_options(struct settings *s, const char *text);
+/* Records a problem "what: word" (word cut to 40 bytes, n may be 0). */
+void settings_problem(struct settings *s, const char *what, const char *word, size_t n);
 const char *settings_mode_name(enum run_mode m);
+
+/* \clockprobe.cfg bytes -> NUL-terminated text for settings_parse: UTF-8
+ * (a BOM skipped) or UTF-16 with a BOM (either byte order), characters
+ * outside ASCII become '?'.  A NUL byte in 8-bit text, an odd UTF-16
+ * length or a file over SETTINGS_FILE_MAX is a problem recorded in *s;
+ * an oversize file contributes no text at all.  Returns bytes written
+ * (out always terminated when cap > 0). */
+size_t settings_decode_file(struct settings *s, const uint8_t *raw, size_t n, char *out, size_t cap);
 #endif

@@ -172,7 +172,6 @@ static void finish_sources(struct run_results *r)
 
 void probe_main(struct platform *plat)
 {
-	static char settings_text[2048];
 	struct run_results *r = &run;
 	struct probe_facts *f = &r->facts;
 
@@ -188,10 +187,8 @@ void probe_main(struct platform *plat)
 	 * after discovery. */
 	uart_init(&con.uart, COM1_PORT, "COM1 (default)");
 	settings_defaults(&f->settings);
-	if (plat->read_settings) {
-		plat->read_settings(settings_text, sizeof settings_text);
-		settings_parse(&f->settings, settings_text);
-	}
+	if (plat->read_settings)
+		plat->read_settings(&f->settings);
 	fault_selfcheck(&r->selfcheck);
 	discover_platform(r);
 	discover_identity(r);
@@ -201,6 +198,14 @@ void probe_main(struct platform *plat)
 	con_say("clockprobe " PROBE_VERSION ": measuring the clocks of this machine");
 	for (uint32_t i = 0; i < f->settings.problem_count; i++)
 		results_error(r, "SETTINGS", f->settings.problems[i]);
+	if (f->settings.problems_dropped) {
+		char line[80];
+		struct strbuf sb;
+		sb_init(&sb, line, sizeof line);
+		sb_u64(&sb, f->settings.problems_dropped);
+		sb_str(&sb, " more settings problems not listed");
+		results_error(r, "SETTINGS", line);
+	}
 
 	static uint64_t *scratch;
 	/* Two arrays: the reads and the empty harness interleaved with them. */

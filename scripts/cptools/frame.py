@@ -15,9 +15,10 @@ import zlib
 BEGIN_RE = re.compile(r"==== CLOCKPROBE REPORT BEGIN schema=(\d+) ====")
 END_RE = re.compile(
     r"==== CLOCKPROBE REPORT END crc32=([0-9A-Fa-f]{8}) bytes=(\d+) ====")
-# CSI sequences (colours, cursor moves) and two-byte escapes that a firmware
+# CSI sequences (colours, cursor moves) and two-byte escapes (ESC then any
+# of 0x30-0x7E: Fp, Fe and Fs, e.g. ESC c, a terminal reset) that a firmware
 # console or terminal program sprinkles into captured logs.
-ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[0-Z\\-~]")
 
 
 def _lines(text):

@@ -22,8 +22,22 @@ GUARDED(read_byte);
 static struct idt_gate guard_idt[IDT_VECTORS] __attribute__((aligned(16)));
 static struct descriptor_table_ptr saved_idt;
 static bool installed;
+/* The guard table as installed: a gate that differs at removal was set by
+ * firmware (through SIDT) while the guard was live, and belongs in the
+ * firmware's own table. */
+static struct idt_gate guard_idt_as_installed[IDT_VECTORS];
 static volatile uint32_t caught;
 static void (*fatal_handler)(int, uint64_t, uint64_t);
+static uint32_t bsp_apic_id;
+static struct ap_fault ap_faults[FAULT_MAX_AP_FAULTS];
+static uint32_t ap_fault_count;
+
+static uint32_t this_apic_id(void)
+{
+	uint32_t r[4];
+	cpuid_raw(1, 0, r);
+	return r[1] >> 24;
+}
 
 /* Resolved at run time with RIP-relative addresses, so the table needs no
  * relocations in either the PE (UEFI) or the static ELF (PVH) build. */
@@ -55,15 +69,36 @@ void fault_dispatch(struct fault_frame *f)
 		f->rax = f->vector;
 		return;
 	}
+	/* On an AP: no console, no firmware call (neither is MP-safe).
+	 * Leave the fault for the BSP to report and park here; the BSP's
+	 * cross-CPU phase sees this AP stop answering within its budget. */
+	uint32_t id = this_apic_id();
+	if (id != bsp_apic_id) {
+		uint32_t slot = __atomic_fetch_add(&ap_fault_count, 1, __ATOMIC_ACQ_REL);
+		if (slot < FAULT_MAX_AP_FAULTS) {
+			ap_faults[slot].apic_id = id;
+			ap_faults[slot].rip = f->rip;
+			ap_faults[slot].error_code = f->error_code;
+			__atomic_store_n(&ap_faults[slot].vector, (int)f->vector, __ATOMIC_RELEASE);
+		}
+		halt_forever();
+	}
 	if (fatal_handler)
 		fatal_handler((int)f->vector, f->rip, f->error_code);
 	halt_forever();
+}
+
+uint32_t fault_ap_faults(const struct ap_fault **list)
+{
+	*list = ap_faults;
+	return __atomic_load_n(&ap_fault_count, __ATOMIC_ACQUIRE);
 }
 
 void fault_guard_install(void)
 {
 	if (installed)
 		return;
+	bsp_apic_id = this_apic_id();
 	sidt(&saved_idt);
 	size_t have = saved_idt.base ? ((size_t)saved_idt.limit + 1) / sizeof(struct idt_gate) : 0;
 	memset(guard_idt, 0, sizeof guard_idt);
@@ -74,6 +109,7 @@ void fault_guard_install(void)
 	idt_set_gate(&guard_idt[FAULT_UD], fault_stub_ud);
 	idt_set_gate(&guard_idt[FAULT_GP], fault_stub_gp);
 	idt_set_gate(&guard_idt[FAULT_PF], fault_stub_pf);
+	memcpy(guard_idt_as_installed, guard_idt, sizeof guard_idt);
 	fault_guard_load_on_this_cpu();
 	installed = true;
 }
@@ -88,8 +124,14 @@ void fault_guard_remove(void)
 {
 	if (!installed)
 		return;
-	if (saved_idt.base)
+	if (saved_idt.base) {
+		size_t have = ((size_t)saved_idt.limit + 1) / sizeof(struct idt_gate);
+		struct idt_gate *fw = (struct idt_gate *)(uintptr_t)saved_idt.base;
+		for (size_t v = 0; v < have && v < IDT_VECTORS; v++)
+			if (!mem_equal(&guard_idt[v], &guard_idt_as_installed[v], sizeof guard_idt[v]))
+				fw[v] = guard_idt[v];
 		lidt(&saved_idt);
+	}
 	installed = false;
 }
 

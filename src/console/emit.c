@@ -33,17 +33,15 @@ bool report_emit(struct run_results *r)
 		return false;
 	}
 	report_summary(r, summary_emit);
-	struct json j;
-	json_init(&j, buf, cap);
-	bool ok = report_build_json(&j, r);
-	if (!ok) {
-		con_say("clockprobe: report overflowed its buffer; emitting what was built is pointless");
+	size_t len = report_build_whole(r, buf, cap);
+	if (!len) {
+		con_say("clockprobe: report overflowed its buffer even without the raw dump");
 		return false;
 	}
-	built_len = j.len;
-	con_emit_report(buf, j.len);
+	built_len = len;
+	con_emit_report(buf, len);
 	if (p->write_file) {
-		const char *why = p->write_file("clockprobe-report.json", buf, j.len);
+		const char *why = p->write_file("clockprobe-report.json", buf, len);
 		char line[160];
 		struct strbuf sb;
 		sb_init(&sb, line, sizeof line);

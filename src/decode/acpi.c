@@ -20,24 +20,24 @@ static void init_info(struct acpi_info *out)
 
 static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
 {
-	if (f->fadt) {
-		acpi_parse_fadt(p, f->fadt);
+	if (f->fadt.signature[0]) {
+		acpi_parse_fadt(p, &f->fadt);
 		acpi_load_fadt_children(p);
 	} else {
 		struct strbuf t = acpi_error_text(p, "ACPI_NO_FADT");
 		sb_str(&t, "no readable FADT (FACP) in the root table");
 	}
-	if (f->madt)
-		acpi_parse_madt(p, f->madt);
+	if (f->madt.signature[0])
+		acpi_parse_madt(p, &f->madt);
 	acpi_count_possible(p->out);
-	if (f->hpet)
-		acpi_parse_hpet(p, f->hpet);
+	if (f->hpet.signature[0])
+		acpi_parse_hpet(p, &f->hpet);
 	else if (acpi_find_table(p->out, "HPET", 0))
 		str_copy(p->out->hpet.absent_reason,
 			 sizeof(p->out->hpet.absent_reason),
 			 "HPET table unreadable");
-	if (f->spcr)
-		acpi_parse_spcr(p, f->spcr);
+	if (f->spcr.signature[0])
+		acpi_parse_spcr(p, &f->spcr);
 }
 
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,

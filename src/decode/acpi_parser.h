@@ -20,9 +20,12 @@ struct acpi_parser {
 	struct acpi_table scratch; /* stands in when tables[] is full */
 };
 
-/* The first readable instance of each table decoded after the walk. */
+/* The first readable instance of each table decoded after the walk,
+ * held by value: an entry past tables[] lives in the parser's scratch
+ * slot, which the next entry overwrites, and such a table (an FADT at
+ * slot 70 of a large server's XSDT) must still be decoded. */
 struct acpi_found {
-	struct acpi_table *fadt, *madt, *hpet, *spcr;
+	struct acpi_table fadt, madt, hpet, spcr; /* signature "" = none */
 };
 
 static inline const uint8_t *acpi_map_bytes(struct acpi_parser *p, uint64_t phys,

@@ -102,18 +102,20 @@ const uint8_t *acpi_choose_root(struct acpi_parser *p, uint32_t *width,
 	return load_root(p, "RSDT", r->rsdt_address, entry);
 }
 
-static void remember(struct acpi_found *f, struct acpi_table *tab)
+static void keep_first(struct acpi_table *slot, const struct acpi_table *tab, const char *sig)
+{
+	if (!slot->signature[0] && mem_equal(tab->signature, sig, 4))
+		*slot = *tab;
+}
+
+static void remember(struct acpi_found *f, const struct acpi_table *tab)
 {
 	if (!tab->readable)
 		return;
-	if (!f->fadt && mem_equal(tab->signature, "FACP", 4))
-		f->fadt = tab;
-	else if (!f->madt && mem_equal(tab->signature, "APIC", 4))
-		f->madt = tab;
-	else if (!f->hpet && mem_equal(tab->signature, "HPET", 4))
-		f->hpet = tab;
-	else if (!f->spcr && mem_equal(tab->signature, "SPCR", 4))
-		f->spcr = tab;
+	keep_first(&f->fadt, tab, "FACP");
+	keep_first(&f->madt, tab, "APIC");
+	keep_first(&f->hpet, tab, "HPET");
+	keep_first(&f->spcr, tab, "SPCR");
 }
 
 void acpi_walk_root(struct acpi_parser *p, const uint8_t *root,
@@ -141,7 +143,6 @@ void acpi_walk_root(struct acpi_parser *p, const uint8_t *root,
 		struct acpi_table *tab;
 
 		acpi_load_table(p, addr, root_tab->signature, NULL, &tab);
-		if (tab != &p->scratch)
-			remember(f, tab);
+		remember(f, tab);
 	}
 }

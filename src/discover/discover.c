@@ -149,17 +149,38 @@ static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm)
 	return 0;
 }
 
+/* A candidate rate outside what any x86 TSC runs at is refused, named,
+ * and the next candidate tried: this rate sizes every deadline of the
+ * run, and a garbage hypervisor leaf (1 kHz, or a THz) would make them
+ * expire at once or last a thousandfold. */
+static bool rough_rate_ok(struct run_results *r, uint64_t hz, const char *source)
+{
+	if (!hz)
+		return false;
+	if (rate_tsc_hz_plausible(hz))
+		return true;
+	char line[128];
+	struct strbuf sb;
+	sb_init(&sb, line, sizeof line);
+	sb_str(&sb, source);
+	sb_str(&sb, " gives a TSC rate of ");
+	sb_u64(&sb, hz);
+	sb_str(&sb, " Hz, outside 100 MHz..10 GHz: not used");
+	results_error(r, "TSC_RATE_IMPLAUSIBLE", line);
+	return false;
+}
+
 static void rough_tsc_rate(struct run_results *r)
 {
 	struct probe_facts *f = &r->facts;
 	uint64_t hz = 0;
-	if (f->hv.timing.valid) {
+	if (f->hv.timing.valid && rough_rate_ok(r, (uint64_t)f->hv.timing.tsc_khz * 1000, "hypervisor timing leaf")) {
 		f->tsc_hz_rough = (uint64_t)f->hv.timing.tsc_khz * 1000;
 		f->tsc_hz_rough_source = "hypervisor timing leaf";
-	} else if (f->cpu.leaf15.valid && f->cpu.leaf15.tsc_hz) {
+	} else if (f->cpu.leaf15.valid && rough_rate_ok(r, f->cpu.leaf15.tsc_hz, "CPUID 0x15")) {
 		f->tsc_hz_rough = f->cpu.leaf15.tsc_hz;
 		f->tsc_hz_rough_source = "CPUID 0x15";
-	} else if ((hz = calibrate_rough(&f->acpi.pm_timer)) != 0) {
+	} else if (rough_rate_ok(r, hz = calibrate_rough(&f->acpi.pm_timer), "the ACPI PM timer calibration")) {
 		f->tsc_hz_rough = hz;
 		f->tsc_hz_rough_source = "10 ms against the ACPI PM timer";
 	} else {

@@ -121,3 +121,8 @@ uint64_t rate_ns_to_cycles(uint64_t ns, uint64_t tsc_hz)
 {
 	return div_round((unsigned __int128)ns * tsc_hz, NS_PER_SEC);
 }
+
+bool rate_tsc_hz_plausible(uint64_t hz)
+{
+	return hz >= RATE_TSC_HZ_MIN && hz <= RATE_TSC_HZ_MAX;
+}

@@ -15,6 +15,8 @@ static const struct {
 #define SAMPLES_MIN 16
 #define SAMPLES_MAX 1000000
 #define WINDOW_MS_MAX 60000
+#define WAIT_MAX_S 3600
+#define PROBLEM_WORD_MAX 40
 
 const char *settings_mode_name(enum run_mode m)
 {
@@ -25,12 +27,16 @@ const char *settings_mode_name(enum run_mode m)
 	}
 }
 
+/* A mode is a set of defaults: fields a word named keep their value. */
 static void apply_mode(struct settings *s, enum run_mode m)
 {
 	s->mode = m;
-	s->samples = mode_defaults[m].samples;
-	s->freq_window_ms = mode_defaults[m].freq_window_ms;
-	s->gaps_window_ms = mode_defaults[m].gaps_window_ms;
+	if (!(s->explicit_mask & SETTINGS_EXPLICIT_SAMPLES))
+		s->samples = mode_defaults[m].samples;
+	if (!(s->explicit_mask & SETTINGS_EXPLICIT_FREQ_WINDOW))
+		s->freq_window_ms = mode_defaults[m].freq_window_ms;
+	if (!(s->explicit_mask & SETTINGS_EXPLICIT_GAPS_WINDOW))
+		s->gaps_window_ms = mode_defaults[m].gaps_window_ms;
 	s->source_budget_ms = mode_defaults[m].source_budget_ms;
 }
 
@@ -42,16 +48,21 @@ void settings_defaults(struct settings *s)
 	s->wait_key_seconds = -1;
 }
 
-static void problem(struct settings *s, const char *what, const char *word, size_t n)
+void settings_problem(struct settings *s, const char *what, const char *word, size_t n)
 {
-	if (s->problem_count >= SETTINGS_MAX_PROBLEMS)
+	if (s->problem_count >= SETTINGS_MAX_PROBLEMS) {
+		s->problems_dropped++;
 		return;
+	}
 	struct strbuf sb;
 	sb_init(&sb, s->problems[s->problem_count++], sizeof s->problems[0]);
 	sb_str(&sb, what);
-	sb_str(&sb, ": ");
-	for (size_t i = 0; i < n && i < 40; i++)
+	if (n)
+		sb_str(&sb, ": ");
+	for (size_t i = 0; i < n && i < PROBLEM_WORD_MAX; i++)
 		sb_char(&sb, word[i]);
+	if (n > PROBLEM_WORD_MAX)
+		sb_str(&sb, "...");
 }
 
 static bool parse_number(const char *v, size_t n, uint64_t *out)
@@ -90,9 +101,9 @@ static bool word_is(const char *w, size_t n, const char *lit)
 	return n == l && mem_equal(w, lit, n);
 }
 
-static bool parse_bool(const char *v, size_t n, bool *out)
+static bool parse_bool(const char *v, size_t n, bool has_value, bool *out)
 {
-	if (n == 0 || word_is(v, n, "1") || word_is(v, n, "on") || word_is(v, n, "yes") || word_is(v, n, "true"))
+	if (!has_value || word_is(v, n, "1") || word_is(v, n, "on") || word_is(v, n, "yes") || word_is(v, n, "true"))
 		*out = true;
 	else if (word_is(v, n, "0") || word_is(v, n, "off") || word_is(v, n, "no") || word_is(v, n, "false"))
 		*out = false;
@@ -101,83 +112,187 @@ static bool parse_bool(const char *v, size_t n, bool *out)
 	return true;
 }
 
-static void apply(struct settings *s, const char *key, size_t kn, const char *val, size_t vn, bool has_value)
+static bool number_in(const char *v, size_t n, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	uint64_t num;
-	bool flag;
-	if (word_is(key, kn, "mode")) {
-		if (word_is(val, vn, "quick"))
-			apply_mode(s, MODE_QUICK);
-		else if (word_is(val, vn, "default"))
-			apply_mode(s, MODE_DEFAULT);
-		else if (word_is(val, vn, "thorough"))
-			apply_mode(s, MODE_THOROUGH);
-		else
-			problem(s, "unknown mode", val, vn);
-	} else if (word_is(key, kn, "samples")) {
-		if (parse_number(val, vn, &num) && num >= SAMPLES_MIN && num <= SAMPLES_MAX)
-			s->samples = (uint32_t)num;
-		else
-			problem(s, "samples must be 16..1000000", val, vn);
-	} else if (word_is(key, kn, "window_ms") || word_is(key, kn, "gaps_ms")) {
-		if (parse_number(val, vn, &num) && num >= 1 && num <= WINDOW_MS_MAX) {
-			if (key[0] == 'w')
-				s->freq_window_ms = (uint32_t)num;
-			else
-				s->gaps_window_ms = (uint32_t)num;
-		} else {
-			problem(s, "window must be 1..60000 ms", val, vn);
-		}
-	} else if (word_is(key, kn, "dump") || word_is(key, kn, "selftest") || word_is(key, kn, "gaps_all_cpus")) {
-		if (!parse_bool(val, has_value ? vn : 0, &flag)) {
-			problem(s, "expected on/off", val, vn);
-			return;
-		}
-		if (key[0] == 'd')
-			s->dump = flag;
-		else if (key[0] == 's')
-			s->selftest = flag;
-		else
-			s->gaps_all_cpus = flag;
-	} else if (word_is(key, kn, "serial")) {
-		if (word_is(val, vn, "com1"))
-			num = COM1_PORT;
-		else if (word_is(val, vn, "com2"))
-			num = COM2_PORT;
-		else if (word_is(val, vn, "com3"))
-			num = COM3_PORT;
-		else if (word_is(val, vn, "com4"))
-			num = COM4_PORT;
-		else if (!parse_number(val, vn, &num) || num == 0 || num > 0xfff8) {
-			problem(s, "serial must be com1..com4 or an I/O port", val, vn);
-			return;
-		}
-		s->serial_port = (uint16_t)num;
-		s->serial_from_settings = true;
-	} else if (word_is(key, kn, "wait")) {
-		if (parse_number(val, vn, &num) && num <= 3600)
-			s->wait_key_seconds = (int32_t)num;
-		else
-			problem(s, "wait must be 0..3600 seconds", val, vn);
-	} else if (word_is(key, kn, "resend")) {
-		if (parse_number(val, vn, &num) && num <= SETTINGS_RESEND_MAX_S)
-			s->resend_seconds = (uint32_t)num;
-		else
-			problem(s, "resend must be 0..3600 seconds", val, vn);
-	} else if (word_is(key, kn, "label")) {
-		size_t keep = vn < SETTINGS_LABEL_MAX ? vn : SETTINGS_LABEL_MAX;
-		memcpy(s->label, val, keep);
-		s->label[keep] = 0;
-		if (vn > SETTINGS_LABEL_MAX)
-			problem(s, "label cut to 64 bytes", val, vn);
-	} else {
-		problem(s, "unknown setting", key, kn);
-	}
+	return parse_number(v, n, out) && *out >= lo && *out <= hi;
 }
 
-void settings_parse(struct settings *s, const char *text)
+/* ---- one handler per key: true when the value was applied ---- */
+
+static bool set_mode(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	static const enum run_mode modes[] = { MODE_QUICK, MODE_DEFAULT, MODE_THOROUGH };
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
+		if (word_is(v, n, settings_mode_name(modes[i]))) {
+			apply_mode(s, modes[i]);
+			return true;
+		}
+	return false;
+}
+
+static bool set_samples(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, SAMPLES_MIN, SAMPLES_MAX, &x))
+		return false;
+	s->samples = (uint32_t)x;
+	s->explicit_mask |= SETTINGS_EXPLICIT_SAMPLES;
+	return true;
+}
+
+static bool set_window(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 1, WINDOW_MS_MAX, &x))
+		return false;
+	s->freq_window_ms = (uint32_t)x;
+	s->explicit_mask |= SETTINGS_EXPLICIT_FREQ_WINDOW;
+	return true;
+}
+
+static bool set_gaps_window(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 1, WINDOW_MS_MAX, &x))
+		return false;
+	s->gaps_window_ms = (uint32_t)x;
+	s->explicit_mask |= SETTINGS_EXPLICIT_GAPS_WINDOW;
+	return true;
+}
+
+static bool set_dump(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	return parse_bool(v, n, has_value, &s->dump);
+}
+
+static bool set_selftest(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	return parse_bool(v, n, has_value, &s->selftest);
+}
+
+static bool set_gaps_all_cpus(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	return parse_bool(v, n, has_value, &s->gaps_all_cpus);
+}
+
+static bool set_serial(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	static const struct { const char *name; uint16_t port; } named[] = {
+		{ "com1", COM1_PORT }, { "com2", COM2_PORT }, { "com3", COM3_PORT }, { "com4", COM4_PORT },
+	};
+	uint64_t port = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+		if (word_is(v, n, named[i].name))
+			port = named[i].port;
+	if (!port && !number_in(v, n, 1, 0xfff8, &port))
+		return false;
+	s->serial_port = (uint16_t)port;
+	s->serial_from_settings = true;
+	return true;
+}
+
+static bool set_wait(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 0, WAIT_MAX_S, &x))
+		return false;
+	s->wait_key_seconds = (int32_t)x;
+	return true;
+}
+
+static bool set_resend(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 0, SETTINGS_RESEND_MAX_S, &x))
+		return false;
+	s->resend_seconds = (uint32_t)x;
+	return true;
+}
+
+/* A long label is still applied, cut, and the cut is reported. */
+static bool set_label(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	size_t keep = n < SETTINGS_LABEL_MAX ? n : SETTINGS_LABEL_MAX;
+	memcpy(s->label, v, keep);
+	s->label[keep] = 0;
+	if (n > SETTINGS_LABEL_MAX)
+		settings_problem(s, "label cut to 64 bytes", v, n);
+	return true;
+}
+
+/* The keys.  `bare` keys may stand alone (a flag, or a mode's name for
+ * mode=); `refused` is the problem text when a value does not apply.
+ * A new key is one row and one handler. */
+static const struct setting_key {
+	const char *name;
+	bool (*apply)(struct settings *s, const char *v, size_t n, bool has_value);
+	const char *refused;
+	bool bare;
+} keys[] = {
+	{ "mode", set_mode, "unknown mode", false },
+	{ "samples", set_samples, "samples must be 16..1000000", false },
+	{ "window_ms", set_window, "window must be 1..60000 ms", false },
+	{ "gaps_ms", set_gaps_window, "window must be 1..60000 ms", false },
+	{ "dump", set_dump, "expected on/off", true },
+	{ "selftest", set_selftest, "expected on/off", true },
+	{ "gaps_all_cpus", set_gaps_all_cpus, "expected on/off", true },
+	{ "serial", set_serial, "serial must be com1..com4 or an I/O port", false },
+	{ "wait", set_wait, "wait must be 0..3600 seconds", false },
+	{ "resend", set_resend, "resend must be 0..3600 seconds", false },
+	{ "label", set_label, "label needs a value", false },
+};
+
+static const struct setting_key *find_key(const char *w, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (word_is(w, n, keys[i].name))
+			return &keys[i];
+	return NULL;
+}
+
+/* The UEFI shell passes the image's own path as the first word. */
+static bool looks_like_image_path(const char *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == '\\' || w[i] == '/')
+			return true;
+	return n > 4 && w[n - 4] == '.' && (w[n - 3] | 0x20) == 'e' && (w[n - 2] | 0x20) == 'f' &&
+	       (w[n - 1] | 0x20) == 'i';
+}
+
+static void apply_word(struct settings *s, const char *word, size_t n, bool first)
+{
+	size_t eq = 0;
+	while (eq < n && word[eq] != '=')
+		eq++;
+	if (eq == n) {
+		const struct setting_key *k = find_key(word, n);
+		if (k && k->bare)
+			k->apply(s, "", 0, false);
+		else if (word_is(word, n, "quick") || word_is(word, n, "default") || word_is(word, n, "thorough"))
+			set_mode(s, word, n, true);
+		else if (!(first && looks_like_image_path(word, n)))
+			settings_problem(s, k ? "setting needs a value" : "unknown word", word, n);
+		return;
+	}
+	const struct setting_key *k = find_key(word, eq);
+	if (!k) {
+		settings_problem(s, "unknown setting", word, eq);
+		return;
+	}
+	if (!k->apply(s, word + eq + 1, n - eq - 1, true))
+		settings_problem(s, k->refused, word + eq + 1, n - eq - 1);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+static void parse_words(struct settings *s, const char *text, bool image_path_first)
 {
 	const char *p = text;
+	bool first = image_path_first;
 	/* Bounded by the text's length: every iteration consumes a byte. */
 	while (*p) {
 		if (*p == '#') {
@@ -185,25 +300,83 @@ void settings_parse(struct settings *s, const char *text)
 				p++;
 			continue;
 		}
-		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+		if (is_blank(*p)) {
 			p++;
 			continue;
 		}
 		const char *word = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+		while (*p && !is_blank(*p))
 			p++;
-		size_t n = (size_t)(p - word);
-		size_t eq = 0;
-		while (eq < n && word[eq] != '=')
-			eq++;
-		/* Bare words are the image path from the UEFI shell or flags. */
-		if (eq == n) {
-			if (word_is(word, n, "dump") || word_is(word, n, "selftest") || word_is(word, n, "gaps_all_cpus"))
-				apply(s, word, n, "", 0, false);
-			else if (word_is(word, n, "quick") || word_is(word, n, "thorough"))
-				apply(s, "mode", 4, word, n, true);
-			continue;
-		}
-		apply(s, word, eq, word + eq + 1, n - eq - 1, true);
+		apply_word(s, word, (size_t)(p - word), first);
+		first = false;
 	}
+}
+
+void settings_parse(struct settings *s, const char *text)
+{
+	parse_words(s, text, false);
+}
+
+void settings_parse_load_options(struct settings *s, const char *text)
+{
+	parse_words(s, text, true);
+}
+
+/* ---- \clockprobe.cfg bytes to text ---- */
+
+struct text_out {
+	char *buf;
+	size_t cap, len;
+	bool cut;
+};
+
+/* Non-ASCII becomes '?': no setting holds it, so the word it is in is
+ * reported as unknown, and the report stays ASCII. */
+static void put_char(struct text_out *t, uint32_t c)
+{
+	if (t->len + 1 < t->cap)
+		t->buf[t->len++] = c < 0x80 ? (char)c : '?';
+	else
+		t->cut = true;
+}
+
+static void decode_utf16(const uint8_t *b, size_t n, bool big_endian, struct text_out *t)
+{
+	for (size_t i = 0; i + 1 < n; i += 2) {
+		uint32_t u = big_endian ? (uint32_t)b[i] << 8 | b[i + 1] : (uint32_t)b[i + 1] << 8 | b[i];
+		/* A NUL in a UTF-16 file is a character like any other that
+		 * cannot be in a setting: it separates words, it ends nothing. */
+		put_char(t, u ? u : ' ');
+	}
+}
+
+size_t settings_decode_file(struct settings *s, const uint8_t *raw, size_t n, char *out, size_t cap)
+{
+	struct text_out t = { out, cap, 0, false };
+	if (!cap)
+		return 0;
+	out[0] = 0;
+	if (n > SETTINGS_FILE_MAX) {
+		settings_problem(s, "settings file over 65536 bytes, not read", "", 0);
+		return 0;
+	}
+	if (n >= 2 && ((raw[0] == 0xff && raw[1] == 0xfe) || (raw[0] == 0xfe && raw[1] == 0xff))) {
+		if (n % 2)
+			settings_problem(s, "UTF-16 settings file of odd length", "", 0);
+		decode_utf16(raw + 2, n - 2, raw[0] == 0xfe, &t);
+	} else {
+		size_t i = n >= 3 && raw[0] == 0xef && raw[1] == 0xbb && raw[2] == 0xbf ? 3 : 0;
+		bool nul_seen = false;
+		for (; i < n; i++) {
+			if (!raw[i] && !nul_seen) {
+				nul_seen = true;
+				settings_problem(s, "NUL byte in settings file (UTF-16 needs a BOM)", "", 0);
+			}
+			put_char(&t, raw[i] ? raw[i] : ' ');
+		}
+	}
+	if (t.cut)
+		settings_problem(s, "settings text longer than its buffer, cut", "", 0);
+	out[t.len] = 0;
+	return t.len;
 }

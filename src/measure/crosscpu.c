@@ -274,6 +274,43 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 	c->tested = ok;
 }
 
+static void report_ap_faults(struct run_results *r)
+{
+	const struct ap_fault *list;
+	uint32_t n = fault_ap_faults(&list);
+	for (uint32_t i = 0; i < n && i < FAULT_MAX_AP_FAULTS; i++) {
+		char line[128];
+		struct strbuf sb;
+		if (!__atomic_load_n(&list[i].vector, __ATOMIC_ACQUIRE))
+			continue;
+		sb_init(&sb, line, sizeof line);
+		sb_str(&sb, "AP with APIC id ");
+		sb_u64(&sb, list[i].apic_id);
+		sb_str(&sb, " took ");
+		sb_str(&sb, fault_name(list[i].vector));
+		sb_str(&sb, " at rip 0x");
+		sb_hex(&sb, list[i].rip, 1);
+		sb_str(&sb, " error 0x");
+		sb_hex(&sb, list[i].error_code, 1);
+		sb_str(&sb, "; parked");
+		results_error(r, "AP_FAULT", line);
+	}
+	if (n > FAULT_MAX_AP_FAULTS)
+		results_error(r, "AP_FAULT", "more APs faulted than are listed");
+}
+
+static void stop_phase(struct crosscpu_result *out, uint32_t ap)
+{
+	struct strbuf sb;
+	sb_init(&sb, out->stopped_reason, sizeof out->stopped_reason);
+	sb_str(&sb, "CPU ");
+	sb_u64(&sb, ap);
+	sb_str(&sb, " (APIC id ");
+	sb_u64(&sb, out->cpu[ap].apic_id);
+	sb_str(&sb, out->cpu[ap].arrived ? ") stopped answering" : ") never answered");
+	sb_str(&sb, "; the phase's 2 s stall budget is spent, later CPUs untested");
+}
+
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 {
 	struct platform *p = r->facts.plat;
@@ -334,6 +371,12 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 	 * deadline uses the rough rate.  Past this the firmware may reset the
 	 * AP, which then could not undo its selftest offset. */
 	uint64_t pair_us = (uint64_t)(3 * 3 + SKEW_EXCHANGES + 4) * 200000 * 2;
+	/* What APs that do not answer may cost in all, not per pair: a
+	 * machine with a dead AP finishes in seconds, not minutes. */
+	uint64_t cycles_per_ms = facts_ms_to_cycles(&r->facts, 1);
+	uint64_t stall_left_ms = XCPU_STALL_BUDGET_MS;
+	if (!cycles_per_ms)
+		cycles_per_ms = 1;
 	for (uint32_t i = 0; i < sh.n; i++) {
 		if (i == bsp || !r->cpus[i].enabled)
 			continue;
@@ -343,16 +386,25 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 		bsp_pair(out, i);
 		if (out->cpu[i].tested) {
 			out->tested++;
-		} else {
-			/* Let a straggler finish (it stops at the turn change)
-			 * before the next AP shares the same flags. */
-			sh.turn = UINT32_MAX;
-			p->aps_wait(pair_us);
+			continue;
+		}
+		/* Let a straggler finish (it stops at the turn change) before
+		 * the next AP shares the same flags, within what is left of the
+		 * budget; one that does not ends the phase. */
+		sh.turn = UINT32_MAX;
+		uint64_t t0 = rdtsc();
+		bool finished = p->aps_wait(MIN(pair_us, stall_left_ms * 1000));
+		uint64_t spent_ms = (rdtsc() - t0) / cycles_per_ms;
+		stall_left_ms = spent_ms < stall_left_ms ? stall_left_ms - spent_ms : 0;
+		if (!finished || !stall_left_ms) {
+			stop_phase(out, i);
+			break;
 		}
 	}
 	sh.stop = 1;
 	sh.turn = UINT32_MAX;
-	p->aps_wait(2000000);
+	p->aps_wait(MIN(2000000, stall_left_ms * 1000));
+	report_ap_faults(r);
 	if (sh.kvmclock) {
 		kvmclock_unregister_this_cpu();
 		out->kvmclock_tested = true;

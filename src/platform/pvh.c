@@ -11,6 +11,7 @@
 #include "acpi.h"
 #include "cpuid.h"
 #include "discover.h"
+#include "memmap.h"
 
 #define HVM_START_MAGIC 0x336ec578u
 #define E820_RAM 1
@@ -48,7 +49,12 @@ extern char __image_end[];
 static struct platform plat;
 static struct acpi_info acpi;
 static char cmdline[2048];
+static bool cmdline_cut;
 static uint64_t pool_next, pool_end;
+/* The VMM's E820-style map, copied at entry (the start info is the VMM's
+ * memory and may lie anywhere). */
+static struct memmap_range memmap[128];
+static size_t memmap_count;
 
 /* ------------------------------------------------ tables in low memory */
 
@@ -129,6 +135,29 @@ static void pool_init(const struct hvm_start_info *si)
 	}
 }
 
+static void copy_memmap(const struct hvm_start_info *si)
+{
+	if (!si || si->version < 1 || !si->memmap_paddr || si->memmap_paddr >= MAPPED_LIMIT)
+		return;
+	const struct hvm_memmap_entry *map = (const void *)(uintptr_t)si->memmap_paddr;
+	for (uint32_t i = 0; i < si->memmap_entries && memmap_count < ARRAY_SIZE(memmap); i++) {
+		struct memmap_range *r = &memmap[memmap_count++];
+		r->base = map[i].addr;
+		r->length = map[i].size;
+		r->type = map[i].type;
+		r->kind = memmap_kind_of_e820_type(map[i].type);
+	}
+	/* Entries past ours could describe RAM: check against none. */
+	if (si->memmap_entries > ARRAY_SIZE(memmap))
+		memmap_count = 0;
+}
+
+static const char *pvh_mmio_write_refusal(uint64_t phys, uint64_t len)
+{
+	static char why[96];
+	return memmap_write_refusal(memmap, memmap_count, "PVH memory map", phys, len, why, sizeof why);
+}
+
 static void *pvh_alloc_pages(size_t bytes)
 {
 	uint64_t size = page_up(bytes);
@@ -151,14 +180,14 @@ static void copy_cmdline(const struct hvm_start_info *si)
 	for (; n + 1 < sizeof cmdline && src[n]; n++)
 		cmdline[n] = src[n];
 	cmdline[n] = 0;
+	cmdline_cut = src[n] != 0;
 }
 
-static size_t pvh_read_settings(char *buf, size_t cap)
+static void pvh_read_settings(struct settings *s)
 {
-	if (!cap)
-		return 0;
-	str_copy(buf, cap, cmdline);
-	return str_len(buf);
+	if (cmdline_cut)
+		settings_problem(s, "command line longer than its buffer, cut", "", 0);
+	settings_parse(s, cmdline);
 }
 
 /* The core has already written isa-debug-exit when a harness listens.
@@ -195,6 +224,7 @@ void pvh_main(uint32_t start_info_phys)
 	const struct hvm_start_info *si = start_info(start_info_phys);
 	copy_cmdline(si);
 	pool_init(si);
+	copy_memmap(si);
 	find_rsdp(si);
 	find_smbios();
 
@@ -202,6 +232,7 @@ void pvh_main(uint32_t start_info_phys)
 	plat.firmware_absent_reason = "direct kernel boot (PVH): no firmware";
 	plat.alloc_pages = pvh_alloc_pages;
 	plat.read_settings = pvh_read_settings;
+	plat.mmio_write_refusal = pvh_mmio_write_refusal;
 	plat.power_off = pvh_power_off;
 
 	if (plat.acpi_rsdp && acpi_parse(&acpi, plat.acpi_rsdp, identity_map, NULL) == 0 &&

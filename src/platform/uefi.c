@@ -3,6 +3,7 @@
 #include <efi.h>
 #include <efilib.h>
 #include "platform.h"
+#include "memmap.h"
 #include "probe.h"
 
 /* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
@@ -157,40 +158,74 @@ static bool uefi_aps_wait(uint64_t timeout_us)
 	return all_done;
 }
 
-static size_t append_ascii(char *buf, size_t cap, size_t len, const CHAR16 *s, size_t max_chars)
+/* UTF-16 load options to ASCII ('?' for the rest); false when cut. */
+static bool options_to_ascii(char *buf, size_t cap, const CHAR16 *s, size_t max_chars)
 {
-	for (size_t i = 0; i < max_chars && s[i] && len + 1 < cap; i++)
+	size_t len = 0, i = 0;
+	for (; i < max_chars && s[i] && len + 1 < cap; i++)
 		buf[len++] = s[i] < 0x80 ? (char)s[i] : '?';
 	buf[len] = 0;
-	return len;
+	return i == max_chars || !s[i];
 }
 
-static size_t uefi_read_settings(char *buf, size_t cap)
+/* Reads SETTINGS_FILE_MAX + 1 bytes at most: a file that fills them is
+ * too long, and is refused whole rather than cut. */
+static void read_settings_file(struct settings *s)
 {
-	size_t len = 0;
-	if (!cap)
-		return 0;
-	buf[0] = 0;
-	if (boot_volume) {
-		EFI_FILE_HANDLE f;
-		if (uefi_call_wrapper(boot_volume->Open, 5, boot_volume, &f, L"\\clockprobe.cfg",
-				      EFI_FILE_MODE_READ, 0) == EFI_SUCCESS) {
-			UINTN n = cap / 2;
-			if (uefi_call_wrapper(f->Read, 3, f, &n, buf) == EFI_SUCCESS)
-				len = n;
-			uefi_call_wrapper(f->Close, 1, f);
-			buf[len++] = '\n';
-			buf[len] = 0;
-		}
+	static uint8_t raw[SETTINGS_FILE_MAX + 1];
+	static char text[SETTINGS_FILE_MAX + 1];
+	EFI_FILE_HANDLE f;
+	if (!boot_volume || uefi_call_wrapper(boot_volume->Open, 5, boot_volume, &f, L"\\clockprobe.cfg",
+					      EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
+		return;
+	UINTN n = sizeof raw;
+	EFI_STATUS st = uefi_call_wrapper(f->Read, 3, f, &n, raw);
+	uefi_call_wrapper(f->Close, 1, f);
+	if (st != EFI_SUCCESS) {
+		settings_problem(s, "\\clockprobe.cfg could not be read", "", 0);
+		return;
 	}
-	/* Load options from the shell start with the image name; the parser
-	 * ignores words that are not key=value, so they can be passed whole. */
+	settings_decode_file(s, raw, n, text, sizeof text);
+	settings_parse(s, text);
+}
+
+static void uefi_read_settings(struct settings *s)
+{
+	static char options[4096];
+	read_settings_file(s);
 	EFI_LOADED_IMAGE *li;
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) == EFI_SUCCESS &&
 	    li->LoadOptions && li->LoadOptionsSize >= 2) {
-		len = append_ascii(buf, cap, len, li->LoadOptions, li->LoadOptionsSize / 2);
+		if (!options_to_ascii(options, sizeof options, li->LoadOptions, li->LoadOptionsSize / 2))
+			settings_problem(s, "load options longer than 4095 characters, cut", "", 0);
+		settings_parse_load_options(s, options);
 	}
-	return len;
+}
+
+/* The map as it is now: boot services may change it between calls. */
+static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
+{
+	static struct memmap_range ranges[1024];
+	static char why[96];
+	UINTN entries = 0, key, desc_size;
+	UINT32 desc_version;
+	EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&entries, &key, &desc_size, &desc_version);
+	size_t n = 0;
+	if (map) {
+		for (UINTN i = 0; i < entries && n < ARRAY_SIZE(ranges); i++) {
+			const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const uint8_t *)map + i * desc_size);
+			ranges[n].base = d->PhysicalStart;
+			ranges[n].length = d->NumberOfPages << 12;
+			ranges[n].type = d->Type;
+			ranges[n].kind = memmap_kind_of_uefi_type(d->Type);
+			n++;
+		}
+		FreePool(map);
+		/* A map longer than ours: what is left unread could be RAM. */
+		if (entries > ARRAY_SIZE(ranges))
+			return "UEFI memory map has over 1024 entries";
+	}
+	return memmap_write_refusal(ranges, n, "UEFI memory map", phys, len, why, sizeof why);
 }
 
 static const char *uefi_write_file(const char *name, const void *data, size_t len)
@@ -362,6 +397,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.read_settings = uefi_read_settings;
 	plat.write_file = uefi_write_file;
 	plat.get_time = uefi_get_time;
+	plat.mmio_write_refusal = uefi_mmio_write_refusal;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
 

@@ -48,8 +48,55 @@ bool report_build_json(struct json *j, const struct run_results *r)
 		json_object_end(j);
 	}
 	json_array_end(j);
+	json_u64(j, "errors_dropped", r->errors_dropped);
 	if (r->raw.captured)
 		raw_json(j, r);
 	json_object_end(j);
 	return json_ok(j);
+}
+
+/* Room kept for what follows the raw tables: their closing brackets and
+ * the raw_truncated count. */
+#define RAW_TAIL_RESERVE 256
+
+static size_t try_build(const struct run_results *r, char *buf, size_t cap)
+{
+	struct json j;
+	json_init(&j, buf, cap);
+	return report_build_json(&j, r) ? j.len : 0;
+}
+
+size_t report_build_whole(struct run_results *r, char *buf, size_t cap)
+{
+	size_t len = try_build(r, buf, cap);
+	if (len || !r->raw.captured)
+		return len;
+	/* The size of everything but the table data (error text included):
+	 * build with a budget of one byte, then hand the rest to the data. */
+	char line[160];
+	struct strbuf sb;
+	results_error(r, "RAW_TRUNCATED", "");
+	struct run_error *e = r->error_count ? &r->errors[r->error_count - 1] : NULL;
+	r->raw.data_budget = 1;
+	size_t bare = try_build(r, buf, cap);
+	if (bare && bare + RAW_TAIL_RESERVE < cap) {
+		r->raw.data_budget = cap - bare - RAW_TAIL_RESERVE;
+		if (e && str_equal(e->code, "RAW_TRUNCATED")) {
+			sb_init(&sb, line, sizeof line);
+			sb_u64(&sb, report_raw_tables_omitted(r));
+			sb_str(&sb, " ACPI table dumps left out: the report buffer holds ");
+			sb_u64(&sb, cap);
+			sb_str(&sb, " bytes");
+			str_copy(e->message, sizeof e->message, line);
+		}
+		len = try_build(r, buf, cap);
+		if (len)
+			return len;
+	}
+	r->raw.captured = false;
+	if (e && str_equal(e->code, "RAW_TRUNCATED")) {
+		e->code = "RAW_DROPPED";
+		str_copy(e->message, sizeof e->message, "the raw part did not fit the report buffer at all: left out");
+	}
+	return try_build(r, buf, cap);
 }

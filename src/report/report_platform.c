@@ -205,6 +205,8 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_object_end(j);
 	}
 	json_array_end(j);
+	json_u64(j, "tables_dropped", a->tables_dropped);
+	json_u64(j, "errors_dropped", a->errors_dropped);
 	json_object_begin(j, "pm_timer");
 	json_bool(j, "present", a->pm_timer.present);
 	if (a->pm_timer.present) {
@@ -325,6 +327,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	json_object_end(j);
 	json_object_begin(j, "smbios");
 	json_bool(j, "present", r->smbios.present);
+	json_u64(j, "errors_dropped", r->smbios.errors_dropped);
 	json_string(j, "manufacturer", r->smbios.present ? r->smbios.manufacturer : NULL);
 	json_string(j, "product", r->smbios.present ? r->smbios.product : NULL);
 	json_string(j, "version", r->smbios.present ? r->smbios.version : NULL);

@@ -51,6 +51,7 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
 	if (x->absent_reason[0])
 		json_string(j, "note", x->absent_reason);
+	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
 	json_array_begin(j, "per_cpu");
 	for (uint32_t i = 0; i < x->cpu_count; i++) {
 		const struct xcpu_cpu *c = &x->cpu[i];
@@ -180,6 +181,19 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 	json_object_end(j);
 }
 
+/* Tables go in, in order, while their base64 fits what is left of the
+ * budget; a large one left out does not stop a smaller one after it. */
+static bool raw_fits(size_t *budget, bool limited, uint32_t length)
+{
+	size_t b64 = ((size_t)length + 2) / 3 * 4;
+	if (!limited)
+		return true;
+	if (b64 > *budget)
+		return false;
+	*budget -= b64;
+	return true;
+}
+
 void raw_json(struct json *j, const struct run_results *r)
 {
 	const struct raw_capture *c = &r->raw;
@@ -202,6 +216,8 @@ void raw_json(struct json *j, const struct run_results *r)
 		json_base64(j, "data", (const void *)(uintptr_t)a->rsdp.address, a->rsdp.length);
 		json_object_end(j);
 	}
+	size_t budget = c->data_budget;
+	uint32_t omitted = 0;
 	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++) {
 		const struct acpi_table *t = &a->tables[i];
 		if (!t->readable)
@@ -210,10 +226,27 @@ void raw_json(struct json *j, const struct run_results *r)
 		json_string(j, "signature", t->signature);
 		json_u64(j, "address", t->address);
 		hex_json(j, "address_hex", t->address);
-		json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
+		if (raw_fits(&budget, c->data_budget != 0, t->length)) {
+			json_base64(j, "data", (const void *)(uintptr_t)t->address, t->length);
+		} else {
+			json_null(j, "data");
+			omitted++;
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);
+	json_u64(j, "raw_truncated", omitted);
 	json_object_end(j);
+}
+
+uint32_t report_raw_tables_omitted(const struct run_results *r)
+{
+	const struct acpi_info *a = &r->facts.acpi;
+	size_t budget = r->raw.data_budget;
+	uint32_t omitted = 0;
+	for (uint32_t i = 0; i < a->table_count && i < ACPI_MAX_TABLES; i++)
+		if (a->tables[i].readable && !raw_fits(&budget, r->raw.data_budget != 0, a->tables[i].length))
+			omitted++;
+	return omitted;
 }
 

@@ -28,8 +28,10 @@ uint64_t results_tsc_hz(const struct run_results *r)
 
 void results_error(struct run_results *r, const char *code, const char *message)
 {
-	if (r->error_count >= MAX_RUN_ERRORS)
+	if (r->error_count >= MAX_RUN_ERRORS) {
+		r->errors_dropped++;
 		return;
+	}
 	r->errors[r->error_count].code = code;
 	str_copy(r->errors[r->error_count].message, sizeof r->errors[0].message, message);
 	r->error_count++;

@@ -6,6 +6,7 @@
  * configuration restored in finish(). */
 #include "hpet_regs.h"
 #include "measure.h"
+#include "platform.h"
 #include "arch.h"
 #include "fault.h"
 #include "rate.h"
@@ -76,6 +77,19 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 	saved_config = config;
 	we_enabled = false;
 	if (!(config & HPET_ENABLE_CNF)) {
+		/* The one write the probe makes at an address a table gave:
+		 * only into device memory, never RAM a bad table points at.
+		 * An HPET already running is still measured, read-only. */
+		const char *refused = f->plat->mmio_write_refusal
+					      ? f->plat->mmio_write_refusal(hpet_base, HPET_BLOCK_BYTES)
+					      : "the platform has no memory map to check";
+		if (refused) {
+			struct strbuf sb;
+			sb_init(&sb, d->reason, sizeof d->reason);
+			sb_str(&sb, "HPET halted and not enabled: ");
+			sb_str(&sb, refused);
+			return SOURCE_ERROR;
+		}
 		/* Linux's hpet_start_counter without zeroing the counter: the
 		 * firmware may have a use for its value. */
 		fault = mmio_write32_safe(hpet_base + HPET_CONFIG, config | HPET_ENABLE_CNF);

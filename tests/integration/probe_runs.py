@@ -14,6 +14,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import cpqemu  # noqa: E402
 from cptools.boot import boot_probe  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile  # noqa: E402
 
 ICOUNT = ["-icount", "shift=0,sleep=off"]
 
@@ -49,6 +51,10 @@ CONFIGS = {
                                 timeout=240, kvm=True),
 }
 
+# The hostile machine (tests/integration/hostile.py): bad tables, odd
+# strings, missing devices, bad settings.
+CONFIGS.update(hostile.configs())
+
 _lock = threading.Lock()
 _results = {}
 
@@ -71,6 +77,10 @@ def _boot(name):
     cfg = dict(CONFIGS[name])
     timeout = cfg.pop("timeout", 180)
     settings = cfg.pop("cfg", None)
+    settings_bytes = cfg.pop("cfg_bytes", None)
+    pre = cfg.pop("pre", None)
+    if pre:
+        pre()
     boot = cfg.pop("boot", "uefi")
     writable = cfg.pop("writable", False)
     cfg.pop("exit_status", None)  # for base.py: what QEMU should exit with
@@ -86,11 +96,11 @@ def _boot(name):
             shutil.copyfile(image, copy)
             image = copy
             cfg["snapshot"] = False
-        if settings is not None:
+        if settings is not None or settings_bytes is not None:
             esp = os.path.join(work, "esp")
             os.makedirs(esp, exist_ok=True)
-            with open(os.path.join(esp, "clockprobe.cfg"), "w") as f:
-                f.write(settings)
+            with open(os.path.join(esp, "clockprobe.cfg"), "wb") as f:
+                f.write(settings_bytes if settings_bytes is not None else settings.encode())
         log_dir = os.path.join(REPO, "build", "integration")
         os.makedirs(log_dir, exist_ok=True)
         # The vars copy and a fat boot's ESP go into `work`, next to the

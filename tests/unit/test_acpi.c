@@ -873,6 +873,37 @@ TEST(table_list_overflow_is_counted)
 	fixture_free(&f);
 }
 
+/* A large server's XSDT: 70 tables before the ones the probe decodes.
+ * The FADT, MADT and HPET land past tables[] and are still decoded. */
+TEST(tables_past_the_list_are_still_decoded)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35");
+	struct region *r = region(&f, "RSDT.bin");
+	uint32_t waet = (uint32_t)region(&f, "WAET.bin")->addr;
+	uint32_t body = r->len - 36, extra = 70 * 4;
+	uint8_t *d = malloc(r->len + extra);
+	memcpy(d, r->data, 36);
+	for (uint32_t i = 0; i < 70; i++)
+		memcpy(d + 36 + 4 * i, &waet, 4);
+	memcpy(d + 36 + extra, r->data + 36, body);
+	free(r->data);
+	r->data = d;
+	r->len += extra;
+	memcpy(r->data + 4, &r->len, 4);
+	fix_table_checksum(r);
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK_EQ_U64(info.table_count, ACPI_MAX_TABLES);
+	CHECK(info.tables_dropped > 0);
+	CHECK(info.fadt.present);
+	CHECK(info.pm_timer.present);
+	CHECK(info.madt.present);
+	CHECK(info.hpet.present && info.hpet.usable);
+	CHECK(!acpi_has_error(&info, "ACPI_NO_FADT"));
+	fixture_free(&f);
+}
+
 TEST(error_list_overflow_is_counted)
 {
 	struct fixture f;

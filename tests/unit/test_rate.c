@@ -199,3 +199,14 @@ TEST(rate_cycles_ns)
 	CHECK_EQ_U64(rate_cycles_to_ns(1ull << 40, 1ull << 30),
 		     1024000000000ull);
 }
+
+TEST(rate_tsc_plausible_range)
+{
+	CHECK(rate_tsc_hz_plausible(2445000000ull));
+	CHECK(rate_tsc_hz_plausible(RATE_TSC_HZ_MIN));
+	CHECK(rate_tsc_hz_plausible(RATE_TSC_HZ_MAX));
+	CHECK(!rate_tsc_hz_plausible(RATE_TSC_HZ_MIN - 1));
+	CHECK(!rate_tsc_hz_plausible(RATE_TSC_HZ_MAX + 1));
+	CHECK(!rate_tsc_hz_plausible(1000)); /* a kHz leaf read as Hz */
+	CHECK(!rate_tsc_hz_plausible(0xffffffffull * 1000)); /* garbage tsc_khz */
+}

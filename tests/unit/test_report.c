@@ -17,7 +17,7 @@ static const struct clock_source fake_sources[SOURCE_ID_COUNT] = {
 
 static struct platform plat = { .boot = "pvh" };
 static struct run_results run;
-static char buf_a[1 << 20], buf_b[1 << 20];
+static char buf_a[1 << 21], buf_b[1 << 21];
 
 /* A TCG-like run: a TSC read under the 25-tick step, a PM timer above it. */
 static void fill(struct run_results *r)
@@ -205,4 +205,80 @@ TEST(summary_aligns_every_name_and_shows_warnings_and_errors)
 	CHECK(screen);
 	CHECK(line_with("12.34 % of the time lost", NULL) != NULL);
 	CHECK(line_with("Why tsc: Linux keeps the registered clocksource with the highest rating", NULL) != NULL);
+}
+
+/* Tables in host memory the dump reads as if at their physical address. */
+static uint8_t big_table[200000], small_table[100];
+
+static void fill_with_dump(struct run_results *r)
+{
+	fill(r);
+	r->raw.captured = true;
+	struct acpi_info *a = &r->facts.acpi;
+	memcpy(big_table, "SSDT", 4);
+	memcpy(small_table, "HPET", 4);
+	const struct { uint8_t *p; uint32_t n; const char *sig; } t[] = {
+		{ big_table, sizeof big_table, "SSDT" }, { small_table, sizeof small_table, "HPET" },
+		{ big_table, sizeof big_table, "SSDT" },
+	};
+	for (unsigned i = 0; i < 3; i++) {
+		struct acpi_table *e = &a->tables[a->table_count++];
+		strcpy(e->signature, t[i].sig);
+		e->address = (uintptr_t)t[i].p;
+		e->length = t[i].n;
+		e->readable = true;
+	}
+}
+
+/* The whole report always comes out: data that does not fit is left out
+ * table by table, counted and named; the rest stays valid. */
+TEST(report_dump_too_big_drops_table_data_not_the_report)
+{
+	fill_with_dump(&run);
+	size_t whole = report_build_whole(&run, buf_a, sizeof buf_a);
+	CHECK(whole > 0);
+	CHECK(balanced(buf_a, whole));
+	buf_a[whole] = 0;
+	CHECK(strstr(buf_a, "\"raw_truncated\":0") != NULL);
+	CHECK(strstr(buf_a, "RAW_TRUNCATED") == NULL);
+
+	/* Room for the report and one 200 kB table's 267 kB of base64, not two. */
+	fill_with_dump(&run);
+	size_t cap = whole - 200000 * 4 / 3 + 1000;
+	size_t n = report_build_whole(&run, buf_b, cap);
+	CHECK(n > 0 && n < cap);
+	CHECK(balanced(buf_b, n));
+	buf_b[n] = 0;
+	CHECK(strstr(buf_b, "\"raw_truncated\":1") != NULL);
+	CHECK(strstr(buf_b, "\"code\":\"RAW_TRUNCATED\",\"message\":\"1 ACPI table dumps left out") != NULL);
+	CHECK(strstr(buf_b, "\"signature\":\"HPET\",\"address\":") != NULL);
+	CHECK_EQ_U64(report_raw_tables_omitted(&run), 1);
+
+	/* Not even the bare raw part fits: it goes, the report stays. */
+	fill_with_dump(&run);
+	size_t bare_cap = build(buf_a, sizeof buf_a);
+	fill_with_dump(&run);
+	run.raw.captured = false;
+	size_t no_raw = build(buf_a, sizeof buf_a);
+	fill_with_dump(&run);
+	n = report_build_whole(&run, buf_b, no_raw + 200);
+	(void)bare_cap;
+	CHECK(n > 0);
+	CHECK(balanced(buf_b, n));
+	buf_b[n] = 0;
+	CHECK(strstr(buf_b, "\"code\":\"RAW_DROPPED\"") != NULL);
+	CHECK(strstr(buf_b, "\"raw\":") == NULL);
+}
+
+TEST(report_counts_every_drop)
+{
+	fill(&run);
+	run.facts.acpi.tables_dropped = 7;
+	run.facts.acpi.errors_dropped = 3;
+	for (unsigned i = 0; i < MAX_RUN_ERRORS + 2; i++)
+		results_error(&run, "X", "y");
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"tables_dropped\":7,\"errors_dropped\":3") != NULL);
+	CHECK(strstr(buf_a, "],\"errors_dropped\":2") != NULL);
 }

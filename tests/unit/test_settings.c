@@ -19,10 +19,10 @@ TEST(settings_from_a_file_and_the_shell)
 	settings_defaults(&s);
 	/* \clockprobe.cfg with a comment, then UEFI shell load options that
 	 * start with the image path. */
-	settings_parse(&s, "# thorough run\nmode=thorough\r\n"
-			   "FS0:\\EFI\\BOOT\\BOOTX64.EFI samples=0x800 dump serial=com2 wait=0 selftest=off");
+	settings_parse(&s, "# thorough run\nmode=thorough\r\n");
+	settings_parse_load_options(&s, "FS0:\\EFI\\BOOT\\BOOTX64.EFI samples=0x800 dump serial=com2 wait=0 selftest=off");
 	CHECK_EQ_U64(s.mode, MODE_THOROUGH);
-	CHECK_EQ_U64(s.samples, 2048); /* later words win */
+	CHECK_EQ_U64(s.samples, 2048); /* explicit values win over the mode */
 	CHECK_EQ_U64(s.freq_window_ms, 1000);
 	CHECK(s.dump);
 	CHECK(!s.selftest);
@@ -44,10 +44,119 @@ TEST(settings_bad_values_are_named)
 	CHECK_EQ_U64(s.mode, MODE_DEFAULT);
 }
 
-TEST(settings_problem_list_is_bounded)
+TEST(settings_problem_list_is_bounded_and_counts_the_rest)
 {
 	struct settings s;
 	settings_defaults(&s);
-	settings_parse(&s, "a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1");
+	settings_parse(&s, "a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1 j=1 k=1 l=1 m=1 n=1 o=1 p=1 q=1 r=1 s=1");
 	CHECK_EQ_U64(s.problem_count, SETTINGS_MAX_PROBLEMS);
+	CHECK_EQ_U64(s.problems_dropped, 19 - SETTINGS_MAX_PROBLEMS);
+}
+
+/* mode= sets defaults; explicit values win wherever they stand. */
+TEST(settings_mode_order_does_not_matter)
+{
+	struct settings a, b;
+	settings_defaults(&a);
+	settings_defaults(&b);
+	settings_parse(&a, "samples=100 mode=quick window_ms=7");
+	settings_parse(&b, "window_ms=7 mode=quick samples=100");
+	CHECK_EQ_U64(a.samples, 100);
+	CHECK_EQ_U64(b.samples, 100);
+	CHECK_EQ_U64(a.freq_window_ms, 7);
+	CHECK_EQ_U64(b.freq_window_ms, 7);
+	CHECK_EQ_U64(a.gaps_window_ms, 50); /* not named: the mode's */
+	CHECK_EQ_U64(a.mode, MODE_QUICK);
+	CHECK_EQ_U64(b.mode, MODE_QUICK);
+	CHECK_EQ_U64(a.problem_count + b.problem_count, 0);
+	/* the same key twice: the later word */
+	settings_parse(&a, "samples=200 samples=300");
+	CHECK_EQ_U64(a.samples, 300);
+}
+
+TEST(settings_every_bare_word_is_accounted_for)
+{
+	struct settings s;
+	settings_defaults(&s);
+	settings_parse(&s, "dump quick smaples=100 dmup samples wiat=3");
+	CHECK(s.dump);
+	CHECK_EQ_U64(s.mode, MODE_QUICK);
+	CHECK_EQ_U64(s.problem_count, 4);
+	CHECK_STR(s.problems[0], "unknown setting: smaples");
+	CHECK_STR(s.problems[1], "unknown word: dmup");
+	CHECK_STR(s.problems[2], "setting needs a value: samples");
+	CHECK_STR(s.problems[3], "unknown setting: wiat");
+	/* a path is skipped only as the first word of load options */
+	settings_defaults(&s);
+	settings_parse(&s, "\\EFI\\BOOT\\BOOTX64.EFI");
+	CHECK_EQ_U64(s.problem_count, 1);
+	settings_defaults(&s);
+	settings_parse_load_options(&s, "clockprobe.efi quick x.efi");
+	CHECK_EQ_U64(s.problem_count, 1);
+	CHECK_STR(s.problems[0], "unknown word: x.efi");
+}
+
+static void decode_and_parse(struct settings *s, const uint8_t *raw, size_t n)
+{
+	static char text[SETTINGS_FILE_MAX + 1];
+	settings_decode_file(s, raw, n, text, sizeof text);
+	settings_parse(s, text);
+}
+
+TEST(settings_file_utf16_with_bom_either_order)
+{
+	static const uint8_t le[] = { 0xff, 0xfe, 's', 0, 'a', 0, 'm', 0, 'p', 0, 'l', 0, 'e', 0, 's', 0, '=', 0,
+				      '9', 0, '9', 0, '\r', 0, '\n', 0, 'd', 0, 'u', 0, 'm', 0, 'p', 0 };
+	static const uint8_t be[] = { 0xfe, 0xff, 0, 'w', 0, 'a', 0, 'i', 0, 't', 0, '=', 0, '5' };
+	struct settings s;
+	settings_defaults(&s);
+	decode_and_parse(&s, le, sizeof le);
+	CHECK_EQ_U64(s.samples, 99);
+	CHECK(s.dump);
+	decode_and_parse(&s, be, sizeof be);
+	CHECK_EQ_I64(s.wait_key_seconds, 5);
+	CHECK_EQ_U64(s.problem_count, 0);
+}
+
+TEST(settings_file_utf8_bom_nul_and_non_ascii)
+{
+	static const uint8_t bom[] = { 0xef, 0xbb, 0xbf, 'd', 'u', 'm', 'p' };
+	static const uint8_t nul[] = { 's', 0, 'a', 0 };
+	static const uint8_t accent[] = { 'm', 'o', 'd', 'e', '=', 'q', 0xc3, 0xbc, 'i', 'c', 'k' };
+	struct settings s;
+	settings_defaults(&s);
+	decode_and_parse(&s, bom, sizeof bom);
+	CHECK(s.dump);
+	CHECK_EQ_U64(s.problem_count, 0);
+	decode_and_parse(&s, nul, sizeof nul);
+	CHECK(s.problem_count >= 1);
+	CHECK(strstr(s.problems[0], "NUL byte") != NULL);
+	settings_defaults(&s);
+	decode_and_parse(&s, accent, sizeof accent);
+	CHECK_EQ_U64(s.problem_count, 1);
+	CHECK_STR(s.problems[0], "unknown mode: q??ick");
+}
+
+/* Read whole or not at all: a cut could turn window_ms=1000 into 10. */
+TEST(settings_file_oversize_is_refused_whole)
+{
+	static uint8_t big[SETTINGS_FILE_MAX + 1];
+	static char text[SETTINGS_FILE_MAX + 1];
+	struct settings s;
+	memset(big, ' ', sizeof big);
+	memcpy(big + sizeof big - 14, "window_ms=1000", 14);
+	settings_defaults(&s);
+	CHECK_EQ_U64(settings_decode_file(&s, big, sizeof big, text, sizeof text), 0);
+	CHECK_EQ_U64(s.problem_count, 1);
+	CHECK(strstr(s.problems[0], "over 65536 bytes") != NULL);
+	/* exactly the limit is read, the last word included */
+	settings_defaults(&s);
+	CHECK_EQ_U64(settings_decode_file(&s, big + 1, SETTINGS_FILE_MAX, text, sizeof text), SETTINGS_FILE_MAX);
+	settings_parse(&s, text);
+	CHECK_EQ_U64(s.freq_window_ms, 1000);
+	CHECK_EQ_U64(s.problem_count, 0);
+	/* a buffer too small is named, not silent */
+	settings_defaults(&s);
+	settings_decode_file(&s, big, 100, text, 10);
+	CHECK_EQ_U64(s.problem_count, 1);
 }

@@ -1,0 +1,66 @@
+#include "memmap.h"
+#include "strbuf.h"
+
+/* UEFI spec, EFI_MEMORY_TYPE: 0 reserved, 11 MMIO, 12 MMIO port space
+ * are not memory.  Every other type (conventional, loader, boot and
+ * runtime services, ACPI reclaim and NVS, unusable, persistent,
+ * unaccepted) is RAM, and so is a type this code does not know. */
+enum memmap_kind memmap_kind_of_uefi_type(uint32_t type)
+{
+	return type == 0 || type == 11 || type == 12 ? MEMMAP_DEVICE : MEMMAP_RAM;
+}
+
+/* E820 (ACPI spec, Address Range Types): 2 is reserved; 1 RAM, 3 ACPI
+ * reclaim, 4 NVS, 5 unusable, 7 persistent memory and unknown types are
+ * treated as RAM. */
+enum memmap_kind memmap_kind_of_e820_type(uint32_t type)
+{
+	return type == 2 ? MEMMAP_DEVICE : MEMMAP_RAM;
+}
+
+enum memmap_kind memmap_classify(const struct memmap_range *map, size_t n, uint64_t addr, uint64_t len,
+				 uint32_t *type)
+{
+	enum memmap_kind worst = MEMMAP_HOLE;
+	uint64_t end = addr + len;
+	*type = 0;
+	if (!len || end < addr)
+		return MEMMAP_RAM;
+	for (size_t i = 0; i < n; i++) {
+		const struct memmap_range *r = &map[i];
+		uint64_t r_end = r->base + r->length;
+		if (r_end < r->base)
+			r_end = UINT64_MAX; /* a range running past the top */
+		if (r->length && r->base < end && addr < r_end && r->kind > worst) {
+			worst = r->kind;
+			*type = r->type;
+		}
+	}
+	return worst;
+}
+
+const char *memmap_write_refusal(const struct memmap_range *map, size_t n, const char *map_name, uint64_t addr,
+				 uint64_t len, char *buf, size_t cap)
+{
+	struct strbuf sb;
+	uint32_t type;
+	sb_init(&sb, buf, cap);
+	if (!n) {
+		sb_str(&sb, "no ");
+		sb_str(&sb, map_name);
+		sb_str(&sb, " to check 0x");
+		sb_hex(&sb, addr, 1);
+		sb_str(&sb, " against");
+		return buf;
+	}
+	if (memmap_classify(map, n, addr, len, &type) != MEMMAP_RAM)
+		return NULL;
+	sb_str(&sb, "0x");
+	sb_hex(&sb, addr, 1);
+	sb_str(&sb, " is RAM in the ");
+	sb_str(&sb, map_name);
+	sb_str(&sb, " (type ");
+	sb_u64(&sb, type);
+	sb_str(&sb, ")");
+	return buf;
+}

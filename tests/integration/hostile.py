@@ -1,0 +1,96 @@
+"""The hostile machine: QEMU configurations that present bad firmware
+tables, odd SMBIOS strings, missing devices and bad settings, and the
+files they need (ACPI tables with computed checksums, a RAM pattern),
+written into build/hostile/ at test time.  probe_runs boots them with
+the rest, in parallel; tests/integration/test_hostile.py checks them."""
+import os
+import struct
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT = os.path.join(REPO, "build", "hostile")
+
+# Where the bogus HPET table points: RAM in every map (-m 256M), far from
+# the probe's image and pool and from the firmware's tables at the top.
+RAM_HPET_BASE = 0x4000000
+RAM_MEM = "256M"
+# What the probe would see there: capabilities with a valid period
+# (10 ns), a halted configuration register, then filler.  A probe that
+# trusted the table would set bit 0 of the configuration at +0x10.
+HPET_CAPS = 0x0098968080868201
+PATTERN = struct.pack("<QQQ", HPET_CAPS, 0xA5A5A5A5A5A5A5A5, 0) + bytes([0xA5]) * (4096 - 24)
+CONFIG_OFFSET = 0x10
+
+
+def acpi_table(sig, body, revision=1, fix_checksum=True, length=None):
+    """A table with a 36-byte header; the checksum makes the byte sum 0
+    unless fix_checksum is False (then it is off by one)."""
+    n = 36 + len(body) if length is None else length
+    hdr = bytearray(sig.encode() + struct.pack("<IBB", n, revision, 0) + b"CPTEST" + b"HOSTILE " +
+                    struct.pack("<I", 1) + b"CPRB" + struct.pack("<I", 1))
+    t = hdr + body
+    t[9] = (-sum(t)) & 0xFF
+    if not fix_checksum:
+        t[9] = (t[9] + 1) & 0xFF
+    return bytes(t)
+
+
+def hpet_table(base):
+    gas = struct.pack("<BBBBQ", 0, 64, 0, 0, base)
+    return acpi_table("HPET", struct.pack("<I", 0x8086A201) + gas + struct.pack("<BHB", 0, 0x80, 0))
+
+
+def _write(name, data):
+    os.makedirs(OUT, exist_ok=True)
+    path = os.path.join(OUT, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _tables(names_and_data):
+    args = []
+    for name, data in names_and_data:
+        args += ["-acpitable", "file=" + _write(name, data)]
+    return args
+
+
+def ram_file(name):
+    return os.path.join(OUT, name + ".ram")
+
+
+def configs():
+    """name -> probe_runs config; files are written now."""
+    pattern = _write("hpet-pattern.bin", PATTERN)
+    ram = ram_file("hostile_hpet_ram")
+    hpet_ram = dict(
+        boot="pvh",
+        machine="q35,hpet=off,memory-backend=ram0",
+        mem=RAM_MEM,
+        extra=["-object", "memory-backend-file,id=ram0,size=%s,mem-path=%s,share=on" % (RAM_MEM, ram),
+               "-device", "loader,file=%s,addr=0x%x,force-raw=on" % (pattern, RAM_HPET_BASE)]
+        + _tables([("hpet-in-ram.bin", hpet_table(RAM_HPET_BASE))]),
+        pre=lambda: os.path.exists(ram) and os.remove(ram))
+    # Seventy more tables: a bad checksum, one claiming less than its
+    # header, one claiming more than it holds, and 67 plain ones.
+    many = [("bad-checksum.bin", acpi_table("BADC", b"\x01" * 16, fix_checksum=False)),
+            ("short.bin", acpi_table("SHRT", b"\x02" * 16, length=20)),
+            ("long.bin", acpi_table("LONG", b"\x03" * 16, length=4000))]
+    many += [("extra-%02d.bin" % i, acpi_table("X%03d" % i, bytes([i]) * 8)) for i in range(67)]
+    odd = "q\"uo\\te\x01\x1f\x7f caf\u00e9 \u2603"
+    return {
+        "hostile_hpet_ram": hpet_ram,
+        "hostile_many_tables": dict(boot="pvh", extra=["-append", "dump"] + _tables(many)),
+        "hostile_smbios": dict(boot="pvh", extra=[
+            "-smbios", "type=0,vendor=%s,version=\\\\" % odd.replace(",", ",,"),
+            "-smbios", "type=1,manufacturer=%s,product=\"\",version=\x7f\x80" % odd.replace(",", ",,")]),
+        "hostile_no_timers": dict(boot="pvh", machine="q35,hpet=off,pit=off", mem="64M"),
+        "hostile_smp8": dict(boot="pvh", smp="8"),
+        "hostile_no_tsc": dict(boot="pvh", cpu="qemu64,-tsc"),
+        "hostile_settings_a": dict(boot="pvh", extra=["-append", "samples=100 mode=quick dmup smaples=5 "
+                                                      "mode=fast window_ms=0 serial=com9 wait=-1 "
+                                                      "dump=maybe gaps_ms samples=1e3 \x01x=\xff"]),
+        "hostile_settings_b": dict(boot="pvh", extra=["-append", "mode=quick samples=100"]),
+        # The firmware path is the subject: \\clockprobe.cfg in UTF-16.
+        "hostile_cfg_utf16": dict(boot="fat", cfg_bytes=b"\xff\xfe" + "# UTF-16 settings\r\n"
+                                  "samples=100 mode=quick\r\ndmup\r\n".encode("utf-16-le")),
+    }

@@ -1,0 +1,95 @@
+"""Issue #13: the hostile machine.  Each case boots (in parallel with the
+rest, tests/integration/hostile.py builds them) and must end with exit
+status 33 and a verified report that names the problem."""
+import json
+import os
+
+import hostile
+from base import ProbeTest
+
+
+def errors(report, code):
+    return [e["message"] for e in report["errors"] if e["code"] == code]
+
+
+class HostileMachine(ProbeTest):
+    def test_hpet_table_pointing_into_ram_is_refused_and_ram_untouched(self):
+        r = self.report("hostile_hpet_ram")
+        hpet = self.source("hostile_hpet_ram", "hpet")
+        self.assertEqual(hpet["status"], "error")
+        self.assertIn("0x%x is RAM in the PVH memory map" % hostile.RAM_HPET_BASE, hpet["reason"])
+        self.assertEqual(r["platform"]["acpi"]["hpet"]["address"], hostile.RAM_HPET_BASE)
+        # The guest's RAM is a file: after QEMU exits it holds what the
+        # probe left there.  A probe trusting the table sets bit 0 of the
+        # "configuration register" at +0x10.
+        with open(hostile.ram_file("hostile_hpet_ram"), "rb") as f:
+            f.seek(hostile.RAM_HPET_BASE)
+            after = f.read(len(hostile.PATTERN))
+        self.assertEqual(after[hostile.CONFIG_OFFSET:hostile.CONFIG_OFFSET + 8], bytes(8))
+        self.assertEqual(after, hostile.PATTERN)
+
+    def test_seventy_extra_tables_with_dump(self):
+        r = self.report("hostile_many_tables")
+        a = r["platform"]["acpi"]
+        self.assertTrue(a["fadt"]["present"])
+        self.assertTrue(a["hpet"]["present"])
+        self.assertEqual(self.source("hostile_many_tables", "hpet")["status"], "ok")
+        self.assertEqual(self.source("hostile_many_tables", "acpi_pm")["status"], "ok")
+        # 8 of QEMU's own + 70: past the 64-entry list, and counted
+        self.assertEqual(len(a["tables"]), 64)
+        self.assertEqual(len(a["tables"]) + a["tables_dropped"], 8 + 70)
+        self.assertEqual(a["errors_dropped"], 0)
+        self.assertEqual(r["errors_dropped"], 0)
+        raw = r["raw"]
+        self.assertEqual(raw["raw_truncated"], 0)
+        self.assertTrue(all(t["data"] for t in raw["acpi_tables"]))
+        self.assertEqual(errors(r, "RAW_TRUNCATED") + errors(r, "RAW_DROPPED"), [])
+
+    def test_smbios_strings_with_quotes_backslashes_controls_non_ascii(self):
+        r = self.report("hostile_smbios")
+        s = r["platform"]["smbios"]
+        self.assertTrue(s["present"])
+        self.assertEqual(s["manufacturer"], 'q"uo\\te??? caf?? ???')
+        self.assertEqual(s["product"], '""')
+        # The whole report went through json.loads in frame.py; again,
+        # as plain ASCII:
+        json.loads(json.dumps(r, ensure_ascii=True))
+
+    def test_no_hpet_no_pit_64_mib(self):
+        r = self.report("hostile_no_timers")
+        self.assertEqual(self.source("hostile_no_timers", "hpet")["status"], "absent")
+        self.assertEqual(self.source("hostile_no_timers", "pit")["status"], "absent")
+        self.assertEqual(self.source("hostile_no_timers", "acpi_pm")["status"], "ok")
+        self.assertEqual(r["probe"]["phase"], "boot_services")
+
+    def test_eight_cpus_on_two_host_cores(self):
+        x = self.report("hostile_smp8")["cross_cpu"]
+        self.assertEqual(x["cpus"], 8)
+
+    def test_no_tsc_named(self):
+        r = self.report("hostile_no_tsc")
+        self.assertNotEqual(self.source("hostile_no_tsc", "tsc")["status"], "ok")
+        self.assertTrue(errors(r, "TSC_UNUSABLE"))
+
+    def test_every_bad_setting_named_and_order_rule(self):
+        a, b = self.report("hostile_settings_a"), self.report("hostile_settings_b")
+        for r in (a, b):
+            self.assertEqual(r["probe"]["samples_setting"], 100)
+            self.assertEqual(r["probe"]["mode"], "quick")
+        self.assertEqual(errors(b, "SETTINGS"), [])
+        got = errors(a, "SETTINGS")
+        for want in ("unknown word: dmup", "unknown setting: smaples", "unknown mode: fast",
+                     "window must be 1..60000 ms: 0", "serial must be com1..com4 or an I/O port: com9",
+                     "wait must be 0..3600 seconds: -1", "expected on/off: maybe",
+                     "setting needs a value: gaps_ms", "samples must be 16..1000000: 1e3"):
+            self.assertIn(want, got)
+        self.assertEqual(len(got), 10, got)
+
+    def test_settings_file_in_utf16_under_uefi(self):
+        r = self.report("hostile_cfg_utf16")
+        self.assertEqual(r["probe"]["samples_setting"], 100)
+        self.assertEqual(r["probe"]["mode"], "quick")
+        self.assertEqual(errors(r, "SETTINGS"), ["unknown word: dmup"])
+        # OVMF leaves the HPET halted: the memory-map check lets the
+        # probe start the real one (a hole or MMIO in the UEFI map).
+        self.assertEqual(self.source("hostile_cfg_utf16", "hpet")["status"], "ok")
