@@ -22,6 +22,7 @@ struct settings {
 	uint16_t serial_port;    /* 0 = SPCR, else COM1 */
 	bool serial_from_settings;
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */
+	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
 	uint32_t problem_count;
 	char problems[SETTINGS_MAX_PROBLEMS][80];
 };

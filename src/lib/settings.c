@@ -1,6 +1,7 @@
 #include "settings.h"
 #include "ioports.h"
 #include "strbuf.h"
+#include "verdict.h"
 
 /* Sized so the whole default run stays within ~1.5 s of probe time under
  * TCG and a quick one suits a large CI matrix. */
@@ -159,6 +160,9 @@ static void apply(struct settings *s, const char *key, size_t kn, const char *va
 			s->wait_key_seconds = (int32_t)num;
 		else
 			problem(s, "wait must be 0..3600 seconds", val, vn);
+	} else if (word_is(key, kn, "kernel")) {
+		if (!verdict_kernel_parse(val, vn, &s->linux_kernel))
+			problem(s, "kernel must be a release 4.19..7.2", val, vn);
 	} else {
 		problem(s, "unknown setting", key, kn);
 	}
