@@ -38,6 +38,10 @@ static void note_unknowns(const struct facts *f, struct model *m, struct verdict
 				   NULL);
 		}
 	}
+	if (!in->numa_nodes && m->constant_tsc && m->nonstop_tsc && yes(in->tsc_adjust) &&
+	    m->kver >= KV(5, 16) && m->kver < KV(6, 12) && !m->tsc_reliable)
+		add_reason(v, "NUMA nodes unknown (no SRAT read): taken as 1 for the TSC_ADJUST watchdog exemption",
+			   NULL);
 	if (in->sources[VERDICT_SRC_HPET].present == VERDICT_UNKNOWN)
 		add_reason(v, "HPET presence unknown: counted as absent", NULL);
 	else if (no(in->sources[VERDICT_SRC_HPET].present))
