@@ -341,6 +341,36 @@ static void r_watchdog_cpu_skew(const struct facts *f, struct model *m)
 	m->demote_why = "the TSC warps between CPUs and the watchdog's inter-CPU check sees it: marked unstable";
 }
 
+/* A vCPU that does not run steadily: QEMU TCG, or measured gaps of 1 %
+ * of the window or more. */
+static bool vcpu_unsteady(const struct facts *f)
+{
+	const struct verdict_input *in = f->in;
+
+	return f->plat == PLAT_TCG || (in->gaps_measured && in->gap_window_ms &&
+				       in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
+}
+
+/* 7.2's watchdog_check_freq() allows (interval >> 11) + the read-out
+ * window for two calibrated clocks, and a late timer is re-armed at
+ * expires + 0.5 s, so the round after a late one can be microseconds
+ * long: then a microsecond of difference in when the PM timer read lands
+ * is "frequency skew".  Seen in every boot of 7.2.13 and 7.3-rc7 on QEMU
+ * TCG without HPET (intervals 36 us .. 22 ms, skew 0.65 .. 25 us); with
+ * HPET watching, 7.2 and 7.3 kept tsc on all ten configurations. */
+static bool r_watchdog_unsteady_pm_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && m->watchdog == VERDICT_SRC_ACPI_PM &&
+	       vcpu_unsteady(f);
+}
+
+static void r_watchdog_unsteady_pm(const struct facts *f, struct model *m)
+{
+	m->tsc_demoted = true;
+	m->demote_why = "an unsteady vCPU and the acpi_pm watchdog: 7.2's frequency check fails on a short round";
+	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
+}
+
 static const struct rule watchdog_rules[] = {
 	{ "watchdog-reliable", "arch/x86/kernel/tsc.c tsc_init(): tsc_clocksource_reliable",
 	  KV_OPEN, KV_OPEN, r_watchdog_reliable_applies, r_no_watchdog,
@@ -367,6 +397,9 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
 	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
 	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
+	{ "watchdog-unsteady-acpi-pm", "kernel/time/clocksource.c watchdog_check_freq(), 7.2; seen on QEMU TCG",
+	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_unsteady_pm_applies, r_watchdog_unsteady_pm,
+	  "the vCPU does not run steadily and acpi_pm watches: a short watchdog round reads as frequency skew, tsc marked unstable", { 0 } },
 	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.2",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
 	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },
@@ -386,9 +419,7 @@ const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rul
 void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v)
 {
 	const struct verdict_input *in = f->in;
-	bool unsteady = f->plat == PLAT_TCG ||
-			(in->gaps_measured && in->gap_window_ms &&
-			 in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
+	bool unsteady = vcpu_unsteady(f);
 	/* 7.2 skips non-continuous sources (refined-jiffies) as watchdogs. */
 	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || !unsteady ||
 	    in->sources[VERDICT_SRC_HPET].present == VERDICT_YES || m->kver >= KV_WATCHDOG_REWRITE)
