@@ -176,7 +176,10 @@ static void fill_available(const struct model *m, char *out, size_t cap)
 	for (int round = 0; round < VERDICT_SRC_COUNT; round++) {
 		int best = -1;
 		for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
-			if (!m->reg[s] || listed[s])
+			/* A TSC the watchdog marked unstable leaves the list
+			 * too: every real demotion seen (6.1, 6.12, 7.2, 7.3
+			 * under QEMU) listed it no more. */
+			if (!m->reg[s] || listed[s] || (s == VERDICT_SRC_TSC && m->tsc_demoted))
 				continue;
 			if (best < 0 || rank_before(listed_rating(m, s), s, listed_rating(m, best), best))
 				best = s;
