@@ -40,7 +40,7 @@ EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_S
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all efi images signed run test unit deps fuzz fuzz-build matrix clean
-all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso
+all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso $(BUILD)/host/verdict-judge
 
 DEPS       := sh scripts/install-deps
 
@@ -124,7 +124,12 @@ $(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a te
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/check.o $(BUILD)/host/libpure.a -o $@
 
-unit: $(UNIT_TESTS)
+# The verdict rules for the host: scripts/verdict re-judges saved reports.
+$(BUILD)/host/verdict-judge: src/host/verdict_judge.c $(BUILD)/host/libpure.a $(wildcard include/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/libpure.a -o $@
+
+unit: $(UNIT_TESTS) $(BUILD)/host/verdict-judge
 
 # The packages first, then the builds in parallel (2 cores build the EFI,
 # PVH and host objects in about half the time).

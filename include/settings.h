@@ -41,6 +41,7 @@ struct settings {
 	uint32_t resend_seconds;  /* re-send the report this often while waiting; 0 = only on a key */
 	char label[SETTINGS_LABEL_MAX + 1]; /* "" = none */
 	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
+	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
 	uint32_t problem_count;
 	uint32_t problems_dropped; /* beyond SETTINGS_MAX_PROBLEMS; reported as a count */
 	char problems[SETTINGS_MAX_PROBLEMS][80];

@@ -70,6 +70,10 @@ struct verdict_source_fact {
 	/* p50 cost of one read, ns * 1000 (fixed point); 0 = not measured */
 	uint64_t read_ns_milli;
 	enum verdict_read_path read_path;
+	/* 99th percentile and slowest single read, ns; 0 = not measured.
+	 * The watchdog's read-back check (cs_watchdog_read()) compares the
+	 * time of two watchdog reads around one TSC read with a bound. */
+	uint64_t read_p99_ns, read_max_ns;
 };
 
 #define VERDICT_MAX_SIGNATURES 8
@@ -151,11 +155,36 @@ struct verdict_input {
 	 * cost is distorted.  The reason is quoted in the reasoning. */
 	bool harness_anomaly;
 	const char *harness_anomaly_reason;
+
+	/* Linux reads these too (docs/verdict-rules.md, "Inputs"). */
+	enum verdict_tri tsc_known_freq;	/* a frequency Linux takes as known */
+	uint32_t numa_nodes;	/* SRAT proximity domains; 0 = unknown */
+	enum verdict_tri xen_present;	/* Xen's CPUID leaves answered */
+	int32_t xen_tsc_mode;	/* Xen leaf base+3 EBX; -1 = unknown */
+	enum verdict_tri tdx;	/* an Intel TDX guest (CPUID 0x21 "IntelTDX") */
+
+	/* The kernel the main prediction is for, KV-style major*100+minor
+	 * (612 = 6.12); 0 = the default, the newest long-term release.  Not
+	 * one of the inputs: verdict.linux_kernel names it. */
+	unsigned kernel;
 };
+
+/* "6.12" -> 612; false for anything that is not MAJOR.MINOR within the
+ * kernels the rules know (4.19 up to the newest release). */
+bool verdict_kernel_parse(const char *text, size_t len, unsigned *kv);
+
+/* The inputs as the report's verdict.inputs object (json), and back from
+ * the line format scripts/verdict feeds the host judge: one "key value"
+ * per line, or "key name value" for per-source and per-drift-pair maps.
+ * parse_line keeps pointers into `line` for strings, so the line must
+ * outlive `in`; it returns false with a reason for an unknown key or a
+ * bad value. */
+void verdict_inputs_to_json(struct json *j, const struct verdict_input *in);
+bool verdict_inputs_parse_line(struct verdict_input *in, char *line, const char **why);
 
 #define VERDICT_MAX_REASONS 16
 #define VERDICT_REASON_LEN 200
-#define VERDICT_MAX_RANGES 6
+#define VERDICT_MAX_RANGES 12
 #define VERDICT_MAX_WARNINGS 16
 #define VERDICT_MSG_LEN 200
 #define VERDICT_EVIDENCE_LEN 320
@@ -166,6 +195,7 @@ struct verdict_kernel_range {
 	const char *linux_clocksource;
 	bool vdso;
 	const char *note;
+	char available_clocksource[VERDICT_AVAILABLE_LEN];
 };
 
 /* Ordered by weight: the summary leads with the heaviest. */
@@ -215,6 +245,10 @@ struct verdict {
 
 	struct verdict_warning warnings[VERDICT_MAX_WARNINGS];
 	uint32_t warning_count;
+
+	/* What the rules were given: verdict.inputs, so a saved report can be
+	 * judged again on the host (scripts/verdict). */
+	struct verdict_input inputs;
 };
 
 void verdict_decide(struct verdict *out, const struct verdict_input *in);

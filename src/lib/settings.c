@@ -1,6 +1,7 @@
 #include "settings.h"
 #include "ioports.h"
 #include "strbuf.h"
+#include "verdict.h"
 
 /* Sized so the whole default run stays within ~1.5 s of probe time under
  * TCG and a quick one suits a large CI matrix. */
@@ -220,6 +221,11 @@ static bool set_label(struct settings *s, const char *v, size_t n, bool has_valu
 	return true;
 }
 
+static bool set_kernel(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	return verdict_kernel_parse(v, n, &s->linux_kernel);
+}
+
 /* The keys.  `bare` keys may stand alone (a flag, or a mode's name for
  * mode=); `refused` is the problem text when a value does not apply.
  * A new key is one row and one handler. */
@@ -240,6 +246,7 @@ static const struct setting_key {
 	{ "wait", set_wait, "wait must be 0..3600 seconds", false },
 	{ "resend", set_resend, "resend must be 0..3600 seconds", false },
 	{ "label", set_label, "label needs a value", false },
+	{ "kernel", set_kernel, "kernel must be a release 4.19..7.2", false },
 };
 
 static const struct setting_key *find_key(const char *w, size_t n)

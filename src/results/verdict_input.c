@@ -49,6 +49,8 @@ static void source_fact(const struct run_results *r, struct verdict_input *in, e
 		if (!f->read_ns_milli)
 			f->read_ns_milli = 1;
 		f->read_path = path_of(s->read_path);
+		f->read_p99_ns = hz ? mul_div_u64(s->cost.cycles.p99, 1000000000ull, hz) : 0;
+		f->read_max_ns = hz ? mul_div_u64(s->cost.cycles.max, 1000000000ull, hz) : 0;
 	}
 }
 
@@ -136,6 +138,21 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 		in->gap_total_ns = rate_cycles_to_ns(r->gaps.g.total, r->gaps.tsc_hz);
 		in->gap_window_ms = r->gaps.window_ms;
 	}
+	/* Linux takes these frequencies as known (TSC_KNOWN_FREQ: kvmclock.c,
+	 * mshyperv.c, vmware.c, native_calibrate_tsc() with a crystal) and
+	 * skips the refined calibration. */
+	in->tsc_known_freq = tri(true, in->freq_by == VERDICT_FREQ_PVCLOCK ||
+				       in->freq_by == VERDICT_FREQ_HYPERV_MSR ||
+				       in->freq_by == VERDICT_FREQ_VMWARE_GETHZ ||
+				       (in->freq_by == VERDICT_FREQ_CPUID_15 && c->is_intel));
+	/* No SRAT parser yet: unknown, and the rules take Linux's 1 node. */
+	in->numa_nodes = 0;
+	in->xen_present = tri(true, h->xen.found);
+	in->xen_tsc_mode = h->xen.found && h->xen.tsc_leaf_valid ? (int32_t)h->xen.tsc_mode : -1;
+	/* A TDX guest answers leaf 0x21 ("IntelTDX    "); without that leaf
+	 * it is none.  The leaf itself is not read yet. */
+	in->tdx = c->max_basic < 0x21 ? VERDICT_NO : VERDICT_UNKNOWN;
+	in->kernel = r->facts.settings.linux_kernel;
 	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		in->drift[i].a = results_source_name(r, r->freq.drift[i].a);
 		in->drift[i].b = results_source_name(r, r->freq.drift[i].b);

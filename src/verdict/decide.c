@@ -3,10 +3,10 @@
  * predicted read cost, then the warnings and the summary's "why". */
 #include "verdict_model.h"
 
-/* 6.12 is the newest LTS with distribution reach (Debian 13's kernel) and
- * carries the 6.12 change of unsynchronized_tsc() to count packages. */
-#define MAIN_KERNEL KV(6, 12)
-#define MAIN_KERNEL_NAME "6.12"
+/* The main prediction is for the newest long-term release, 6.18 on
+ * 2026-11-30 (designated in December 2025; 7.3, the candidate for 2026,
+ * was at -rc7); the kernel= setting picks another. */
+#define MAIN_KERNEL KV(6, 18)
 
 /* Typical cost of entering and leaving the kernel for clock_gettime() on a
  * current x86-64 kernel with the usual speculation mitigations: an
@@ -38,6 +38,10 @@ static void note_unknowns(const struct facts *f, struct model *m, struct verdict
 				   NULL);
 		}
 	}
+	if (!in->numa_nodes && m->constant_tsc && m->nonstop_tsc && yes(in->tsc_adjust) &&
+	    m->kver >= KV(5, 16) && m->kver < KV(6, 12) && !m->tsc_reliable)
+		add_reason(v, "NUMA nodes unknown (no SRAT read): taken as 1 for the TSC_ADJUST watchdog exemption",
+			   NULL);
 	if (in->sources[VERDICT_SRC_HPET].present == VERDICT_UNKNOWN)
 		add_reason(v, "HPET presence unknown: counted as absent", NULL);
 	else if (no(in->sources[VERDICT_SRC_HPET].present))
@@ -73,39 +77,83 @@ static void note_harness_anomaly(const struct facts *f, struct model *m, struct 
 
 /* ---- by_kernel ---------------------------------------------------------- */
 
-struct era {
-	const char *from, *to;
-	unsigned kver;
+/* Every mainline release from Debian 10's 4.19 to the newest (7.2 on
+ * 2026-11-30): each is judged, and neighbours with the same outcome merge
+ * into one range.  A long-term line stands for its newest stable release,
+ * with the backports it carries (rule.backported). */
+static const char *const releases[] = {
+	"4.19", "4.20", "5.0",	"5.1",	"5.2",	"5.3",	"5.4",	"5.5",	"5.6",	"5.7",	"5.8",
+	"5.9",	"5.10", "5.11", "5.12", "5.13", "5.14", "5.15", "5.16", "5.17", "5.18", "5.19",
+	"6.0",	"6.1",	"6.2",	"6.3",	"6.4",	"6.5",	"6.6",	"6.7",	"6.8",	"6.9",	"6.10",
+	"6.11", "6.12", "6.13", "6.14", "6.15", "6.16", "6.17", "6.18", "6.19", "7.0",	"7.1",
+	"7.2",
 };
 
-/* Boundaries where a rule changes; the first era reaches back to Debian
- * 10's 4.19. */
-static const struct era eras[] = {
-	{ "4.19", "5.0", KV(4, 19) }, { "5.1", "5.5", KV(5, 1) },
-	{ "5.6", "5.16", KV(5, 6) },  { "5.17", "6.11", KV(5, 17) },
-	{ "6.12", NULL, KV(6, 12) },
-};
+static bool parse_kv(const char *t, size_t n, unsigned *kv)
+{
+	unsigned major = 0, minor = 0;
+	size_t i = 0, digits = 0;
+
+	for (; i < n && t[i] >= '0' && t[i] <= '9' && digits < 3; i++, digits++)
+		major = major * 10 + (unsigned)(t[i] - '0');
+	if (!digits || i >= n || t[i++] != '.')
+		return false;
+	for (digits = 0; i < n && t[i] >= '0' && t[i] <= '9' && digits < 3; i++, digits++)
+		minor = minor * 10 + (unsigned)(t[i] - '0');
+	if (!digits || i != n)
+		return false;
+	*kv = KV(major, minor);
+	return true;
+}
+
+static const char *release_name(unsigned kv)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(releases); i++) {
+		unsigned r;
+		if (parse_kv(releases[i], str_len(releases[i]), &r) && r == kv)
+			return releases[i];
+	}
+	return NULL;
+}
+
+bool verdict_kernel_parse(const char *text, size_t len, unsigned *kv)
+{
+	unsigned v;
+
+	if (!text || !parse_kv(text, len, &v) || !release_name(v))
+		return false;
+	*kv = v;
+	return true;
+}
+
+static void fill_available(const struct model *m, char *out, size_t cap);
 
 static void fill_by_kernel(const struct facts *f, struct verdict *v)
 {
 	struct verdict_kernel_range *last = NULL;
 
-	for (size_t i = 0; i < ARRAY_SIZE(eras); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(releases); i++) {
 		struct model m;
-		predict(f, eras[i].kver, NULL, &m);
+		char available[VERDICT_AVAILABLE_LEN];
+		unsigned kv = 0;
+		parse_kv(releases[i], str_len(releases[i]), &kv);
+		predict(f, kv, NULL, &m);
+		fill_available(&m, available, sizeof available);
 		const char *name = chosen_name(&m);
-		if (last && str_equal(last->linux_clocksource, name) && last->vdso == m.vdso) {
-			last->to = eras[i].to;
+		if (last && str_equal(last->linux_clocksource, name) && last->vdso == m.vdso &&
+		    str_equal(last->available_clocksource, available)) {
+			last->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
 			continue;
 		}
 		if (v->by_kernel_count >= VERDICT_MAX_RANGES)
 			break;
 		last = &v->by_kernel[v->by_kernel_count++];
-		last->from = eras[i].from;
-		last->to = eras[i].to;
+		last->from = releases[i];
+		last->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
 		last->linux_clocksource = name;
 		last->vdso = m.vdso;
 		last->note = m.note;
+		str_copy(last->available_clocksource, sizeof last->available_clocksource, available);
 	}
 }
 
@@ -119,18 +167,21 @@ static unsigned listed_rating(const struct model *m, int s)
 	return (s == VERDICT_SRC_TSC && m->tsc_demoted) ? 0 : m->rating[s];
 }
 
-static void fill_available(const struct model *m, struct verdict *v)
+static void fill_available(const struct model *m, char *out, size_t cap)
 {
 	struct strbuf sb;
 	bool listed[VERDICT_SRC_COUNT] = { false };
 
-	sb_init(&sb, v->available_clocksource, sizeof(v->available_clocksource));
+	sb_init(&sb, out, cap);
 	for (int round = 0; round < VERDICT_SRC_COUNT; round++) {
 		int best = -1;
 		for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
-			if (!m->reg[s] || listed[s])
+			/* A TSC the watchdog marked unstable leaves the list
+			 * too: every real demotion seen (6.1, 6.12, 7.2, 7.3
+			 * under QEMU) listed it no more. */
+			if (!m->reg[s] || listed[s] || (s == VERDICT_SRC_TSC && m->tsc_demoted))
 				continue;
-			if (best < 0 || listed_rating(m, s) > listed_rating(m, best))
+			if (best < 0 || rank_before(listed_rating(m, s), s, listed_rating(m, best), best))
 				best = s;
 		}
 		if (best < 0)
@@ -192,10 +243,13 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	struct facts f;
 	struct model m;
 
+	unsigned kernel = in->kernel && release_name(in->kernel) ? in->kernel : MAIN_KERNEL;
+
 	memset(out, 0, sizeof(*out));
+	out->inputs = *in;
 	digest(&f, in);
-	out->linux_kernel = MAIN_KERNEL_NAME;
-	predict(&f, MAIN_KERNEL, out, &m);
+	out->linux_kernel = release_name(kernel);
+	predict(&f, kernel, out, &m);
 	note_unknowns(&f, &m, out);
 	note_harness_anomaly(&f, &m, out);
 	note_jiffies_watchdog_race(&f, &m, out);
@@ -207,7 +261,7 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	out->why = m.note;
 	out->confidence = m.conf;
 	predicted_cost(in, &m, out);
-	fill_available(&m, out);
+	fill_available(&m, out->available_clocksource, sizeof out->available_clocksource);
 	fill_by_kernel(&f, out);
 	add_warnings(&f, &m, out);
 	fill_why_text(&f, &m, out);

@@ -46,9 +46,11 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 		json_string(j, "linux_clocksource", r->linux_clocksource);
 		json_bool(j, "vdso", r->vdso);
 		json_string(j, "note", r->note);
+		json_string(j, "available_clocksource", r->available_clocksource);
 		json_object_end(j);
 	}
 	json_array_end(j);
 	warnings_to_json(j, v);
+	verdict_inputs_to_json(j, &v->inputs);
 	json_object_end(j);
 }

@@ -8,9 +8,19 @@ static const struct rule_step *const steps[] = {
 	&step_cpu_flags, &step_tsc_khz, &step_register, &step_boot_unstable, &step_watchdog,
 };
 
+bool kernel_has(unsigned kver, unsigned since, const unsigned *backported)
+{
+	if (since == KV_OPEN || kver >= since)
+		return true;
+	for (size_t i = 0; backported && i < MAX_BACKPORT_LINES && backported[i]; i++)
+		if (backported[i] == kver)
+			return true;
+	return false;
+}
+
 static bool rule_in_range(const struct rule *r, unsigned kver)
 {
-	if (r->since != KV_OPEN && kver < r->since)
+	if (!kernel_has(kver, r->since, r->backported))
 		return false;
 	if (r->until != KV_OPEN && kver > r->until)
 		return false;
@@ -64,15 +74,21 @@ static const char *select_note(const struct facts *f, const struct model *m)
 		if (m->reg[VERDICT_SRC_HV_TSC_PAGE] &&
 		    m->rating[VERDICT_SRC_HV_TSC_PAGE] == RATING_HV_TSC_PAGE_INVARIANT)
 			return "Hyper-V TSC page lowered to 250 (TSC invariant control, 5.6+): tsc wins";
+		if (m->tsc_sync_skipped)
+			return "tsc (300) wins: TSC_ADJUST skips the boot sync test, but the TSC warps between CPUs (time can go backwards)";
+		if (m->reg[VERDICT_SRC_XEN] && m->rating[VERDICT_SRC_XEN] == RATING_XEN_SAFE_TSC)
+			return "xen lowered to 299 (stable TSC, never emulated, 6.3+): tsc wins";
 		if (m->tsc_must_verify)
 			return "tsc (300) wins; the clocksource watchdog keeps checking it";
 		return "tsc (300) wins";
 	}
 	if (m->tsc_demoted)
-		return "the watchdog is expected to mark tsc unstable";
+		return m->demote_why ? m->demote_why : "the watchdog is expected to mark tsc unstable";
 	if (m->tsc_unstable && tsc_present(f)) {
 		if (!m->tsc_khz_known)
 			return "TSC frequency unknown: TSC not registered";
+		if (f->plat == PLAT_HYPERV && !yes(f->in->hv_tsc_invariant_control))
+			return "Hyper-V without TSC invariant control: TSC marked unstable (\"running on Hyper-V\")";
 		if (f->in->xcpu_warps && !m->tsc_reliable)
 			return "TSC warps between CPUs: boot sync check turns it off";
 		return m->kver >= KV(6, 12) ?
@@ -87,6 +103,8 @@ static const char *select_note(const struct facts *f, const struct model *m)
 		return "Hyper-V clocksource rated above tsc (no TSC invariant control)";
 	if (m->chosen == VERDICT_SRC_XEN)
 		return "xen (400) beats tsc (300)";
+	if (m->chosen == VERDICT_SRC_HV_TSC_PAGE && m->rating[VERDICT_SRC_HV_TSC_PAGE] == RATING_HV_5_6)
+		return "Hyper-V clocksource at 250 (5.6-5.11) is the best stable source";
 	return "best remaining source";
 }
 
@@ -97,7 +115,7 @@ static void select_source(const struct facts *f, struct model *m)
 	for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
 		if (!source_usable(m, s))
 			continue;
-		if (m->chosen < 0 || m->rating[s] > m->rating[m->chosen])
+		if (m->chosen < 0 || rates_above(m, s, m->chosen))
 			m->chosen = s;
 	}
 	m->vdso = m->chosen >= 0 && source_has_vdso(m, m->chosen);

@@ -25,6 +25,28 @@ static bool r_intel_constant_applies(const struct facts *f, const struct model *
 	       ((fam == 0x6 && model >= 0x0e) || (fam == 0xf && model >= 0x03));
 }
 
+/* 6.15 bounded the model list to the CPUs that lack the invariant bit but
+ * have a constant TSC: P4 Prescott..Cedarmill (0xf/3..6) and Core Yonah
+ * (6/0x0e) .. Ivy Bridge (6/0x3a), compared as x86_vfm values. */
+static bool r_intel_constant_bounded_applies(const struct facts *f, const struct model *m)
+{
+	uint32_t fam = f->in->family, model = f->in->model;
+
+	return f->intel && !m->constant_tsc &&
+	       ((fam == 0x6 && model >= 0x0e && model <= 0x3a) ||
+		(fam == 0xf && model >= 0x03 && model <= 0x06));
+}
+
+static bool r_tdx_applies(const struct facts *f, const struct model *m)
+{
+	return yes(f->in->tdx);
+}
+
+static void r_reliable(const struct facts *f, struct model *m)
+{
+	m->tsc_reliable = true;
+}
+
 static void r_constant_only(const struct facts *f, struct model *m)
 {
 	m->constant_tsc = true;
@@ -53,16 +75,22 @@ static void r_reliable_constant(const struct facts *f, struct model *m)
 static const struct rule cpu_flag_rules[] = {
 	{ "cpu-invariant", "arch/x86/kernel/cpu/{intel,amd,hygon,centaur,zhaoxin}.c early_init: x86_power bit 8",
 	  KV_OPEN, KV_OPEN, r_invariant_applies, r_invariant,
-	  "CPUID 0x80000007 EDX[8] (invariant TSC): Linux sets CONSTANT_TSC and NONSTOP_TSC" },
-	{ "intel-constant", "arch/x86/kernel/cpu/intel.c early_init_intel()",
-	  KV_OPEN, KV_OPEN, r_intel_constant_applies, r_constant_only,
-	  "Intel family 6 model >= 0x0e (or 0xf >= 3): CONSTANT_TSC without invariant TSC (not NONSTOP)" },
+	  "CPUID 0x80000007 EDX[8] (invariant TSC): Linux sets CONSTANT_TSC and NONSTOP_TSC", { 0 } },
+	{ "intel-constant", "arch/x86/kernel/cpu/intel.c early_init_intel(), before 6.15",
+	  KV_OPEN, KV(6, 14), r_intel_constant_applies, r_constant_only,
+	  "Intel family 6 model >= 0x0e (or 0xf >= 3): CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
+	{ "intel-constant-bounded", "arch/x86/kernel/cpu/intel.c early_init_intel(), 6.15+ (fadb6f569b10)",
+	  KV(6, 15), KV_OPEN, r_intel_constant_bounded_applies, r_constant_only,
+	  "Intel Yonah..Ivy Bridge (6/0x0e..0x3a) or P4 0xf/3..6: CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
+	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.6+ (9ee4318c157b)",
+	  KV(6, 6), KV_OPEN, r_tdx_applies, r_reliable,
+	  "TDX guest: Linux forces TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
 	{ "hyperv-invariant", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(), 5.6+",
 	  KV(5, 6), KV_OPEN, r_hv_invariant_applies, r_reliable_invariant,
-	  "Hyper-V offers TSC invariant control: Linux enables it, gets invariant TSC and forces TSC_RELIABLE" },
+	  "Hyper-V offers TSC invariant control: Linux enables it, gets invariant TSC and forces TSC_RELIABLE", { 0 } },
 	{ "vmware-reliable", "arch/x86/kernel/cpu/vmware.c vmware_set_capabilities()",
 	  KV_OPEN, KV_OPEN, r_vmware_applies, r_reliable_constant,
-	  "VMware platform: Linux forces CONSTANT_TSC and TSC_RELIABLE (no watchdog, no sync check)" },
+	  "VMware platform: Linux forces CONSTANT_TSC and TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
 };
 
 const struct rule_step step_cpu_flags = { cpu_flag_rules, ARRAY_SIZE(cpu_flag_rules), NULL };
@@ -137,31 +165,39 @@ static void r_tsc_unregistered(const struct facts *f, struct model *m)
 static const struct rule tsc_khz_rules[] = {
 	{ "khz-kvmclock", "arch/x86/kernel/kvmclock.c kvm_get_tsc_khz()",
 	  KV_OPEN, KV_OPEN, r_khz_kvmclock_applies, r_khz_known,
-	  "TSC frequency from kvm-clock (pvclock mul/shift)" },
+	  "TSC frequency from kvm-clock (pvclock mul/shift)", { 0 } },
 	{ "khz-hyperv", "arch/x86/kernel/cpu/mshyperv.c hv_get_tsc_khz()",
 	  KV_OPEN, KV_OPEN, r_khz_hyperv_applies, r_khz_known,
-	  "TSC frequency from the Hyper-V frequency MSR" },
+	  "TSC frequency from the Hyper-V frequency MSR", { 0 } },
 	{ "khz-vmware", "arch/x86/kernel/cpu/vmware.c vmware_platform_setup() GETHZ",
 	  KV_OPEN, KV_OPEN, r_khz_vmware_applies, r_khz_known,
-	  "TSC frequency from the VMware backdoor (GETHZ)" },
+	  "TSC frequency from the VMware backdoor (GETHZ)", { 0 } },
 	{ "khz-xen", "arch/x86/xen/time.c xen_tsc_khz()",
 	  KV_OPEN, KV_OPEN, r_khz_xen_applies, r_khz_known,
-	  "TSC frequency from Xen's vcpu_time_info" },
+	  "TSC frequency from Xen's vcpu_time_info", { 0 } },
 	{ "khz-acrn", "arch/x86/kernel/cpu/acrn.c acrn_get_tsc_khz()",
 	  KV_OPEN, KV_OPEN, r_khz_acrn_applies, r_khz_known,
-	  "TSC frequency from ACRN's CPUID 0x40000010" },
+	  "TSC frequency from ACRN's CPUID 0x40000010", { 0 } },
 	{ "khz-cpuid", "arch/x86/kernel/tsc.c native_calibrate_tsc() (Intel only)",
 	  KV_OPEN, KV_OPEN, r_khz_cpuid_applies, r_khz_known,
-	  "TSC frequency from CPUID 0x15/0x16 (Linux reads them on Intel only)" },
+	  "TSC frequency from CPUID 0x15/0x16 (Linux reads them on Intel only)", { 0 } },
 	{ "khz-calibrate", "arch/x86/kernel/tsc.c quick_pit_calibrate()/pit_hpet_ptimer_calibrate_cpu()",
 	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_known,
-	  "no advertised TSC frequency: Linux calibrates against the PIT, HPET or PM timer" },
+	  "no advertised TSC frequency: Linux calibrates against the PIT, HPET or PM timer", { 0 } },
 	{ "khz-none", "arch/x86/kernel/tsc.c tsc_init(): \"could not calculate TSC khz\"",
 	  KV_OPEN, KV_OPEN, r_khz_none_applies, r_tsc_unregistered,
-	  "no TSC frequency and no PIT/HPET/PM timer to calibrate against: TSC not registered" },
+	  "no TSC frequency and no PIT/HPET/PM timer to calibrate against: TSC not registered", { 0 } },
 };
 
-const struct rule_step step_tsc_khz = { tsc_khz_rules, ARRAY_SIZE(tsc_khz_rules), NULL };
+/* TSC_KNOWN_FREQ (kvmclock.c, mshyperv.c, vmware.c, native_calibrate_tsc()
+ * with a crystal, SEV-SNP Secure TSC) skips the refined calibration, so the
+ * TSC never becomes CLOCK_SOURCE_CALIBRATED (7.2's watchdog margin). */
+static void enter_tsc_khz(const struct facts *f, struct model *m)
+{
+	m->tsc_known_freq = yes(f->in->tsc_known_freq);
+}
+
+const struct rule_step step_tsc_khz = { tsc_khz_rules, ARRAY_SIZE(tsc_khz_rules), enter_tsc_khz };
 
 /* ---- registration and ratings --------------------------------------------- */
 
@@ -220,23 +256,36 @@ static bool r_hv_page_applies(const struct facts *f, const struct model *m)
 	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_page);
 }
 
+static unsigned hv_page_rating(unsigned kver)
+{
+	return kver >= KV(5, 12) ? RATING_HV_TSC_PAGE : kver >= KV(5, 6) ? RATING_HV_5_6 : RATING_HV_OLD;
+}
+
+static unsigned hv_msr_rating(unsigned kver)
+{
+	return kver >= KV(6, 5)	   ? RATING_HV_MSR :
+	       kver >= KV(5, 12) ? RATING_HV_MSR_5_12 :
+	       kver >= KV(5, 6)	   ? RATING_HV_5_6 :
+				     RATING_HV_OLD;
+}
+
 static void r_hv_page(const struct facts *f, struct model *m)
 {
-	/* Either rating beats the TSC's. */
-	register_source(m, VERDICT_SRC_HV_TSC_PAGE,
-			m->kver >= KV(5, 6) ? RATING_HV_TSC_PAGE : RATING_HV_OLD);
+	register_source(m, VERDICT_SRC_HV_TSC_PAGE, hv_page_rating(m->kver));
 	m->hv_page_vdso = !no(f->in->hv_tsc_page_valid);
 }
 
+/* Before 6.5 hv_init_clocksource() registered the MSR clocksource only
+ * when the TSC page could not be set up; since, both (6.12.118 source). */
 static bool r_hv_msr_applies(const struct facts *f, const struct model *m)
 {
 	return f->plat == PLAT_HYPERV && yes(f->in->hv_ref_counter) &&
-	       !m->reg[VERDICT_SRC_HV_TSC_PAGE];
+	       (m->kver >= KV(6, 5) || !m->reg[VERDICT_SRC_HV_TSC_PAGE]);
 }
 
 static void r_hv_msr(const struct facts *f, struct model *m)
 {
-	register_source(m, VERDICT_SRC_HV_MSR, m->kver >= KV(5, 6) ? RATING_HV_MSR : RATING_HV_OLD);
+	register_source(m, VERDICT_SRC_HV_MSR, hv_msr_rating(m->kver));
 }
 
 static bool r_hv_lower_applies(const struct facts *f, const struct model *m)
@@ -249,7 +298,8 @@ static void r_hv_lower(const struct facts *f, struct model *m)
 	if (m->reg[VERDICT_SRC_HV_TSC_PAGE])
 		m->rating[VERDICT_SRC_HV_TSC_PAGE] = RATING_HV_TSC_PAGE_INVARIANT;
 	if (m->reg[VERDICT_SRC_HV_MSR])
-		m->rating[VERDICT_SRC_HV_MSR] = RATING_HV_MSR_INVARIANT;
+		m->rating[VERDICT_SRC_HV_MSR] = m->kver >= KV(6, 5) ? RATING_HV_MSR_INVARIANT
+								    : RATING_HV_MSR_INVARIANT_5_12;
 }
 
 static bool r_xen_applies(const struct facts *f, const struct model *m)
@@ -263,6 +313,19 @@ static void r_xen(const struct facts *f, struct model *m)
 	m->pv_vdso = yes(f->in->pvclock_stable);
 	if (f->in->pvclock_stable == VERDICT_UNKNOWN)
 		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+}
+
+/* xen_tsc_safe_clocksource(): CONSTANT+NONSTOP, the TSC not unstable, and
+ * Xen's TSC mode "never emulate". */
+static bool r_xen_299_applies(const struct facts *f, const struct model *m)
+{
+	return m->reg[VERDICT_SRC_XEN] && m->constant_tsc && m->nonstop_tsc &&
+	       f->in->xen_tsc_mode == XEN_TSC_MODE_NEVER_EMULATE;
+}
+
+static void r_xen_299(const struct facts *f, struct model *m)
+{
+	m->rating[VERDICT_SRC_XEN] = RATING_XEN_SAFE_TSC;
 }
 
 static bool r_hpet_applies(const struct facts *f, const struct model *m)
@@ -288,34 +351,37 @@ static void r_acpi_pm(const struct facts *f, struct model *m)
 static const struct rule register_rules[] = {
 	{ "tsc-register", "arch/x86/kernel/tsc.c init_tsc_clocksource(): rating 300",
 	  KV_OPEN, KV_OPEN, r_tsc_register_applies, r_tsc_register,
-	  "tsc registered, rating 300" },
+	  "tsc registered, rating 300", { 0 } },
 	{ "kvmclock", "arch/x86/kernel/kvmclock.c kvmclock_init(): rating 400",
 	  KV_OPEN, KV_OPEN, r_kvmclock_applies, r_kvmclock,
-	  "KVM advertises kvm-clock: registered, rating 400" },
+	  "KVM advertises kvm-clock: registered, rating 400", { 0 } },
 	{ "kvmclock-299", "arch/x86/kernel/kvmclock.c kvmclock_init(), 5.1+",
 	  KV(5, 1), KV_OPEN, r_kvmclock_299_applies, r_kvmclock_299,
-	  "CONSTANT_TSC+NONSTOP_TSC: kvm-clock lowered to 299, so tsc (300) wins" },
+	  "CONSTANT_TSC+NONSTOP_TSC: kvm-clock lowered to 299, so tsc (300) wins", { 0 } },
 	{ "kvmclock-vdso", "arch/x86/kernel/kvmclock.c kvm_setup_vsyscall_timeinfo()",
 	  KV_OPEN, KV_OPEN, r_kvmclock_vdso_applies, r_pv_vdso,
-	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode" },
-	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 500 now",
+	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode", { 0 } },
+	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 250 (5.6), 500 (5.12)",
 	  KV_OPEN, KV_OPEN, r_hv_page_applies, r_hv_page,
-	  "Hyper-V reference TSC page registered (vDSO HVCLOCK), rating above tsc" },
-	{ "hyperv-msr", "drivers/clocksource/hyperv_timer.c hv_init_clocksource(): 400, 495 now",
+	  "Hyper-V reference TSC page registered (vDSO HVCLOCK)", { 0 } },
+	{ "hyperv-msr", "drivers/clocksource/hyperv_timer.c hv_init_clocksource(): 400, 250 (5.6), 500 (5.12), 495 (6.5)",
 	  KV_OPEN, KV_OPEN, r_hv_msr_applies, r_hv_msr,
-	  "Hyper-V reference counter MSR registered (no vDSO: every read is a syscall and an exit)" },
-	{ "hyperv-lower", "drivers/clocksource/hyperv_timer.c, 5.6+",
-	  KV(5, 6), KV_OPEN, r_hv_lower_applies, r_hv_lower,
-	  "TSC invariant control offered: Hyper-V clocksources lowered to 250/245, so tsc wins" },
-	{ "xen", "arch/x86/xen/time.c xen_clocksource: rating 400",
+	  "Hyper-V reference counter MSR registered (no vDSO: every read is a syscall and an exit)", { 0 } },
+	{ "hyperv-lower", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(), 5.12+",
+	  KV(5, 12), KV_OPEN, r_hv_lower_applies, r_hv_lower,
+	  "TSC invariant control offered: Hyper-V clocksources lowered to 250 (245 for the MSR from 6.5), so tsc wins", { 0 } },
+	{ "xen", "arch/x86/xen/time.c xen_time_init(): rating 400",
 	  KV_OPEN, KV_OPEN, r_xen_applies, r_xen,
-	  "Xen clocksource registered, rating 400 (vDSO only with the stable bit)" },
+	  "Xen clocksource registered, rating 400 (vDSO only with the stable bit)", { 0 } },
+	{ "xen-299", "arch/x86/xen/time.c xen_tsc_safe_clocksource(), 6.3+ (caea091e48ed)",
+	  KV(6, 3), KV_OPEN, r_xen_299_applies, r_xen_299,
+	  "Xen TSC mode never-emulate with CONSTANT+NONSTOP TSC: xen lowered to 299, so tsc wins", { 0 } },
 	{ "hpet", "arch/x86/kernel/hpet.c clocksource_hpet: rating 250, no vDSO since 4.7",
 	  KV_OPEN, KV_OPEN, r_hpet_applies, r_hpet,
-	  "hpet registered, rating 250" },
+	  "hpet registered, rating 250", { 0 } },
 	{ "acpi_pm", "drivers/clocksource/acpi_pm.c: rating 200",
 	  KV_OPEN, KV_OPEN, r_acpi_pm_applies, r_acpi_pm,
-	  "acpi_pm registered, rating 200" },
+	  "acpi_pm registered, rating 200", { 0 } },
 };
 
 const struct rule_step step_register = { register_rules, ARRAY_SIZE(register_rules), NULL };

@@ -14,6 +14,9 @@
 
 #define KV(major, minor) ((major) * 100u + (minor))
 #define KV_OPEN 0u
+/* The first release whose source was read with the rewritten watchdog
+ * (7.2.13); 6.12.118 has the old one, the releases between were not read. */
+#define KV_WATCHDOG_REWRITE KV(7, 2)
 
 /* Clocksource ratings as Linux registers them.  Only their order decides
  * the outcome, but the reasoning quotes them, so they are the kernel's. */
@@ -23,13 +26,21 @@
 #define RATING_XEN 400			/* arch/x86/xen/time.c xen_clocksource */
 #define RATING_HPET 250			/* arch/x86/kernel/hpet.c clocksource_hpet */
 #define RATING_ACPI_PM 200		/* drivers/clocksource/acpi_pm.c */
-/* drivers/clocksource/hyperv_timer.c: 400 before 5.6, 500/495 now, and
- * 250/245 once TSC invariant control hands the job to the TSC. */
+#define RATING_XEN_SAFE_TSC 299	/* xen/time.c xen_tsc_safe_clocksource(), 6.3+ */
+/* drivers/clocksource/hyperv_timer.c: 400 before 5.6, 250 for both in
+ * 5.6-5.11 (5.10.262 source), 500/500 lowered to 250/250 with TSC
+ * invariant control in 5.12-6.4 (6.1.176), 500/495 and 250/245 since
+ * (6.12.118, 7.2.13). */
 #define RATING_HV_OLD 400
+#define RATING_HV_5_6 250
 #define RATING_HV_TSC_PAGE 500
+#define RATING_HV_MSR_5_12 500
 #define RATING_HV_MSR 495
 #define RATING_HV_TSC_PAGE_INVARIANT 250
+#define RATING_HV_MSR_INVARIANT_5_12 250
 #define RATING_HV_MSR_INVARIANT 245
+/* arch/x86/include/asm/xen/cpuid.h: the TSC is never emulated. */
+#define XEN_TSC_MODE_NEVER_EMULATE 2
 
 /* 2^24 / 3579545 Hz: a 24-bit PM timer wraps every 4.687 s, so a watchdog
  * on acpi_pm misreads any gap longer than that. */
@@ -69,6 +80,9 @@ struct model {
 	bool tsc_unstable;	/* at boot: never registered */
 	bool tsc_must_verify;
 	bool tsc_demoted;	/* later, by the watchdog */
+	bool tsc_known_freq;	/* X86_FEATURE_TSC_KNOWN_FREQ: no refined calibration */
+	bool tsc_sync_skipped;	/* TSC_ADJUST: warps seen but the sync test skipped */
+	const char *demote_why;	/* which watchdog check demotes it, for the note */
 	/* the drift that demoted it (NULL: a gap did), for the evidence */
 	const struct verdict_drift *demoting_drift;
 	int watchdog;		/* source index or -1 */
@@ -81,6 +95,10 @@ struct model {
 	struct verdict *explain;	/* reasoning goes here when set */
 };
 
+/* The long-term lines whose newest stable release carries a later
+ * mainline change; 0 ends the list. */
+#define MAX_BACKPORT_LINES 5
+
 struct rule {
 	const char *id;
 	const char *cite;	/* kernel file: function */
@@ -88,7 +106,13 @@ struct rule {
 	bool (*applies)(const struct facts *f, const struct model *m);
 	void (*apply)(const struct facts *f, struct model *m);
 	const char *why;
+	unsigned backported[MAX_BACKPORT_LINES];	/* lines before `since` that have it */
 };
+
+/* kver holds a change made in mainline `since` and backported to the
+ * long-term lines listed (0-terminated): a stable line is modelled by its
+ * newest release, the one its users run. */
+bool kernel_has(unsigned kver, unsigned since, const unsigned *backported);
 
 /* One step of Linux's boot order: its rules in table order, after `enter`
  * has set up what they all read (NULL: nothing). */
@@ -128,11 +152,36 @@ static inline bool beyond(int64_t value, uint64_t threshold, uint64_t uncertaint
 	return limit >= threshold && abs64(value) > limit;
 }
 
+/* Registration order, for ties of rating: clocksource_enqueue() puts a
+ * source after those already listed at its rating, and clocksource_select()
+ * and the watchdog pick take the first.  Paravirt clocks register in
+ * platform setup, hpet and acpi_pm at fs_initcall, the TSC last. */
+static inline unsigned registration_order(int s)
+{
+	static const unsigned order[VERDICT_SRC_COUNT] = {
+		[VERDICT_SRC_HV_TSC_PAGE] = 0, [VERDICT_SRC_HV_MSR] = 1, [VERDICT_SRC_KVMCLOCK] = 2,
+		[VERDICT_SRC_XEN] = 3,	       [VERDICT_SRC_HPET] = 4,	 [VERDICT_SRC_ACPI_PM] = 5,
+		[VERDICT_SRC_PIT] = 6,	       [VERDICT_SRC_TSC] = 7,
+	};
+	return order[s];
+}
+
+/* s ranks before t in clocksource_list. */
+static inline bool rank_before(unsigned rating_s, int s, unsigned rating_t, int t)
+{
+	return rating_s > rating_t || (rating_s == rating_t && registration_order(s) < registration_order(t));
+}
+
 /* Confidence never rises: a later doubt only lowers it. */
 static inline void cap_confidence(struct model *m, enum verdict_confidence at_most)
 {
 	if (m->conf < at_most)
 		m->conf = at_most;
+}
+
+static inline bool rates_above(const struct model *m, int s, int t)
+{
+	return rank_before(m->rating[s], s, m->rating[t], t);
 }
 
 /* facts.c */

@@ -335,7 +335,14 @@ static void warn_kernel_dependent(struct verdict *v)
 	struct strbuf sb;
 	bool older_slower = false;
 
-	if (v->by_kernel_count < 2)
+	bool differs = false;
+
+	/* Ranges also split where only the registered list changes. */
+	for (uint32_t i = 1; i < v->by_kernel_count; i++)
+		if (!str_equal(v->by_kernel[i].linux_clocksource, v->by_kernel[0].linux_clocksource) ||
+		    v->by_kernel[i].vdso != v->by_kernel[0].vdso)
+			differs = true;
+	if (!differs)
 		return;
 	for (uint32_t i = 0; i < v->by_kernel_count; i++)
 		if (!str_equal(v->by_kernel[i].linux_clocksource, v->linux_clocksource) &&

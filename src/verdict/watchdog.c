@@ -38,19 +38,67 @@ static void r_tsc_unstable(const struct facts *f, struct model *m)
 static bool r_warp_applies(const struct facts *f, const struct model *m)
 {
 	return m->reg[VERDICT_SRC_TSC] && !m->tsc_unstable && !m->tsc_reliable &&
-	       f->in->xcpu_warps > 0;
+	       f->in->xcpu_warps > 0 && !yes(f->in->tsc_adjust);
+}
+
+/* check_tsc_sync_target(): with TSC_ADJUST, a CPU that shares its package
+ * with one already up only has its TSC_ADJUST made equal to that CPU's
+ * (tsc_store_and_check_tsc_adjust() returns true) and the warp test is
+ * skipped.  With one package the warps the probe saw survive: the TSC is
+ * kept and time can go backwards between CPUs. */
+static bool r_warp_adjust_one_package_applies(const struct facts *f, const struct model *m)
+{
+	return m->reg[VERDICT_SRC_TSC] && !m->tsc_unstable && !m->tsc_reliable &&
+	       f->in->xcpu_warps > 0 && yes(f->in->tsc_adjust) && f->packages <= 1;
+}
+
+static void r_tsc_sync_skipped(const struct facts *f, struct model *m)
+{
+	m->tsc_sync_skipped = true;
+}
+
+/* Across packages the first CPU of each package runs the warp test, and
+ * with TSC_ADJUST check_tsc_sync_source() allows 3 runs, writing the
+ * measured warp into TSC_ADJUST between them: a constant offset is
+ * compensated; warps that move are not, and the TSC is turned off. */
+static bool r_warp_adjust_packages_applies(const struct facts *f, const struct model *m)
+{
+	return m->reg[VERDICT_SRC_TSC] && !m->tsc_unstable && !m->tsc_reliable &&
+	       f->in->xcpu_warps > 0 && yes(f->in->tsc_adjust) && f->packages > 1;
+}
+
+static void r_tsc_compensated(const struct facts *f, struct model *m)
+{
+	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
+}
+
+/* Before the guest could enable invariant TSC (5.6 here) the TSC was
+ * always marked unstable on Hyper-V; since, only without the privilege. */
+static bool r_hyperv_unstable_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_HYPERV && tsc_present(f) && !m->tsc_unstable &&
+	       (m->kver < KV(5, 6) || !yes(f->in->hv_tsc_invariant_control));
 }
 
 static const struct rule boot_unstable_rules[] = {
 	{ "unsync-cpus", "arch/x86/kernel/tsc.c unsynchronized_tsc(), before 6.12",
 	  KV_OPEN, KV(6, 11), r_unsync_cpus_applies, r_tsc_unstable,
-	  "non-Intel CPU without CONSTANT_TSC and more than one possible CPU: TSC marked unstable at boot" },
+	  "non-Intel CPU without CONSTANT_TSC and more than one possible CPU: TSC marked unstable at boot", { 0 } },
 	{ "unsync-packages", "arch/x86/kernel/tsc.c unsynchronized_tsc(), 6.12+ (e7ff4ebffe3b)",
 	  KV(6, 12), KV_OPEN, r_unsync_packages_applies, r_tsc_unstable,
-	  "non-Intel CPU without CONSTANT_TSC and more than one package: TSC marked unstable at boot" },
+	  "non-Intel CPU without CONSTANT_TSC and more than one package: TSC marked unstable at boot", { 0 } },
+	{ "hyperv-unstable", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(): mark_tsc_unstable(\"running on Hyper-V\")",
+	  KV_OPEN, KV_OPEN, r_hyperv_unstable_applies, r_tsc_unstable,
+	  "Hyper-V without TSC invariant control: the TSC is marked unstable and never registered", { 0 } },
 	{ "tsc-warp", "arch/x86/kernel/tsc_sync.c check_tsc_sync_source()",
 	  KV_OPEN, KV_OPEN, r_warp_applies, r_tsc_unstable,
-	  "the probe saw TSC warps between CPUs: Linux's boot sync check turns the TSC off" },
+	  "the probe saw TSC warps between CPUs and there is no TSC_ADJUST: Linux's boot sync check turns the TSC off", { 0 } },
+	{ "tsc-warp-adjust", "arch/x86/kernel/tsc_sync.c check_tsc_sync_target(), tsc_store_and_check_tsc_adjust()",
+	  KV_OPEN, KV_OPEN, r_warp_adjust_one_package_applies, r_tsc_sync_skipped,
+	  "TSC_ADJUST on one package: the boot sync test is skipped, the TSC stays although it warps (time can go backwards)", { 0 } },
+	{ "tsc-warp-compensate", "arch/x86/kernel/tsc_sync.c check_tsc_sync_source(): 3 runs with TSC_ADJUST",
+	  KV_OPEN, KV_OPEN, r_warp_adjust_packages_applies, r_tsc_compensated,
+	  "TSC_ADJUST across packages: Linux writes the warp into TSC_ADJUST up to 3 times; kept if the offset is constant", { 0 } },
 };
 
 const struct rule_step step_boot_unstable = {
@@ -59,9 +107,63 @@ const struct rule_step step_boot_unstable = {
 
 /* ---- the clocksource watchdog ------------------------------------------------ */
 
+/* The long-term lines whose newest stable release carries a mainline
+ * change (docs/verdict-rules.md names the stable releases). */
+static const unsigned lts_margins[] = { KV(5, 10), KV(5, 15), 0 };
+static const unsigned lts_readback[] = { KV(5, 10), 0 };
+static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV(6, 6), KV(6, 7), 0 };
+
+/* What one era's clocksource_watchdog() tolerates, from its source:
+ * 4.19 compares |cs - wd| per 0.5 s interval with WATCHDOG_THRESHOLD
+ * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins (5.16) with
+ * the sum of both sources' margins, each at least 2 * WATCHDOG_MAX_SKEW:
+ * 4 * 100 us = 400 us per 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
+ * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
+ * Debian's 6.12 config: 1000 ppm); 7.2 with delta >> 11 (488 ppm) when
+ * both clocks are CLOCK_SOURCE_CALIBRATED, else delta >> 8 (3906 ppm). */
+#define SKEW_PPM_THRESHOLD 125000
+#define SKEW_PPM_MARGINS 800
+#define SKEW_PPM_MARGINS_125US 1000
+#define SKEW_PPM_CALIBRATED 488
+#define SKEW_PPM_UNCALIBRATED 3906
+
+/* cs_watchdog_read() (5.14, 5.10.y): a wd-cs-wd read-back longer than the
+ * bound is retried; a wd-wd read-back longer than the skip limit skips
+ * the check; every retry over the bound marks the TSC unstable.  The
+ * bound is WATCHDOG_MAX_SKEW (100 us) with skip at half of it, from 6.3
+ * the two margins (500 us) with skip at the watchdog's (250 us). */
+#define READBACK_BOUND_NS 100000u
+#define READBACK_SKIP_NS 50000u
+#define READBACK_BOUND_MARGINS_NS 500000u
+#define READBACK_SKIP_MARGINS_NS 250000u
+
+static uint64_t skew_ppm(const struct model *m)
+{
+	if (m->kver >= KV_WATCHDOG_REWRITE) {
+		/* hpet.c and acpi_pm.c register CLOCK_SOURCE_CALIBRATED; the
+		 * TSC earns it only from the refined calibration, which a
+		 * known frequency skips (tsc.c tsc_refine_calibration_work()). */
+		bool wd_calibrated = m->watchdog == VERDICT_SRC_HPET || m->watchdog == VERDICT_SRC_ACPI_PM;
+		bool tsc_calibrated = !m->tsc_known_freq &&
+				      (m->reg[VERDICT_SRC_HPET] || m->reg[VERDICT_SRC_ACPI_PM]);
+		return wd_calibrated && tsc_calibrated ? SKEW_PPM_CALIBRATED : SKEW_PPM_UNCALIBRATED;
+	}
+	if (m->kver >= KV(6, 3))
+		return SKEW_PPM_MARGINS_125US;
+	if (kernel_has(m->kver, KV(5, 16), lts_margins))
+		return SKEW_PPM_MARGINS;
+	return SKEW_PPM_THRESHOLD;
+}
+
+static bool long_interval_skipped(const struct model *m)
+{
+	return m->kver >= KV_WATCHDOG_REWRITE || kernel_has(m->kver, KV(6, 8), lts_interval_skip);
+}
+
 /* The watchdog is the best-rated registered source that needs no
- * verification itself: everything but the TSC.  Registration is over by
- * now, so it is picked once for the whole step. */
+ * verification itself: everything but the TSC; on a tie the one
+ * registered first.  Registration is over by now, so it is picked once
+ * for the whole step. */
 static void pick_watchdog(const struct facts *f, struct model *m)
 {
 	int best = -1;
@@ -69,7 +171,7 @@ static void pick_watchdog(const struct facts *f, struct model *m)
 	for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
 		if (s == VERDICT_SRC_TSC || !m->reg[s])
 			continue;
-		if (best < 0 || m->rating[s] > m->rating[best])
+		if (best < 0 || rates_above(m, s, best))
 			best = s;
 	}
 	m->watchdog = best;
@@ -93,12 +195,17 @@ static const struct verdict_drift *drift_against(const struct facts *f, const ch
 }
 
 /* The drift that makes the watchdog reject the TSC, if any: beyond the
- * margin by more than the measurement's own uncertainty. */
+ * era's margin by more than the measurement's own uncertainty. */
 static const struct verdict_drift *demoting_drift(const struct facts *f, const struct model *m)
 {
 	const struct verdict_drift *d = drift_against(f, verdict_source_name(m->watchdog));
 
-	return d && beyond(d->ppm, WATCHDOG_SKEW_PPM, d->uncertainty_ppm) ? d : NULL;
+	return d && beyond(d->ppm, skew_ppm(m), d->uncertainty_ppm) ? d : NULL;
+}
+
+static bool tsc_watched(const struct model *m)
+{
+	return m->reg[VERDICT_SRC_TSC] && m->tsc_must_verify && m->watchdog >= 0;
 }
 
 static bool r_watchdog_reliable_applies(const struct facts *f, const struct model *m)
@@ -111,38 +218,191 @@ static void r_no_watchdog(const struct facts *f, struct model *m)
 	m->tsc_must_verify = false;
 }
 
-static bool r_watchdog_adjust_applies(const struct facts *f, const struct model *m)
+/* check_system_tsc_reliable(): CONSTANT_TSC, NONSTOP_TSC, TSC_ADJUST and
+ * few nodes (nr_online_nodes, 1 without an SRAT) or, from 6.12, packages. */
+static bool adjust_base(const struct facts *f, const struct model *m)
 {
 	return m->reg[VERDICT_SRC_TSC] && m->tsc_must_verify && m->constant_tsc &&
-	       m->nonstop_tsc && yes(f->in->tsc_adjust) && f->packages <= 4;
+	       m->nonstop_tsc && yes(f->in->tsc_adjust);
 }
 
-static bool r_watchdog_demote_applies(const struct facts *f, const struct model *m)
+static uint32_t online_nodes(const struct facts *f)
 {
-	if (!m->reg[VERDICT_SRC_TSC] || !m->tsc_must_verify || m->watchdog < 0)
-		return false;
-	if (demoting_drift(f, m))
-		return true;
-	return m->watchdog == VERDICT_SRC_ACPI_PM && f->in->gaps_measured &&
-	       f->in->gap_max_ns >= ACPI_PM_WRAP_NS;
+	return f->in->numa_nodes ? f->in->numa_nodes : 1;
 }
 
-static void r_watchdog_demote(const struct facts *f, struct model *m)
+static bool r_watchdog_adjust_nodes2_applies(const struct facts *f, const struct model *m)
+{
+	return adjust_base(f, m) && online_nodes(f) <= 2;
+}
+
+static bool r_watchdog_adjust_nodes4_applies(const struct facts *f, const struct model *m)
+{
+	return adjust_base(f, m) && online_nodes(f) <= 4;
+}
+
+static bool r_watchdog_adjust_packages_applies(const struct facts *f, const struct model *m)
+{
+	return adjust_base(f, m) && f->packages <= 4;
+}
+
+static bool r_watchdog_drift_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && demoting_drift(f, m);
+}
+
+static void r_watchdog_drift(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
 	m->demoting_drift = demoting_drift(f, m);
+	m->demote_why = "the TSC drifts against the watchdog clock beyond the era's margin: marked unstable";
+}
+
+/* Before the long-interval skip a gap longer than the 24-bit PM timer's
+ * wrap makes acpi_pm read short by 4.687 s, far beyond any margin. */
+static bool r_watchdog_wrap_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && !long_interval_skipped(m) &&
+	       m->watchdog == VERDICT_SRC_ACPI_PM && f->in->gaps_measured &&
+	       f->in->gap_max_ns >= ACPI_PM_WRAP_NS;
+}
+
+static void r_watchdog_wrap(const struct facts *f, struct model *m)
+{
+	m->tsc_demoted = true;
+	m->demote_why = "a vCPU gap longer than the PM timer's wrap (4.687 s) misreads acpi_pm: TSC marked unstable";
+}
+
+/* The read-back check on the probe's own figures: the watchdog's typical
+ * read (p50) plus one TSC read is the wd-cs-wd window, one watchdog read
+ * the wd-wd window.  Every retry fails alike when the first is over the
+ * bound and the second is not over the skip limit. */
+static uint64_t read_ns(const struct facts *f, int s, bool p99)
+{
+	const struct verdict_source_fact *sf = &f->in->sources[s];
+
+	if (p99 && sf->read_p99_ns)
+		return sf->read_p99_ns;
+	return (sf->read_ns_milli + 999) / 1000;
+}
+
+static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip)
+{
+	if (m->kver >= KV_WATCHDOG_REWRITE || !kernel_has(m->kver, KV(5, 14), lts_readback))
+		return false;
+	bool margins = m->kver >= KV(6, 3);
+	*bound = margins ? READBACK_BOUND_MARGINS_NS : READBACK_BOUND_NS;
+	*skip = margins ? READBACK_SKIP_MARGINS_NS : READBACK_SKIP_NS;
+	return true;
+}
+
+static bool readback_fails(const struct facts *f, const struct model *m, bool p99)
+{
+	uint64_t bound, skip;
+
+	if (!tsc_watched(m) || m->tsc_demoted || !readback_era(m, &bound, &skip))
+		return false;
+	uint64_t wd = read_ns(f, m->watchdog, p99), wd50 = read_ns(f, m->watchdog, false);
+	uint64_t tsc = read_ns(f, VERDICT_SRC_TSC, false);
+	return wd50 && wd + tsc > bound && wd50 <= skip;
+}
+
+static bool r_watchdog_readback_applies(const struct facts *f, const struct model *m)
+{
+	return readback_fails(f, m, false);
+}
+
+static void r_watchdog_readback(const struct facts *f, struct model *m)
+{
+	m->tsc_demoted = true;
+	m->demote_why = "reading the watchdog around a TSC read takes longer than cs_watchdog_read() allows: TSC marked unstable";
+}
+
+static bool r_watchdog_readback_risk_applies(const struct facts *f, const struct model *m)
+{
+	return !readback_fails(f, m, false) && readback_fails(f, m, true);
+}
+
+static void r_watchdog_readback_risk(const struct facts *f, struct model *m)
+{
+	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+}
+
+/* 7.2 also compares the TSC between two CPUs on every watchdog round
+ * (watchdog_check_skew()): a step backwards marks it unstable. */
+static bool r_watchdog_cpu_skew_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && f->in->xcpu_warps > 0 && f->in->xcpu_tested >= 2;
+}
+
+static void r_watchdog_cpu_skew(const struct facts *f, struct model *m)
+{
+	m->tsc_demoted = true;
+	m->demote_why = "the TSC warps between CPUs and the watchdog's inter-CPU check sees it: marked unstable";
+}
+
+/* A vCPU that does not run steadily: QEMU TCG, or measured gaps of 1 %
+ * of the window or more. */
+static bool vcpu_unsteady(const struct facts *f)
+{
+	const struct verdict_input *in = f->in;
+
+	return f->plat == PLAT_TCG || (in->gaps_measured && in->gap_window_ms &&
+				       in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
+}
+
+/* 7.2's watchdog_check_freq() allows (interval >> 11) + the read-out
+ * window for two calibrated clocks, and a late timer is re-armed at
+ * expires + 0.5 s, so the round after a late one can be microseconds
+ * long: then a microsecond of difference in when the PM timer read lands
+ * is "frequency skew".  Seen in every boot of 7.2.13 and 7.3-rc7 on QEMU
+ * TCG without HPET (intervals 36 us .. 22 ms, skew 0.65 .. 25 us); with
+ * HPET watching, 7.2 and 7.3 kept tsc on all ten configurations. */
+static bool r_watchdog_unsteady_pm_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && m->watchdog == VERDICT_SRC_ACPI_PM &&
+	       vcpu_unsteady(f);
+}
+
+static void r_watchdog_unsteady_pm(const struct facts *f, struct model *m)
+{
+	m->tsc_demoted = true;
+	m->demote_why = "an unsteady vCPU and the acpi_pm watchdog: 7.2's frequency check fails on a short round";
+	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
 }
 
 static const struct rule watchdog_rules[] = {
 	{ "watchdog-reliable", "arch/x86/kernel/tsc.c tsc_init(): tsc_clocksource_reliable",
 	  KV_OPEN, KV_OPEN, r_watchdog_reliable_applies, r_no_watchdog,
-	  "TSC reliable: no clocksource watchdog" },
-	{ "watchdog-adjust", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 5.17+",
-	  KV(5, 17), KV_OPEN, r_watchdog_adjust_applies, r_no_watchdog,
-	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 4 packages: no clocksource watchdog" },
-	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog()",
-	  KV_OPEN, KV_OPEN, r_watchdog_demote_applies, r_watchdog_demote,
-	  "the measured TSC skew against the watchdog clock is beyond its margin: expect the watchdog to mark tsc unstable" },
+	  "TSC reliable: no clocksource watchdog", { 0 } },
+	{ "watchdog-adjust", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 5.16 (b50db7095fe0), nr_online_nodes <= 2",
+	  KV(5, 16), KV(6, 5), r_watchdog_adjust_nodes2_applies, r_no_watchdog,
+	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 2 NUMA nodes: no clocksource watchdog",
+	  { KV(5, 4), KV(5, 10), KV(5, 15), 0 } },
+	{ "watchdog-adjust-nodes4", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 6.6 (233756a640be), nr_online_nodes <= 4",
+	  KV(6, 6), KV(6, 11), r_watchdog_adjust_nodes4_applies, r_no_watchdog,
+	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 4 NUMA nodes: no clocksource watchdog", { 0 } },
+	{ "watchdog-adjust-packages", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 6.12 (b4bac279319d), topology_max_packages() <= 4",
+	  KV(6, 12), KV_OPEN, r_watchdog_adjust_packages_applies, r_no_watchdog,
+	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 4 packages: no clocksource watchdog", { 0 } },
+	{ "watchdog-readback", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.1 (5.10.y)",
+	  KV_OPEN, KV_OPEN, r_watchdog_readback_applies, r_watchdog_readback,
+	  "the measured watchdog read plus a TSC read exceed cs_watchdog_read()'s bound on every retry: TSC marked unstable", { 0 } },
+	{ "watchdog-readback-risk", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.1 (5.10.y)",
+	  KV_OPEN, KV_OPEN, r_watchdog_readback_risk_applies, r_watchdog_readback_risk,
+	  "the watchdog's slow reads (p99) exceed cs_watchdog_read()'s bound: a run of them marks the TSC unstable", { 0 } },
+	{ "watchdog-wrap", "kernel/time/clocksource.c clocksource_watchdog(), before the > 1 s skip (644649553508, 6.8)",
+	  KV_OPEN, KV_OPEN, r_watchdog_wrap_applies, r_watchdog_wrap,
+	  "a measured gap longer than the PM timer's wrap while acpi_pm watches: TSC marked unstable", { 0 } },
+	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
+	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
+	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
+	{ "watchdog-unsteady-acpi-pm", "kernel/time/clocksource.c watchdog_check_freq(), 7.2; seen on QEMU TCG",
+	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_unsteady_pm_applies, r_watchdog_unsteady_pm,
+	  "the vCPU does not run steadily and acpi_pm watches: a short watchdog round reads as frequency skew, tsc marked unstable", { 0 } },
+	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.2",
+	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
+	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },
 };
 
 const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rules), pick_watchdog };
@@ -159,11 +419,10 @@ const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rul
 void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v)
 {
 	const struct verdict_input *in = f->in;
-	bool unsteady = f->plat == PLAT_TCG ||
-			(in->gaps_measured && in->gap_window_ms &&
-			 in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
+	bool unsteady = vcpu_unsteady(f);
+	/* 7.2 skips non-continuous sources (refined-jiffies) as watchdogs. */
 	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || !unsteady ||
-	    in->sources[VERDICT_SRC_HPET].present == VERDICT_YES)
+	    in->sources[VERDICT_SRC_HPET].present == VERDICT_YES || m->kver >= KV_WATCHDOG_REWRITE)
 		return;
 	m->conf = VERDICT_CONFIDENCE_LOW;
 	add_reason(v, "no HPET: until acpi_pm registers, the TSC is checked against refined-jiffies, "

@@ -58,3 +58,68 @@ class Verdict(ProbeTest):
         deb = covering(v["by_kernel"], "6.1")
         self.assertEqual(len(deb), 1)
         self.assertEqual(deb[0]["linux_clocksource"], "hpet")
+
+
+def _load_verdict_script():
+    import importlib.machinery
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "scripts", "verdict")
+    loader = importlib.machinery.SourceFileLoader("cp_verdict", path)
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class Rejudge(ProbeTest):
+    """Issue #11: scripts/verdict runs the same rules, compiled for the
+    host, on verdict.inputs and reproduces the probe's verdict exactly, on
+    the reports of the shared boots (no boot of its own)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.sv = _load_verdict_script()
+        import os
+        if not os.path.isfile(cls.sv.JUDGE):
+            cls.skipTest(cls, "build/host/verdict-judge missing (make unit)")
+
+    def test_reproduces_every_boot(self):
+        for name in probe_runs.CONFIGS:
+            with self.subTest(config=name):
+                r = self.report(name)
+                self.assertEqual(self.sv.judge(r), r["verdict"])
+
+    def test_other_kernel_matches_by_kernel(self):
+        for name in probe_runs.CONFIGS:
+            for kernel in ("6.1", "5.10", "7.2"):
+                with self.subTest(config=name, kernel=kernel):
+                    r = self.report(name)
+                    v = self.sv.judge(r, kernel)
+                    self.assertEqual(v["linux_kernel"], kernel)
+                    rg = covering(r["verdict"]["by_kernel"], kernel)
+                    self.assertEqual(len(rg), 1)
+                    self.assertEqual(v["linux_clocksource"], rg[0]["linux_clocksource"])
+                    self.assertEqual(v["vdso"], rg[0]["vdso"])
+                    self.assertEqual(v["available_clocksource"], rg[0]["available_clocksource"])
+                    self.assertEqual(v["by_kernel"], r["verdict"]["by_kernel"])
+
+    def test_report_without_inputs_is_refused(self):
+        r = self.report("pvh_q35")
+        old = dict(r, verdict={k: v for k, v in r["verdict"].items() if k != "inputs"})
+        with self.assertRaises(self.sv.VerdictError) as cm:
+            self.sv.judge(old)
+        self.assertIn("no verdict.inputs", str(cm.exception))
+
+    def test_what_if_an_edited_input_changes_the_verdict(self):
+        # The same boot as a Hyper-V guest without TSC invariant control:
+        # mshyperv.c marks the TSC unstable, so tsc is not registered.
+        r = self.report("pvh_q35")
+        inputs = dict(r["verdict"]["inputs"], hypervisor="hyperv",
+                      hypervisor_signatures=["hyperv"], hypervisor_bit=True,
+                      hyperv_ref_counter=True, hyperv_tsc_invariant=False)
+        v = self.sv.judge(dict(r, verdict=dict(r["verdict"], inputs=inputs)))
+        self.assertEqual(v["linux_clocksource"], "hyperv_clocksource_msr")
+        self.assertNotIn("tsc", v["available_clocksource"].split())

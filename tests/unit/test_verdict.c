@@ -207,7 +207,7 @@ TEST(bare_metal_intel_invariant_tsc)
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.current_clocksource, "tsc");
-	CHECK_STR(v.linux_kernel, "6.12");
+	CHECK_STR(v.linux_kernel, "6.18");
 	CHECK(v.vdso);
 	CHECK_EQ_U64(v.predicted_read_ns_milli, TSC_BARE);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
@@ -303,7 +303,7 @@ TEST(kvm_hidden_amd_no_hpet_is_the_incident)
 	CHECK(w && strstr(w->fix, "<feature policy='require' name='invtsc'/>"));
 	verdict_summary_line(&v, line, sizeof(line));
 	/* 3350 ns / 23 ns = 145.65 -> 146 */
-	CHECK(strstr(line, "A Linux 6.12 guest here will use acpi_pm (no vDSO): ~3,350 ns per clock "
+	CHECK(strstr(line, "A Linux 6.18 guest here will use acpi_pm (no vDSO): ~3,350 ns per clock "
 			   "read (incl. ~150 ns estimated syscall), ~146x a TSC read. Why: ") == line);
 	CHECK(strstr(line, "Fix: expose invariant TSC (QEMU -cpu <model>,+invtsc"));
 }
@@ -358,8 +358,11 @@ TEST(kvm_hidden_intel_keeps_tsc)
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 }
 
-/* Hyper-V with the reference TSC page, no TSC invariant control: the page
- * (400 / 500) beats tsc (300) on all kernels, vDSO HVCLOCK. */
+/* Hyper-V with the reference TSC page, no TSC invariant control:
+ * ms_hyperv_init_platform() marks the TSC unstable ("running on Hyper-V"),
+ * so tsc is never registered; the page wins on all kernels, vDSO HVCLOCK.
+ * hv_init_clocksource() registers the MSR clocksource too from 6.5
+ * (6.12.118 source), only without the page before (6.1.176 source). */
 TEST(hyperv_with_tsc_page)
 {
 	struct verdict_input in = hyperv(true, false);
@@ -368,13 +371,18 @@ TEST(hyperv_with_tsc_page)
 	CHECK_STR(v.linux_clocksource, "hyperv_clocksource_tsc_page");
 	CHECK(v.vdso);
 	CHECK_EQ_U64(v.predicted_read_ns_milli, HV_PAGE_READ);
-	CHECK_STR(v.available_clocksource, "hyperv_clocksource_tsc_page tsc acpi_pm");
-	CHECK_EQ_U64(v.by_kernel_count, 1);
+	CHECK_STR(v.available_clocksource, "hyperv_clocksource_tsc_page hyperv_clocksource_msr acpi_pm");
+	CHECK_EQ_U64(v.by_kernel_count, 2);
+	check_range(&v, 0, "4.19", "6.4", "hyperv_clocksource_tsc_page", true);
+	CHECK_STR(v.by_kernel[0].available_clocksource, "hyperv_clocksource_tsc_page acpi_pm");
+	check_range(&v, 1, "6.5", NULL, "hyperv_clocksource_tsc_page", true);
 	CHECK_STR(severity(&v, "TSC_NOT_INVARIANT"), "info");
 }
 
-/* Hyper-V with TSC invariant control: 5.6+ enables it (TSC_RELIABLE) and
- * lowers the page to 250 -> tsc; 4.19-5.5 keep the page. */
+/* Hyper-V with TSC invariant control: 5.6+ enables it (TSC_RELIABLE,
+ * mshyperv.c) and the page is at 250 (5.6-5.11) or lowered to 250
+ * (hyperv_timer.c hv_init_tsc_clocksource()) -> tsc; 4.19-5.5 mark the TSC
+ * unstable and keep the page; 6.5+ list the MSR clocksource (245) too. */
 TEST(hyperv_invariant_control_prefers_tsc)
 {
 	struct verdict_input in = hyperv(true, true);
@@ -382,10 +390,13 @@ TEST(hyperv_invariant_control_prefers_tsc)
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK(v.vdso);
-	CHECK_STR(v.available_clocksource, "tsc hyperv_clocksource_tsc_page acpi_pm");
-	CHECK_EQ_U64(v.by_kernel_count, 2);
+	CHECK_STR(v.available_clocksource, "tsc hyperv_clocksource_tsc_page hyperv_clocksource_msr acpi_pm");
+	CHECK_EQ_U64(v.by_kernel_count, 3);
 	check_range(&v, 0, "4.19", "5.5", "hyperv_clocksource_tsc_page", true);
-	check_range(&v, 1, "5.6", NULL, "tsc", true);
+	CHECK_STR(v.by_kernel[0].available_clocksource, "hyperv_clocksource_tsc_page acpi_pm");
+	check_range(&v, 1, "5.6", "6.4", "tsc", true);
+	CHECK_STR(v.by_kernel[1].available_clocksource, "tsc hyperv_clocksource_tsc_page acpi_pm");
+	check_range(&v, 2, "6.5", NULL, "tsc", true);
 	CHECK(!has_warning(&v, "TSC_NOT_INVARIANT"));
 	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 }
@@ -454,7 +465,11 @@ TEST(tcg_qemu64_smp1_no_hpet)
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
-	CHECK_EQ_U64(v.by_kernel_count, 1);
+	/* 7.2 on: the acpi_pm watchdog on a TCG vCPU (watchdog_check_freq(),
+	 * test_verdict_eras.c no_hpet_under_tcg_per_era). */
+	CHECK_EQ_U64(v.by_kernel_count, 2);
+	check_range(&v, 0, "4.19", "7.1", "tsc", true);
+	check_range(&v, 1, "7.2", NULL, "acpi_pm", false);
 	/* Real Debian 6.1 and 6.12 guests on this QEMU config chose tsc in 3
 	 * of 6 boots and acpi_pm in the others (refined-jiffies watchdog
 	 * race, tests/linux/README.md): the prediction holds, with low
@@ -489,7 +504,8 @@ TEST(tcg_qemu64_smp4_no_hpet)
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	check_range(&v, 0, "4.19", "6.11", "acpi_pm", false);
-	check_range(&v, 1, "6.12", NULL, "tsc", true);
+	check_range(&v, 1, "6.12", "7.1", "tsc", true);
+	check_range(&v, 2, "7.2", NULL, "acpi_pm", false);
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 }
 
@@ -535,7 +551,8 @@ TEST(tcg_skylake_smp2)
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
-	CHECK_EQ_U64(v.by_kernel_count, 1);
+	CHECK_EQ_U64(v.by_kernel_count, 2);
+	check_range(&v, 1, "7.2", NULL, "acpi_pm", false);
 }
 
 /* Bare metal AMD with invariant TSC but warps between 2 sockets:
@@ -580,18 +597,19 @@ TEST(no_calibration_reference)
 	CHECK_STR(severity(&v, "JIFFIES_FALLBACK"), "critical");
 }
 
-/* A measured TSC-vs-HPET drift of 800 ppm on TCG -smp 1: beyond the
- * watchdog margin, so expect the watchdog to demote tsc -> hpet, tsc
- * listed last (rating 0). */
+/* A measured TSC-vs-HPET drift of 1300 ppm on TCG -smp 1: beyond 6.18's
+ * margin (clocksource_watchdog(): md = the two uncertainty margins, each
+ * 2 * 125 us per 0.5 s = 1000 ppm), so expect the watchdog to demote tsc
+ * -> hpet, tsc listed last (rating 0). */
 TEST(watchdog_demotes_drifting_tsc)
 {
 	struct verdict_input in = tcg_qemu64(1, true);
 	struct verdict v;
-	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 800, 1000, 0 };
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 1300, 1000, 0 };
 	in.drift_count = 1;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "hpet");
-	CHECK_STR(v.available_clocksource, "hpet acpi_pm tsc");
+	CHECK_STR(v.available_clocksource, "hpet acpi_pm");
 	CHECK_STR(severity(&v, "SOURCE_DRIFT"), "warning");
 	CHECK_STR(severity(&v, "HPET_FALLBACK"), "warning");
 }
@@ -675,7 +693,7 @@ TEST(json_names_follow_schema)
 	verdict_to_json(&j, &v);
 	json_object_end(&j);
 	CHECK(json_ok(&j));
-	CHECK(strstr(buf, "{\"verdict\":{\"linux_clocksource\":\"acpi_pm\",\"linux_kernel\":\"6.12\","
+	CHECK(strstr(buf, "{\"verdict\":{\"linux_clocksource\":\"acpi_pm\",\"linux_kernel\":\"6.18\","
 			  "\"vdso\":false,\"predicted_read_ns\":3350.000,") == buf);
 	CHECK(strstr(buf, "\"by_kernel\":[{\"from\":\"4.19\",\"to\":null,\"linux_clocksource\":\"acpi_pm\","
 			  "\"vdso\":false,\"note\":"));
@@ -684,7 +702,7 @@ TEST(json_names_follow_schema)
 	CHECK(strstr(buf, "\"current_clocksource\":\"acpi_pm\""));
 	CHECK(strstr(buf, "\"available_clocksource\":\"acpi_pm\""));
 	CHECK(strstr(buf, "\"syscall_overhead_ns_estimate\":150"));
-	CHECK(strstr(buf, "\"reasoning\":[\"Linux 6.12 selects acpi_pm (rating 200)"));
+	CHECK(strstr(buf, "\"reasoning\":[\"Linux 6.18 selects acpi_pm (rating 200)"));
 }
 
 /* kvm-unit-tests' kvmclock_test idea: pvclock readings compared across
@@ -754,25 +772,26 @@ TEST(harness_anomaly_caps_confidence)
 	CHECK(reasoning_says(&v, "no reason given"));
 }
 
-/* The watchdog margin (500 ppm) is crossed only beyond the measurement's
- * uncertainty: 600 +/- 200 may be 400, 800 +/- 200 is at least 600. */
+/* 6.18's watchdog margin (1000 ppm, clocksource_watchdog()) is crossed
+ * only beyond the measurement's uncertainty: 1100 +/- 200 may be 900,
+ * 1300 +/- 200 is at least 1100. */
 TEST(watchdog_demotion_needs_drift_beyond_uncertainty)
 {
 	struct verdict_input in = tcg_qemu64(1, true);
 	struct verdict v;
-	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 600, 1000, 200 };
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 1100, 1000, 200 };
 	in.drift_count = 1;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK(!has_warning(&v, "HPET_FALLBACK"));
-	in.drift[0].ppm = 800;
+	in.drift[0].ppm = 1300;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "hpet");
-	CHECK_STR(v.available_clocksource, "hpet acpi_pm tsc");
+	CHECK_STR(v.available_clocksource, "hpet acpi_pm");
 	const struct verdict_warning *w = verdict_find_warning(&v, "HPET_FALLBACK");
-	CHECK(w && strstr(w->evidence, "(watchdog expected to reject tsc: 800 +/- 200 ppm against hpet)"));
+	CHECK(w && strstr(w->evidence, "(watchdog expected to reject tsc: 1300 +/- 200 ppm against hpet)"));
 	/* a negative drift is the same distance from the margin */
-	in.drift[0].ppm = -600;
+	in.drift[0].ppm = -1100;
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 }

@@ -1,0 +1,102 @@
+/* The host judge: the verdict rules, compiled for the host, run on
+ * verdict.inputs of a saved report.  scripts/verdict extracts the inputs
+ * and feeds them here in the line format of verdict_inputs_parse_line();
+ * the output is the verdict JSON the probe writes ({"verdict":{...}}) or
+ * the same verdict as text.
+ *
+ *   verdict-judge [--kernel X.Y] [--json] < inputs.txt */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "verdict.h"
+#include "json.h"
+
+#define MAX_LINES 512
+#define LINE_LEN 1024
+#define JSON_CAP (256 * 1024)
+
+static char lines[MAX_LINES][LINE_LEN];
+
+static void print_text(const struct verdict *v)
+{
+	char buf[1024];
+
+	verdict_summary_line(v, buf, sizeof buf);
+	printf("%s\n\nLinux %s: current_clocksource %s, available_clocksource %s, vDSO %s, confidence %s\n",
+	       buf, v->linux_kernel, v->current_clocksource, v->available_clocksource,
+	       v->vdso ? "yes" : "no", verdict_confidence_name(v->confidence));
+	printf("\nreasoning:\n");
+	for (uint32_t i = 0; i < v->reasoning_count; i++)
+		printf("  %s\n", v->reasoning[i]);
+	printf("\nby kernel:\n");
+	for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		printf("  %s-%s: %s%s (available: %s) %s\n", r->from, r->to ? r->to : "newest",
+		       r->linux_clocksource, r->vdso ? ", vDSO" : ", no vDSO", r->available_clocksource,
+		       r->note);
+	}
+	printf("\nwarnings:\n");
+	for (uint32_t i = 0; i < v->warning_count; i++)
+		printf("  %s (%s): %s\n", v->warnings[i].code, verdict_severity_name(v->warnings[i].severity),
+		       v->warnings[i].message);
+}
+
+int main(int argc, char **argv)
+{
+	static struct verdict_input in;
+	static struct verdict v;
+	bool as_json = false;
+	uint32_t n = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			as_json = true;
+		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+			i++;
+			if (!verdict_kernel_parse(argv[i], strlen(argv[i]), &in.kernel)) {
+				fprintf(stderr, "verdict-judge: kernel %s: not a release from 4.19 to the newest\n",
+					argv[i]);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--json] < inputs\n");
+			return 2;
+		}
+	}
+	in.xen_tsc_mode = -1;
+	while (n < MAX_LINES && fgets(lines[n], LINE_LEN, stdin)) {
+		const char *why;
+		lines[n][strcspn(lines[n], "\n")] = '\0';
+		char copy[LINE_LEN];
+		memcpy(copy, lines[n], LINE_LEN);
+		if (!verdict_inputs_parse_line(&in, lines[n], &why)) {
+			fprintf(stderr, "verdict-judge: line %u \"%s\": %s\n", n + 1, copy, why);
+			return 2;
+		}
+		n++;
+	}
+	if (n == MAX_LINES && !feof(stdin)) {
+		fprintf(stderr, "verdict-judge: more than %d input lines\n", MAX_LINES);
+		return 2;
+	}
+	verdict_decide(&v, &in);
+	if (!as_json) {
+		print_text(&v);
+		return 0;
+	}
+	char *buf = malloc(JSON_CAP);
+	struct json j;
+	if (!buf)
+		return 2;
+	json_init(&j, buf, JSON_CAP);
+	json_object_begin(&j, NULL);
+	verdict_to_json(&j, &v);
+	json_object_end(&j);
+	if (!json_ok(&j)) {
+		fprintf(stderr, "verdict-judge: JSON buffer too small\n");
+		return 2;
+	}
+	printf("%s\n", buf);
+	free(buf);
+	return 0;
+}
