@@ -19,4 +19,6 @@ void con_log(const char *text);
 void con_say(const char *text);
 /* The report contract's frame around one JSON line, UART only. */
 void con_emit_report(const char *json, size_t len);
+/* One watch record's frame (same CRC-32 and byte count rules), UART only. */
+void con_emit_watch_record(uint32_t seq, const char *json, size_t len);
 #endif

@@ -60,6 +60,8 @@ struct platform {
 	const char *(*write_file)(const char *name, const void *data, size_t len);
 	/* Waits for a key press or timeout_ms; true if a key was pressed. */
 	bool (*wait_key)(uint64_t timeout_ms);
+	/* Why watch mode cannot run on this boot path, or NULL when it can. */
+	const char *watch_unavailable;
 	/* Powers off (or resets); never returns. */
 	void (*power_off)(void) __attribute__((noreturn));
 };

@@ -46,6 +46,8 @@ struct raw_capture {
 	struct cpuid_record cpuid[CPUID_RECORD_MAX];
 };
 
+struct watch_result;
+
 struct run_results {
 	struct probe_facts facts;
 	uint64_t start_tsc;
@@ -75,6 +77,7 @@ struct run_results {
 	uint64_t elapsed_ms;
 	uint32_t faults_caught;  /* by the fault guard, as the report is built */
 	struct uart serial;      /* the UART the report goes to */
+	struct watch_result *watch; /* NULL unless watch= was asked for */
 };
 
 /* The measured source, or NULL when it is absent or failed. */

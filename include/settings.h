@@ -22,6 +22,8 @@ struct settings {
 	uint16_t serial_port;    /* 0 = SPCR, else COM1 */
 	bool serial_from_settings;
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */
+	uint32_t watch_seconds;  /* 0 = no watch after the report */
+	uint32_t watch_interval_seconds; /* one record per interval */
 	uint32_t problem_count;
 	char problems[SETTINGS_MAX_PROBLEMS][80];
 };

@@ -10,6 +10,8 @@
 #include "results.h"
 #include "strbuf.h"
 #include "discover.h"
+#include "watch.h"
+#include "run_id.h"
 
 #define DEFAULT_WAIT_KEY_SECONDS 30
 
@@ -155,16 +157,20 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 	classify_read_paths(r);
 }
 
-static void finish_sources(struct run_results *r)
+/* Counts that grew while later stages read the sources. */
+static void collect_sources(struct run_results *r)
 {
-	for (unsigned i = 0; i < r->source_count; i++) {
-		struct source_result *s = &r->sources[i];
-		/* Counts that grew while later stages read the source. */
-		if (s->src->collect)
-			s->src->collect(&s->facts);
-		if (s->src->finish)
-			s->src->finish();
-	}
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src->collect)
+			r->sources[i].src->collect(&r->sources[i].facts);
+}
+
+/* After the last reading (the watch reads the sources too). */
+static void release_sources(struct run_results *r)
+{
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src->finish)
+			r->sources[i].src->finish();
 }
 
 void probe_main(struct platform *plat)
@@ -234,14 +240,43 @@ void probe_main(struct platform *plat)
 				      "the TSC source did not measure ok: frequency, cross-CPU and gap stages skipped");
 		}
 	}
-	finish_sources(r);
+	collect_sources(r);
 	static struct verdict_input vin;
 	results_verdict_input(r, &vin);
 	verdict_decide(&r->verdict, &vin);
 
+	static struct watch_result watch;
+	bool watching = f->settings.watch_seconds > 0;
+	if (watching) {
+		r->watch = &watch;
+		watch.watch_s = f->settings.watch_seconds;
+		watch.interval_s = f->settings.watch_interval_seconds;
+		watch.run_id = probe_run_id();
+		if (plat->watch_unavailable) {
+			watch.status = "absent";
+			watch.reason = plat->watch_unavailable;
+			results_error(r, "WATCH_UNAVAILABLE", plat->watch_unavailable);
+			watching = false;
+		} else {
+			watch.status = "pending";
+			watch.reason = "the watch runs after this report; its final report follows";
+		}
+	}
 	r->faults_caught = fault_caught_count();
 	r->serial = con.uart;
 	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	bool complete = report_emit(r);
+	if (watching) {
+		/* The boot-time report stands on its own if the VM dies during
+		 * the watch; the final one repeats it with the watch section. */
+		progress("watch");
+		watch.reason = NULL;
+		watch_run(&watch, r);
+		collect_sources(r);
+		r->faults_caught = fault_caught_count();
+		r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
+		complete = report_emit(r);
+	}
+	release_sources(r);
 	leave(complete ? DEBUG_EXIT_REPORT_COMPLETE : DEBUG_EXIT_PROBE_FAILED);
 }

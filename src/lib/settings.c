@@ -15,6 +15,10 @@ static const struct {
 #define SAMPLES_MIN 16
 #define SAMPLES_MAX 1000000
 #define WINDOW_MS_MAX 60000
+#define WATCH_INTERVAL_DEFAULT_S 10
+/* A week: a maintenance window and then some; the interval a whole hour. */
+#define WATCH_SECONDS_MAX 604800
+#define WATCH_INTERVAL_MAX_S 3600
 
 const char *settings_mode_name(enum run_mode m)
 {
@@ -40,6 +44,7 @@ void settings_defaults(struct settings *s)
 	apply_mode(s, MODE_DEFAULT);
 	s->serial_port = 0;
 	s->wait_key_seconds = -1;
+	s->watch_interval_seconds = WATCH_INTERVAL_DEFAULT_S;
 }
 
 static void problem(struct settings *s, const char *what, const char *word, size_t n)
@@ -159,6 +164,16 @@ static void apply(struct settings *s, const char *key, size_t kn, const char *va
 			s->wait_key_seconds = (int32_t)num;
 		else
 			problem(s, "wait must be 0..3600 seconds", val, vn);
+	} else if (word_is(key, kn, "watch")) {
+		if (parse_number(val, vn, &num) && num <= WATCH_SECONDS_MAX)
+			s->watch_seconds = (uint32_t)num;
+		else
+			problem(s, "watch must be 0..604800 seconds", val, vn);
+	} else if (word_is(key, kn, "interval")) {
+		if (parse_number(val, vn, &num) && num >= 1 && num <= WATCH_INTERVAL_MAX_S)
+			s->watch_interval_seconds = (uint32_t)num;
+		else
+			problem(s, "interval must be 1..3600 seconds", val, vn);
 	} else {
 		problem(s, "unknown setting", key, kn);
 	}

@@ -325,6 +325,11 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.write_file = uefi_write_file;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
+	/* Watching means leaving boot services first (ExitBootServices, the
+	 * probe's own AP start-up, UART only); that path is not built yet, and
+	 * half of it would be worse than saying so. */
+	plat.watch_unavailable = "watch mode is not built yet for the UEFI build (it needs ExitBootServices); "
+				 "use the direct-boot (PVH) build";
 
 	probe_main(&plat);
 	/* probe_main leaves through the platform; reaching here is a bug. */
