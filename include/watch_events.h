@@ -64,7 +64,11 @@ struct watch_interval {
 /* Thresholds.  Defaults (watch_config_default) are this project's choices:
  * a jump must exceed jump_min_ns plus the figures' own uncertainty; a rate
  * change must exceed rate_change_min_mppm plus three times the combined
- * uncertainty of the two intervals compared. */
+ * uncertainty of the two intervals compared, and is judged against the
+ * counters only: wall time follows the host's NTP-disciplined clock, which
+ * may slew by far more than 500 ppm (chrony's default limit is 83,333 ppm),
+ * and was seen moving by ~1,000 ppm from one 2 s interval to the next
+ * here. */
 struct watch_config {
 	uint64_t jump_min_ns;
 	uint64_t rate_change_min_mppm;
@@ -73,6 +77,7 @@ void watch_config_default(struct watch_config *c);
 
 struct watch_ref_state {
 	const char *name;
+	bool is_wall;
 	int64_t cumulative_offset_ns;   /* TSC minus reference, since the start */
 	int64_t interval_offset_ns;     /* the same over the last interval */
 	bool drift_valid;

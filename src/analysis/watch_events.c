@@ -193,6 +193,7 @@ static void offsets_and_stops(struct watch_detector *d, const struct watch_inter
 		const struct watch_ref_sample *s = &iv->ref[i];
 		struct watch_ref_state *st = &d->ref[i];
 		st->name = s->name;
+		st->is_wall = s->is_wall;
 		st->drift_valid = false;
 		if (!s->valid)
 			continue;
@@ -231,7 +232,7 @@ static void rate_changes(struct watch_detector *d, const struct watch_interval *
 {
 	for (unsigned i = 0; i < d->ref_count; i++) {
 		struct watch_ref_state *st = &d->ref[i];
-		if (!st->drift_valid)
+		if (!st->drift_valid || st->is_wall)
 			continue;
 		if (!st->baseline_valid) {
 			st->baseline_valid = true;

@@ -175,9 +175,12 @@ static void sb_skew(struct strbuf *sb, int64_t ns)
 	} else if (a >= 1000000) {
 		sb_fixed(sb, (int64_t)(a / 1000), 3);
 		sb_str(sb, " ms");
-	} else {
+	} else if (a >= 1000) {
 		sb_u64(sb, a / 1000);
 		sb_str(sb, " us");
+	} else {
+		sb_u64(sb, a);
+		sb_str(sb, " ns");
 	}
 }
 
