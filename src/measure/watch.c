@@ -173,10 +173,15 @@ static void choose_watchdogs(struct watch_ctx *c)
 	struct watch_result *w = c->w;
 	const struct run_results *r = c->r;
 	const struct probe_facts *f = &r->facts;
+	/* X86_FEATURE_TSC_RELIABLE: Linux's VMware platform code sets it when
+	 * GETHZ answers, Hyper-V's when it offers the invariant TSC; each only
+	 * on its own hypervisor (KVM also answers GETHZ through QEMU's vmport,
+	 * which a KVM guest never asks).  The verdict's own model of this is
+	 * for the lead to wire in. */
+	const char *hv = f->hv.name ? f->hv.name : "";
 	struct wd_exemption_facts ex = {
-		/* VMware's GETHZ path sets X86_FEATURE_TSC_RELIABLE; the verdict's
-		 * own model of reliability is for the lead to wire in. */
-		.tsc_reliable = r->vmware.gethz_valid,
+		.tsc_reliable = (str_equal(hv, "vmware") && r->vmware.gethz_valid) ||
+				(str_equal(hv, "hyperv") && f->cpu.invariant_tsc),
 		.adjust_qualified = f->cpu.invariant_tsc && f->cpu.tsc_adjust && r->packages && r->packages <= 4,
 	};
 	/* Registry order is Linux's rating order among the non-TSC clocks:

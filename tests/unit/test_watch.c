@@ -154,9 +154,9 @@ TEST(events_tsc_jump_against_everything)
 	CHECK_EQ_U64(det.events_total, 1);
 	CHECK_EQ_U64(det.events[0].type, WATCH_EVENT_TSC_JUMP);
 	CHECK(!det.events[0].has_duration);
-	/* Below the threshold (100 ms + uncertainty): nothing. */
+	/* Below the threshold (25 ms + uncertainty): nothing. */
 	start();
-	struct series_ref small[] = { { "hpet", false, 2000, 2050 }, { "cmos_rtc", true, 2000, 2050 } };
+	struct series_ref small[] = { { "hpet", false, 2000, 2020 }, { "cmos_rtc", true, 2000, 2020 } };
 	interval(&iv, 1, small, 2);
 	watch_detect(&det, &iv);
 	CHECK_EQ_U64(det.events_total, 0);
