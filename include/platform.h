@@ -62,6 +62,11 @@ struct platform {
 	bool (*wait_key)(uint64_t timeout_ms);
 	/* Why watch mode cannot run on this boot path, or NULL when it can. */
 	const char *watch_unavailable;
+	/* Leaves the firmware for good before a watch (UEFI: ExitBootServices);
+	 * NULL where there is none to leave.  Returns NULL on success, else why
+	 * not.  Either way the platform then offers only what needs no boot
+	 * services: UART output, runtime power-off. */
+	const char *(*leave_firmware)(void);
 	/* Powers off (or resets); never returns. */
 	void (*power_off)(void) __attribute__((noreturn));
 };

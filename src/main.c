@@ -269,9 +269,18 @@ void probe_main(struct platform *plat)
 	if (watching) {
 		/* The boot-time report stands on its own if the VM dies during
 		 * the watch; the final one repeats it with the watch section. */
-		progress("watch");
-		watch.reason = NULL;
-		watch_run(&watch, r);
+		const char *why = plat->leave_firmware ? plat->leave_firmware() : NULL;
+		if (plat->leave_firmware && !why)
+			r->phase = "exit_boot_services";
+		progress(why ? "watch not started" : "watch");
+		if (why) {
+			watch.status = "error";
+			watch.reason = why;
+			results_error(r, "WATCH_NO_EXIT_BOOT_SERVICES", why);
+		} else {
+			watch.reason = NULL;
+			watch_run(&watch, r);
+		}
 		collect_sources(r);
 		r->faults_caught = fault_caught_count();
 		r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
