@@ -60,8 +60,6 @@ struct platform {
 	const char *(*write_file)(const char *name, const void *data, size_t len);
 	/* Waits for a key press or timeout_ms; true if a key was pressed. */
 	bool (*wait_key)(uint64_t timeout_ms);
-	/* Why watch mode cannot run on this boot path, or NULL when it can. */
-	const char *watch_unavailable;
 	/* Leaves the firmware for good before a watch (UEFI: ExitBootServices);
 	 * NULL where there is none to leave.  Returns NULL on success, else why
 	 * not.  Either way the platform then offers only what needs no boot

@@ -173,6 +173,30 @@ static void release_sources(struct run_results *r)
 			r->sources[i].src->finish();
 }
 
+/* The boot-time report stands on its own if the VM dies during the watch;
+ * the final one repeats it with the watch section. */
+static bool watch_then_report(struct run_results *r, struct watch_result *w)
+{
+	struct platform *plat = r->facts.plat;
+	const char *why = plat->leave_firmware ? plat->leave_firmware() : NULL;
+	if (plat->leave_firmware && !why)
+		r->phase = "exit_boot_services";
+	if (why) {
+		progress("watch not started");
+		w->status = "error";
+		w->reason = why;
+		results_error(r, "WATCH_NO_EXIT_BOOT_SERVICES", why);
+	} else {
+		progress("watch");
+		w->reason = NULL;
+		watch_run(w, r);
+	}
+	collect_sources(r);
+	r->faults_caught = fault_caught_count();
+	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
+	return report_emit(r);
+}
+
 void probe_main(struct platform *plat)
 {
 	static char settings_text[2048];
@@ -252,40 +276,15 @@ void probe_main(struct platform *plat)
 		watch.watch_s = f->settings.watch_seconds;
 		watch.interval_s = f->settings.watch_interval_seconds;
 		watch.run_id = probe_run_id();
-		if (plat->watch_unavailable) {
-			watch.status = "absent";
-			watch.reason = plat->watch_unavailable;
-			results_error(r, "WATCH_UNAVAILABLE", plat->watch_unavailable);
-			watching = false;
-		} else {
-			watch.status = "pending";
-			watch.reason = "the watch runs after this report; its final report follows";
-		}
+		watch.status = "pending";
+		watch.reason = "the watch runs after this report; its final report follows";
 	}
 	r->faults_caught = fault_caught_count();
 	r->serial = con.uart;
 	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	bool complete = report_emit(r);
-	if (watching) {
-		/* The boot-time report stands on its own if the VM dies during
-		 * the watch; the final one repeats it with the watch section. */
-		const char *why = plat->leave_firmware ? plat->leave_firmware() : NULL;
-		if (plat->leave_firmware && !why)
-			r->phase = "exit_boot_services";
-		progress(why ? "watch not started" : "watch");
-		if (why) {
-			watch.status = "error";
-			watch.reason = why;
-			results_error(r, "WATCH_NO_EXIT_BOOT_SERVICES", why);
-		} else {
-			watch.reason = NULL;
-			watch_run(&watch, r);
-		}
-		collect_sources(r);
-		r->faults_caught = fault_caught_count();
-		r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
-		complete = report_emit(r);
-	}
+	if (watching)
+		complete = watch_then_report(r, &watch);
 	release_sources(r);
 	leave(complete ? DEBUG_EXIT_REPORT_COMPLETE : DEBUG_EXIT_PROBE_FAILED);
 }
