@@ -98,7 +98,7 @@ struct watch_ctx {
 	uint64_t wd_cycles, next_wd;
 };
 
-static void watchdog_tick(struct watch_ctx *c, uint64_t now)
+static void watchdog_tick(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
 	w->watchdog_ticks++;
@@ -132,7 +132,6 @@ static void watchdog_tick(struct watch_ctx *c, uint64_t now)
 		t->wd_ticks = ticks;
 		t->wd_tsc = mid;
 	}
-	(void)now;
 }
 
 /* The periodic work of every wait: narrow counters followed, watchdog
@@ -146,7 +145,7 @@ static void periodic(void *arg)
 		c->next_follow = now + c->follow_cycles;
 	}
 	if (now >= c->next_wd) {
-		watchdog_tick(c, now);
+		watchdog_tick(c);
 		/* Linux re-arms from the previous expiry; one that is long past
 		 * fires at once, then the cadence resumes. */
 		c->next_wd += c->wd_cycles;
