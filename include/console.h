@@ -26,4 +26,6 @@ void con_emit_report(const char *json, size_t len);
  * byte for byte, and so does every resend_s seconds (0: only on a key).
  * report/len: the JSON the frame was built around; NULL sends nothing. */
 void con_linger(uint32_t wait_s, uint32_t resend_s, uint64_t tsc_hz, const char *report, size_t len);
+/* One watch record's frame (same CRC-32 and byte count rules), UART only. */
+void con_emit_watch_record(uint32_t seq, const char *json, size_t len);
 #endif

@@ -73,6 +73,11 @@ struct platform {
 	 * so the next call waits for the next key; 0 for keys without one),
 	 * or -1 when the time ran out. */
 	int (*wait_key)(uint64_t timeout_ms);
+	/* Leaves the firmware for good before a watch (UEFI: ExitBootServices);
+	 * NULL where there is none to leave.  Returns NULL on success, else why
+	 * not.  Either way the platform then offers only what needs no boot
+	 * services: UART output, runtime power-off. */
+	const char *(*leave_firmware)(void);
 	/* Powers off (or resets); never returns. */
 	void (*power_off)(void) __attribute__((noreturn));
 };

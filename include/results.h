@@ -57,6 +57,7 @@ struct run_identity {
 	char started_utc[UTC_TIME_TEXT]; /* "" when no clock answered */
 	const char *started_utc_source; /* how it was read, or why there is none */
 };
+struct watch_result;
 
 struct run_results {
 	struct probe_facts facts;
@@ -89,6 +90,7 @@ struct run_results {
 	uint64_t elapsed_ms;
 	uint32_t faults_caught;  /* by the fault guard, as the report is built */
 	struct uart serial;      /* the UART the report goes to */
+	struct watch_result *watch; /* NULL unless watch= was asked for */
 };
 
 /* The measured source, or NULL when it is absent or failed. */

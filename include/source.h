@@ -39,6 +39,16 @@ struct source_desc {
 struct measure_plan;
 struct source_facts;
 
+/* What a source says about itself while running (watch mode re-reads it
+ * every interval): kvm-clock's pvclock page. */
+struct source_live_state {
+	bool valid;
+	bool stable;          /* stable flag set and allowed by CPUID */
+	uint32_t version;
+	uint8_t flags;
+	uint64_t tsc_hz;      /* implied by mul/shift */
+};
+
 struct clock_source {
 	const char *name; /* Linux clocksource name where one exists */
 	/* Decides presence and prepares the counter (enables a halted HPET,
@@ -57,6 +67,8 @@ struct clock_source {
 	void (*collect)(struct source_facts *out);
 	/* Source-specific figures for the report, from its facts (may be NULL). */
 	void (*report_extra)(struct json *j, const struct source_facts *facts);
+	/* The source's state now, for a long watch (may be NULL). */
+	void (*live_state)(struct source_live_state *out);
 };
 
 extern const struct clock_source *const clock_sources[];

@@ -10,6 +10,8 @@
 #include "results.h"
 #include "strbuf.h"
 #include "discover.h"
+#include "watch.h"
+#include "run_id.h"
 
 #define DEFAULT_WAIT_KEY_SECONDS 30
 
@@ -158,16 +160,44 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 	classify_read_paths(r);
 }
 
-static void finish_sources(struct run_results *r)
+/* Counts that grew while later stages read the sources. */
+static void collect_sources(struct run_results *r)
 {
-	for (unsigned i = 0; i < r->source_count; i++) {
-		struct source_result *s = &r->sources[i];
-		/* Counts that grew while later stages read the source. */
-		if (s->src->collect)
-			s->src->collect(&s->facts);
-		if (s->src->finish)
-			s->src->finish();
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src->collect)
+			r->sources[i].src->collect(&r->sources[i].facts);
+}
+
+/* After the last reading (the watch reads the sources too). */
+static void release_sources(struct run_results *r)
+{
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src->finish)
+			r->sources[i].src->finish();
+}
+
+/* The boot-time report stands on its own if the VM dies during the watch;
+ * the final one repeats it with the watch section. */
+static bool watch_then_report(struct run_results *r, struct watch_result *w)
+{
+	struct platform *plat = r->facts.plat;
+	const char *why = plat->leave_firmware ? plat->leave_firmware() : NULL;
+	if (plat->leave_firmware && !why)
+		r->phase = "exit_boot_services";
+	if (why) {
+		progress("watch not started");
+		w->status = "error";
+		w->reason = why;
+		results_error(r, "WATCH_NO_EXIT_BOOT_SERVICES", why);
+	} else {
+		progress("watch");
+		w->reason = NULL;
+		watch_run(w, r);
 	}
+	collect_sources(r);
+	r->faults_caught = fault_caught_count();
+	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
+	return report_emit(r);
 }
 
 void probe_main(struct platform *plat)
@@ -243,14 +273,27 @@ void probe_main(struct platform *plat)
 				      "the TSC source did not measure ok: frequency, cross-CPU and gap stages skipped");
 		}
 	}
-	finish_sources(r);
+	collect_sources(r);
 	static struct verdict_input vin;
 	results_verdict_input(r, &vin);
 	verdict_decide(&r->verdict, &vin);
 
+	static struct watch_result watch;
+	bool watching = f->settings.watch_seconds > 0;
+	if (watching) {
+		r->watch = &watch;
+		watch.watch_s = f->settings.watch_seconds;
+		watch.interval_s = f->settings.watch_interval_seconds;
+		watch.run_id = probe_run_id();
+		watch.status = "pending";
+		watch.reason = "the watch runs after this report; its final report follows";
+	}
 	r->faults_caught = fault_caught_count();
 	r->serial = con.uart;
 	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	bool complete = report_emit(r);
+	if (watching)
+		complete = watch_then_report(r, &watch);
+	release_sources(r);
 	leave(complete ? DEBUG_EXIT_REPORT_COMPLETE : DEBUG_EXIT_PROBE_FAILED);
 }

@@ -38,3 +38,23 @@ void con_emit_report(const char *json, size_t len)
 	uart_puts(&con.uart, "\r\n");
 	uart_puts(&con.uart, end);
 }
+
+void con_emit_watch_record(uint32_t seq, const char *json, size_t len)
+{
+	char begin[80], end[96];
+	struct strbuf sb;
+	sb_init(&sb, begin, sizeof begin);
+	sb_str(&sb, "\r\n==== CLOCKPROBE WATCH BEGIN schema=1 seq=");
+	sb_u64(&sb, seq);
+	sb_str(&sb, " ====\r\n");
+	sb_init(&sb, end, sizeof end);
+	sb_str(&sb, "==== CLOCKPROBE WATCH END crc32=");
+	sb_hex(&sb, crc32_update(0, json, len), 8);
+	sb_str(&sb, " bytes=");
+	sb_u64(&sb, len);
+	sb_str(&sb, " ====\r\n");
+	uart_puts(&con.uart, begin);
+	uart_write(&con.uart, json, len);
+	uart_puts(&con.uart, "\r\n");
+	uart_puts(&con.uart, end);
+}

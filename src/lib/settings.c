@@ -18,6 +18,10 @@ static const struct {
 #define WINDOW_MS_MAX 60000
 #define WAIT_MAX_S 3600
 #define PROBLEM_WORD_MAX 40
+#define WATCH_INTERVAL_DEFAULT_S 10
+/* A week: a maintenance window and then some; the interval a whole hour. */
+#define WATCH_SECONDS_MAX 604800
+#define WATCH_INTERVAL_MAX_S 3600
 
 const char *settings_mode_name(enum run_mode m)
 {
@@ -47,6 +51,7 @@ void settings_defaults(struct settings *s)
 	apply_mode(s, MODE_DEFAULT);
 	s->serial_port = 0;
 	s->wait_key_seconds = -1;
+	s->watch_interval_seconds = WATCH_INTERVAL_DEFAULT_S;
 }
 
 void settings_problem(struct settings *s, const char *what, const char *word, size_t n)
@@ -226,6 +231,24 @@ static bool set_kernel(struct settings *s, const char *v, size_t n, bool has_val
 	return verdict_kernel_parse(v, n, &s->linux_kernel);
 }
 
+static bool set_watch(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 0, WATCH_SECONDS_MAX, &x))
+		return false;
+	s->watch_seconds = (uint32_t)x;
+	return true;
+}
+
+static bool set_interval(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 1, WATCH_INTERVAL_MAX_S, &x))
+		return false;
+	s->watch_interval_seconds = (uint32_t)x;
+	return true;
+}
+
 /* The keys.  `bare` keys may stand alone (a flag, or a mode's name for
  * mode=); `refused` is the problem text when a value does not apply.
  * A new key is one row and one handler. */
@@ -247,6 +270,8 @@ static const struct setting_key {
 	{ "resend", set_resend, "resend must be 0..3600 seconds", false },
 	{ "label", set_label, "label needs a value", false },
 	{ "kernel", set_kernel, "kernel must be a release 4.19..7.2", false },
+	{ "watch", set_watch, "watch must be 0..604800 seconds", false },
+	{ "interval", set_interval, "interval must be 1..3600 seconds", false },
 };
 
 static const struct setting_key *find_key(const char *w, size_t n)

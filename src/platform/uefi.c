@@ -36,6 +36,7 @@ typedef struct mp_services {
 } MP_SERVICES;
 
 static EFI_HANDLE image;
+static struct platform plat;
 static struct mp_services *mp;
 static EFI_FILE_HANDLE boot_volume;
 /* Per AP, so starting the next one cannot change what a late one runs. */
@@ -355,9 +356,62 @@ static void open_boot_volume(void)
 	boot_volume = LibOpenRoot(li->DeviceHandle);
 }
 
+/* Everything that needs boot services goes: after ExitBootServices (or a
+ * failed attempt, after which the firmware may be half shut down) only the
+ * UART and runtime services remain. */
+static void drop_boot_services(void)
+{
+	plat.screen_write = NULL;
+	plat.screen_mirrors_serial = false;
+	plat.alloc_pages = NULL;
+	plat.cpu_list = NULL;
+	plat.ap_start = NULL;
+	plat.aps_wait = NULL;
+	plat.read_settings = NULL;
+	plat.write_file = NULL;
+	plat.wait_key = NULL;
+	mp = NULL;
+	boot_volume = NULL;
+}
+
+#define EXIT_BOOT_SERVICES_TRIES 8
+/* Descriptors the pool allocation for the map may add to it. */
+#define MEMORY_MAP_SLACK_DESCRIPTORS 16
+
+static const char *uefi_leave_firmware(void)
+{
+	UINTN size = 0, key = 0, desc_size = 0;
+	UINT32 desc_version = 0;
+	EFI_MEMORY_DESCRIPTOR *map = NULL;
+	EFI_STATUS st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &desc_size, &desc_version);
+	if (st != EFI_BUFFER_TOO_SMALL || !desc_size)
+		return "GetMemoryMap did not report the size of the memory map";
+	UINTN cap = size + MEMORY_MAP_SLACK_DESCRIPTORS * desc_size;
+	if (uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, cap, (void **)&map) != EFI_SUCCESS)
+		return "no memory for the memory map";
+	/* A stale key (the map changed since it was read: an event, a timer
+	 * callback) fails with EFI_INVALID_PARAMETER; read the map again into
+	 * the same buffer, allocating nothing in between, and retry. */
+	for (int tries = 0; tries < EXIT_BOOT_SERVICES_TRIES; tries++) {
+		size = cap;
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, map, &key, &desc_size, &desc_version);
+		if (st != EFI_SUCCESS) {
+			if (tries)
+				drop_boot_services();
+			return "GetMemoryMap failed while leaving boot services";
+		}
+		st = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
+		if (st == EFI_SUCCESS) {
+			drop_boot_services();
+			return NULL;
+		}
+	}
+	drop_boot_services();
+	return "ExitBootServices refused the memory map key 8 times";
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 {
-	static struct platform plat;
 	InitializeLib(image_handle, system_table);
 	image = image_handle;
 	/* The boot manager's 5-minute watchdog must not cut a thorough run. */
@@ -400,6 +454,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.mmio_write_refusal = uefi_mmio_write_refusal;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
+	plat.leave_firmware = uefi_leave_firmware;
 
 	probe_main(&plat);
 	/* probe_main leaves through the platform; reaching here is a bug. */

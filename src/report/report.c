@@ -1,6 +1,7 @@
 /* The machine-readable report: schema v1 of design.md.  Names here are a
  * contract with tools outside this repository: extend, never rename.
  * Built from the run's results alone; src/console/emit.c sends it out. */
+#include "watch.h"
 #include "report_parts.h"
 
 bool report_build_json(struct json *j, const struct run_results *r)
@@ -51,6 +52,8 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_u64(j, "errors_dropped", r->errors_dropped);
 	if (r->raw.captured)
 		raw_json(j, r);
+	if (r->watch)
+		watch_json_section(j, r->watch);
 	json_object_end(j);
 	return json_ok(j);
 }

@@ -6,6 +6,7 @@
 #include "gaps.h"
 #include "rate.h"
 #include "strbuf.h"
+#include "watch.h"
 
 static void line_start(struct strbuf *sb, char *buf, size_t cap)
 {
@@ -256,5 +257,27 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, ": ");
 		sb_str(&sb, r->errors[i].message);
 		emit(buf, true);
+	}
+
+	if (r->watch) {
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "Watch: ");
+		sb_str(&sb, r->watch->status);
+		if (r->watch->reason) {
+			sb_str(&sb, " - ");
+			sb_str(&sb, r->watch->reason);
+		} else {
+			sb_str(&sb, ", ");
+			sb_u64(&sb, r->watch->seq);
+			sb_str(&sb, " records, ");
+			sb_u64(&sb, r->watch->det.events_total);
+			sb_str(&sb, " events");
+		}
+		emit(buf, true);
+		if (r->watch->seq) {
+			char sentence[320];
+			watch_watchdog_sentence(sentence, sizeof sentence, r->watch);
+			emit(sentence, true);
+		}
 	}
 }

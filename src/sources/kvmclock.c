@@ -16,6 +16,7 @@ static struct kvmclock_facts facts;
 static uint32_t system_time_msr;
 static uint64_t registration_value;
 static bool active; /* registered and not yet unregistered */
+static bool stable_allowed; /* CPUID lets a guest honour the stable flag */
 
 uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
 {
@@ -110,6 +111,7 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 	 * treat kvm-clock as measured. */
 	facts.registered = true;
 	memcpy(&facts.snapshot, &bsp_area, sizeof facts.snapshot);
+	stable_allowed = kvm->stable_bit;
 	facts.stable = kvm->stable_bit && (bsp_area.flags & PVCLOCK_TSC_STABLE_BIT);
 	facts.tsc_hz = pvclock_tsc_hz(bsp_area.tsc_to_system_mul, bsp_area.tsc_shift);
 	d->read = kvmclock_read;
@@ -153,6 +155,32 @@ static void kvmclock_report_extra(struct json *j, const struct source_facts *sf)
 	json_u64(j, "version_retries", sf->kvmclock.retries);
 }
 
+/* The host may rewrite the page at any time (migration, master-clock
+ * changes): a consistent snapshot, bounded like a read. */
+static void kvmclock_live_state(struct source_live_state *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!active)
+		return;
+	for (int tries = 0; tries < PVCLOCK_READ_RETRIES; tries++) {
+		uint32_t v1 = bsp_area.version;
+		compiler_barrier();
+		uint32_t mul = bsp_area.tsc_to_system_mul;
+		int8_t shift = bsp_area.tsc_shift;
+		uint8_t flags = bsp_area.flags;
+		compiler_barrier();
+		uint32_t v2 = bsp_area.version;
+		if (!pvclock_version_consistent(v1, v2))
+			continue;
+		out->valid = true;
+		out->version = v2;
+		out->flags = flags;
+		out->stable = stable_allowed && (flags & PVCLOCK_TSC_STABLE_BIT);
+		out->tsc_hz = pvclock_tsc_hz(mul, shift);
+		return;
+	}
+}
+
 const struct clock_source source_kvmclock = {
 	.name = "kvm-clock",
 	.prepare = kvmclock_prepare,
@@ -160,4 +188,5 @@ const struct clock_source source_kvmclock = {
 	.measure_extra = kvmclock_measure_msrs,
 	.collect = kvmclock_collect,
 	.report_extra = kvmclock_report_extra,
+	.live_state = kvmclock_live_state,
 };

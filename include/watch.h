@@ -1,0 +1,47 @@
+/* Watch mode: after the normal report the probe keeps measuring for
+ * settings.watch_seconds, one interval at a time, emits a framed record per
+ * interval and finally a report with a "watch" section.  The figures and
+ * decisions are pure (watch_events.h, watchdog_replay.h, and the JSON in
+ * src/report/watch_json.c); src/measure/watch.c gathers them. */
+#ifndef CP_WATCH_H
+#define CP_WATCH_H
+#include "json.h"
+#include "watch_events.h"
+#include "watchdog_replay.h"
+
+#define WATCH_MAX_WATCHDOGS 4
+#define WATCH_MAX_REPLAYS (WATCH_MAX_WATCHDOGS * 4)
+
+struct watch_result {
+	const char *status;           /* "ok" | "absent" | "error" */
+	const char *reason;           /* absent/error: why */
+	uint32_t watch_s, interval_s;
+	const char *run_id;
+	uint32_t seq;                 /* records emitted so far (the last one's seq) */
+	uint64_t elapsed_tsc_ms;      /* by the TSC at the run's rate */
+	bool rtc_valid;
+	uint64_t elapsed_rtc_ms;      /* by the CMOS RTC's second edges */
+	const char *rtc_reason;       /* why there is no wall time */
+	uint64_t tsc_hz;              /* last quiet interval's TSC rate, 0 = none */
+	const char *tsc_hz_against;
+	struct watch_detector det;
+	struct watch_interval last;   /* the last interval's raw figures */
+	unsigned replay_count;
+	struct wd_replay replay[WATCH_MAX_REPLAYS];
+	const char *watchdog;         /* the clock Linux would pick as watchdog (and fall back to) */
+	uint64_t fallback_read_ns;    /* that clock's measured read cost, 0 = unknown */
+	uint32_t watchdog_ticks;
+};
+
+/* The record's one-line JSON (seq, run_id, offsets, drift, events so far,
+ * watchdog replay so far); the frame is console.c's. */
+void watch_json_record(struct json *j, const struct watch_result *w);
+/* The report's "watch" member. */
+void watch_json_section(struct json *j, const struct watch_result *w);
+/* One sentence on what Linux's watchdog would have done. */
+void watch_watchdog_sentence(char *buf, size_t cap, const struct watch_result *w);
+
+struct run_results;
+/* Runs the watch (hardware side); fills *out, emits one record per interval. */
+void watch_run(struct watch_result *out, struct run_results *r);
+#endif

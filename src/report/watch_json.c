@@ -1,0 +1,273 @@
+/* The watch record and the report's watch section, from the results alone. */
+#include "watch.h"
+#include "strbuf.h"
+
+static void offsets(struct json *j, const struct watch_result *w)
+{
+	json_array_begin(j, "offsets");
+	for (unsigned i = 0; i < w->det.ref_count; i++) {
+		const struct watch_ref_state *s = &w->det.ref[i];
+		if (!s->seen)
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "against", s->name);
+		json_string(j, "status", s->stopped ? "stopped" : "ok");
+		json_i64(j, "cumulative_ns", s->cumulative_offset_ns);
+		json_i64(j, "interval_ns", s->interval_offset_ns);
+		if (s->drift_valid) {
+			json_fixed(j, "drift_ppm", s->drift_mppm, 3);
+			json_fixed(j, "uncertainty_ppm", (int64_t)s->drift_uncertainty_mppm, 3);
+		} else {
+			json_null(j, "drift_ppm");
+			json_null(j, "uncertainty_ppm");
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void events(struct json *j, const struct watch_result *w)
+{
+	json_array_begin(j, "events");
+	for (uint32_t i = 0; i < w->det.event_count; i++) {
+		const struct watch_event *e = &w->det.events[i];
+		json_object_begin(j, NULL);
+		json_string(j, "type", watch_event_name(e->type));
+		json_fixed(j, "at_s", (int64_t)e->at_ms, 3);
+		if (e->has_duration)
+			json_fixed(j, "duration_s", (int64_t)e->duration_us, 6);
+		else
+			json_null(j, "duration_s");
+		json_string(j, "evidence", e->evidence);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_u64(j, "events_total", w->det.events_total);
+}
+
+static void replay(struct json *j, const struct watch_result *w)
+{
+	json_object_begin(j, "watchdog_replay");
+	json_string(j, "watchdog", w->watchdog);
+	json_u64(j, "ticks", w->watchdog_ticks);
+	json_array_begin(j, "runs");
+	for (unsigned i = 0; i < w->replay_count; i++) {
+		const struct wd_replay *r = &w->replay[i];
+		json_object_begin(j, NULL);
+		json_string(j, "from", r->era->from);
+		json_string(j, "to", r->era->to);
+		json_string(j, "watchdog", r->watchdog);
+		json_string(j, "state", wd_state_name(r->state));
+		json_string(j, "reason", r->reason);
+		json_u64(j, "margin_ns", r->era->cs_margin_ns + r->era->wd_margin_ns);
+		json_u64(j, "checks", r->checks);
+		json_u64(j, "skipped_long_interval", r->skipped_long);
+		json_u64(j, "skipped_readback", r->skipped_readback);
+		json_i64(j, "max_skew_ns", r->max_abs_skew_ns);
+		if (r->state == WD_UNSTABLE) {
+			json_fixed(j, "unstable_at_s", (int64_t)r->unstable_at_ms, 3);
+			json_i64(j, "unstable_skew_ns", r->unstable_skew_ns);
+		} else {
+			json_null(j, "unstable_at_s");
+			json_null(j, "unstable_skew_ns");
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+	char sentence[320];
+	watch_watchdog_sentence(sentence, sizeof sentence, w);
+	json_string(j, "summary", sentence);
+	json_object_end(j);
+}
+
+static void state(struct json *j, const struct watch_result *w)
+{
+	json_fixed(j, "elapsed_tsc_s", (int64_t)w->elapsed_tsc_ms, 3);
+	if (w->rtc_valid)
+		json_fixed(j, "elapsed_rtc_s", (int64_t)w->elapsed_rtc_ms, 3);
+	else
+		json_null(j, "elapsed_rtc_s");
+	if (w->tsc_hz) {
+		json_u64(j, "tsc_hz", w->tsc_hz);
+		json_string(j, "tsc_hz_against", w->tsc_hz_against);
+	} else {
+		json_null(j, "tsc_hz");
+	}
+	offsets(j, w);
+	const struct watch_interval *iv = &w->last;
+	if (iv->kvmclock_present) {
+		json_object_begin(j, "kvmclock");
+		json_bool(j, "stable", iv->kvmclock_stable);
+		json_u64(j, "version", iv->kvmclock_version);
+		json_u64(j, "flags", iv->kvmclock_flags);
+		json_object_end(j);
+	} else {
+		json_null(j, "kvmclock");
+	}
+	json_object_begin(j, "identity");
+	json_string(j, "signature", iv->identity.signature);
+	json_u64(j, "advertised_tsc_hz", iv->identity.advertised_tsc_hz);
+	json_u64(j, "pvclock_tsc_hz", iv->identity.pvclock_tsc_hz);
+	json_object_end(j);
+	events(j, w);
+	replay(j, w);
+}
+
+void watch_json_record(struct json *j, const struct watch_result *w)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "seq", w->seq);
+	json_string(j, "run_id", w->run_id);
+	json_u64(j, "interval_s", w->interval_s);
+	state(j, w);
+	json_object_end(j);
+}
+
+void watch_json_section(struct json *j, const struct watch_result *w)
+{
+	json_object_begin(j, "watch");
+	json_string(j, "status", w->status);
+	if (w->reason)
+		json_string(j, "reason", w->reason);
+	json_u64(j, "seconds", w->watch_s);
+	json_u64(j, "interval_s", w->interval_s);
+	json_string(j, "run_id", w->run_id);
+	json_u64(j, "records", w->seq);
+	if (!w->rtc_valid)
+		json_string(j, "rtc_reason", w->rtc_reason);
+	json_fixed(j, "paused_s", (int64_t)w->det.paused_us, 6);
+	json_object_begin(j, "event_counts");
+	for (unsigned t = 0; t < WATCH_EVENT_TYPE_COUNT; t++)
+		json_u64(j, watch_event_name((enum watch_event_type)t), w->det.per_type[t]);
+	json_object_end(j);
+	if (w->seq)
+		state(j, w);
+	json_object_end(j);
+}
+
+static void sb_duration(struct strbuf *sb, uint64_t ms)
+{
+	uint64_t s = ms / 1000;
+	if (s >= 3600) {
+		sb_u64(sb, s / 3600);
+		sb_str(sb, "h");
+		sb_u64(sb, s / 60 % 60);
+		sb_str(sb, "m");
+	} else if (s >= 60) {
+		sb_u64(sb, s / 60);
+		sb_str(sb, "m");
+		sb_u64(sb, s % 60);
+		sb_str(sb, "s");
+	} else {
+		sb_fixed(sb, (int64_t)ms, 3);
+		sb_str(sb, " s");
+	}
+}
+
+static void sb_skew(struct strbuf *sb, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	if (ns < 0)
+		sb_char(sb, '-');
+	if (a >= 1000000000ull) {
+		sb_fixed(sb, (int64_t)(a / 1000000), 3);
+		sb_str(sb, " s");
+	} else if (a >= 1000000) {
+		sb_fixed(sb, (int64_t)(a / 1000), 3);
+		sb_str(sb, " ms");
+	} else if (a >= 1000) {
+		sb_u64(sb, a / 1000);
+		sb_str(sb, " us");
+	} else {
+		sb_u64(sb, a);
+		sb_str(sb, " ns");
+	}
+}
+
+static void sb_era(struct strbuf *sb, const struct wd_era *e)
+{
+	sb_str(sb, "Linux ");
+	if (!e->from) {
+		sb_str(sb, "up to ");
+		sb_str(sb, e->to);
+	} else {
+		sb_str(sb, e->from);
+		if (e->to) {
+			sb_str(sb, "-");
+			sb_str(sb, e->to);
+		} else {
+			sb_str(sb, "+");
+		}
+	}
+}
+
+/* Names the newest era's outcome for the primary watchdog, then the first
+ * older era that concluded differently. */
+void watch_watchdog_sentence(char *buf, size_t cap, const struct watch_result *w)
+{
+	struct strbuf sb;
+	sb_init(&sb, buf, cap);
+	const struct wd_replay *newest = NULL, *other = NULL;
+	for (unsigned i = 0; i < w->replay_count; i++) {
+		const struct wd_replay *r = &w->replay[i];
+		if (!w->watchdog || !str_equal(r->watchdog, w->watchdog))
+			continue;
+		if (!r->era->to)
+			newest = r;
+	}
+	if (!newest) {
+		sb_str(&sb, "No watchdog replay: no clock Linux could use as the TSC's watchdog was measured");
+		return;
+	}
+	for (unsigned i = 0; i < w->replay_count; i++) {
+		const struct wd_replay *r = &w->replay[i];
+		if (str_equal(r->watchdog, w->watchdog) && r != newest && r->state != newest->state) {
+			other = r;
+			break;
+		}
+	}
+	const struct wd_replay *show[2] = { newest, other };
+	for (int k = 0; k < 2 && show[k]; k++) {
+		const struct wd_replay *r = show[k];
+		if (k)
+			sb_str(&sb, "; ");
+		sb_era(&sb, r->era);
+		if (r->state == WD_UNSTABLE) {
+			sb_str(&sb, " would have marked tsc unstable at ");
+			sb_duration(&sb, r->unstable_at_ms);
+			sb_str(&sb, " (");
+			if (r->unstable_skew_ns) {
+				sb_str(&sb, "skew ");
+				sb_skew(&sb, r->unstable_skew_ns);
+			} else {
+				sb_str(&sb, r->reason);
+			}
+			sb_str(&sb, " against ");
+			sb_str(&sb, r->watchdog);
+			sb_str(&sb, "): clock reads fall to ");
+			sb_str(&sb, w->watchdog);
+			if (w->fallback_read_ns) {
+				sb_str(&sb, ", ~");
+				sb_u64(&sb, w->fallback_read_ns);
+				sb_str(&sb, " ns each");
+			}
+		} else if (r->state == WD_EXEMPT) {
+			sb_str(&sb, " does not watch the tsc (");
+			sb_str(&sb, r->reason);
+			sb_str(&sb, ")");
+		} else {
+			sb_str(&sb, " would have kept tsc (");
+			sb_u64(&sb, r->checks);
+			sb_str(&sb, " checks against ");
+			sb_str(&sb, r->watchdog);
+			sb_str(&sb, ", max skew ");
+			sb_skew(&sb, r->max_abs_skew_ns);
+			if (r->skipped_long) {
+				sb_str(&sb, ", ");
+				sb_u64(&sb, r->skipped_long);
+				sb_str(&sb, " long intervals skipped");
+			}
+			sb_str(&sb, ")");
+		}
+	}
+}

@@ -1,0 +1,141 @@
+"""Issue 14, the slow half (skipped unless CLOCKPROBE_WATCH_SLOW=1; about
+40 s for the migration, 35 s for UEFI, 60 s for nested KVM here):
+
+- live migration of a direct-boot watch run to a second QEMU on this
+  machine (-incoming): the records continue in the destination's log with
+  the same run_id and contiguous seq, nothing lost;
+- the UEFI build's watch after ExitBootServices;
+- QMP stop/cont under the nested KVM (direct boot), where the TSC and
+  kvm-clock run on through the stop while QEMU's HPET and PM timer stand
+  still: a pause is reported as the TSC jumping against them, and the
+  replayed watchdog of every era before 6.8 marks the TSC unstable against
+  hpet (6.8 skips the > 1 s interval).
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+from cptools import kvm, qmp, watchlog  # noqa: E402
+from cptools.boot import boot_probe  # noqa: E402
+from cptools.frame import extract_report  # noqa: E402
+from cptools.qemu import BUILD, DEFAULT_IMAGES, qemu_command  # noqa: E402
+
+SLOW = os.environ.get("CLOCKPROBE_WATCH_SLOW") == "1"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(path, needle, proc, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with open(path, "rb") as f:
+            if needle in f.read():
+                return True
+        time.sleep(0.05)
+    return False
+
+
+@unittest.skipUnless(SLOW, "set CLOCKPROBE_WATCH_SLOW=1 for the slow watch tests")
+class WatchSlow(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cp-watch-slow-")
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start(self, name, settings, extra=(), **kw):
+        log = os.path.join(self.tmp, name + ".log")
+        sock = os.path.join(self.tmp, name + ".sock")
+        open(log, "wb").close()
+        argv = qemu_command(DEFAULT_IMAGES["pvh"], boot="pvh", serial_path=log,
+                            extra=["-append", settings] + list(extra) + qmp.qmp_argv(sock), **kw)
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(p)
+        q = qmp.connect(sock)
+        self.addCleanup(q.close)
+        return p, q, log
+
+    def test_live_migration_keeps_the_records(self):
+        port = free_port()
+        settings = "watch=12 interval=2"
+        src, qs, src_log = self.start("src", settings)
+        dst, qd, dst_log = self.start("dst", settings, ["-incoming", "tcp:127.0.0.1:%d" % port])
+        self.assertTrue(wait_for(src_log, b"seq=2 ====", src, 120))
+        qs.command("migrate", uri="tcp:127.0.0.1:%d" % port)
+        deadline = time.monotonic() + 60
+        status = {}
+        while time.monotonic() < deadline:
+            status = qs.command("query-migrate")
+            if status.get("status") in ("completed", "failed", "cancelled"):
+                break
+            time.sleep(0.05)
+        self.assertEqual(status.get("status"), "completed", status)
+        qs.command("quit")
+        self.assertEqual(dst.wait(timeout=120), 33)
+        c = watchlog.check(watchlog.load([src_log, dst_log]))
+        self.assertTrue(c["ok"], c)
+        dst_seqs = [e["seq"] for e in watchlog.load([dst_log])]
+        self.assertTrue(dst_seqs and dst_seqs[0] > 1, dst_seqs)
+        with open(dst_log, "rb") as f:
+            report, err = extract_report(f.read())
+        self.assertIsNone(err)
+        self.assertEqual(report["watch"]["run_id"], c["run_ids"][0])
+        self.assertEqual(report["watch"]["records"], len(c["records"]))
+
+    def test_uefi_watch_after_exit_boot_services(self):
+        esp = os.path.join(self.tmp, "esp")
+        os.makedirs(esp)
+        with open(os.path.join(esp, "clockprobe.cfg"), "w") as f:
+            f.write("mode=quick watch=4 interval=2\n")
+        log = os.path.join(self.tmp, "uefi.log")
+        b = boot_probe(os.path.join(BUILD, "clockprobe.efi"), boot="fat", timeout=240,
+                       work_dir=self.tmp, log_path=log)
+        self.assertEqual(b.result.exit_status, 33)
+        self.assertIsNone(b.error)
+        self.assertEqual(b.report["probe"]["phase"], "exit_boot_services")
+        self.assertEqual(b.report["watch"]["status"], "ok")
+        c = watchlog.check(watchlog.load([log]))
+        self.assertTrue(c["ok"], c)
+        self.assertEqual(len(c["records"]), b.report["watch"]["records"])
+
+    def test_stop_cont_under_nested_kvm(self):
+        usable, why = kvm.kvm_usable("pvh")
+        if not usable:
+            self.skipTest(why)
+        p, q, log = self.start("kvm", "watch=10 interval=2", accel="kvm", cpu="host", smp="2")
+        self.assertTrue(wait_for(log, b"CLOCKPROBE WATCH END", p, 200))
+        q.command("stop")
+        time.sleep(3)
+        q.command("cont")
+        self.assertEqual(p.wait(timeout=200), 33)
+        c = watchlog.check(watchlog.load([log]))
+        self.assertTrue(c["ok"], c)
+        last = c["records"][-1]
+        pauses = [e for e in last["events"] if e["type"] == "pause"]
+        self.assertEqual(len(pauses), 1, last["events"])
+        self.assertAlmostEqual(pauses[0]["duration_s"], 3.0, delta=1.0)
+        runs = {(r["from"], r["watchdog"]): r for r in last["watchdog_replay"]["runs"]}
+        if ("6.8", "hpet") in runs and runs[("6.8", "hpet")]["state"] != "exempt":
+            self.assertEqual(runs[("6.8", "hpet")]["state"], "watching")
+            self.assertGreaterEqual(runs[("6.8", "hpet")]["skipped_long_interval"], 1)
+            self.assertEqual(runs[(None, "hpet")]["state"], "unstable")
+
+
+if __name__ == "__main__":
+    unittest.main()
