@@ -17,6 +17,10 @@ enum { RTC_SEC, RTC_MIN, RTC_HOUR, RTC_DAY, RTC_MONTH, RTC_YEAR, RTC_FIELDS };
 /* Status register B bits (MC146818): binary instead of BCD, 24-hour. */
 #define RTC_B_BINARY 0x04
 #define RTC_B_24H 0x02
+/* Registers read on their own: the second (for edges), status A and B. */
+#define RTC_REG_SECONDS 0x00
+#define RTC_REG_STATUS_A 0x0a
+#define RTC_REG_STATUS_B 0x0b
 /* Status register A bit 7: an update cycle is running (up to ~2 ms). */
 #define RTC_A_UPDATE_IN_PROGRESS 0x80
 
@@ -28,6 +32,11 @@ const char *rtc_decode(const uint8_t raw[RTC_FIELDS], uint8_t status_b, struct u
 
 /* Calendar sanity: months 1..12, days within the month, leap years. */
 bool utc_time_valid(const struct utc_time *t);
+
+/* Seconds since 1970-01-01T00:00:00Z of a valid time (leap seconds, as
+ * everywhere in Unix time, are not counted): the watch measures elapsed
+ * wall time as a difference of two of these. */
+uint64_t utc_time_unix_seconds(const struct utc_time *t);
 
 /* "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339); cap must be >= UTC_TIME_TEXT. */
 #define UTC_TIME_TEXT 21

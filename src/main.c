@@ -11,7 +11,6 @@
 #include "strbuf.h"
 #include "discover.h"
 #include "watch.h"
-#include "run_id.h"
 
 #define DEFAULT_WAIT_KEY_SECONDS 30
 
@@ -284,7 +283,7 @@ void probe_main(struct platform *plat)
 		r->watch = &watch;
 		watch.watch_s = f->settings.watch_seconds;
 		watch.interval_s = f->settings.watch_interval_seconds;
-		watch.run_id = probe_run_id();
+		watch.run_id = r->identity.run_id;
 		watch.status = "pending";
 		watch.reason = "the watch runs after this report; its final report follows";
 	}

@@ -10,21 +10,28 @@
  * outlast any sane max_cycles, and end a loop whose TSC stands still. */
 #define EDGE_POLL_LIMIT (1u << 26)
 
-static uint8_t cmos_read(uint8_t reg)
+uint8_t cmos_rtc_read(uint8_t reg)
 {
 	outb(CMOS_INDEX_PORT, reg);
 	return inb(CMOS_DATA_PORT);
 }
 
-static void read_raw(struct cmos_rtc_raw *r)
+void cmos_rtc_read_fields(uint8_t raw[RTC_FIELDS])
 {
-	r->seconds = cmos_read(CMOS_RTC_REG_SECONDS);
-	r->minutes = cmos_read(CMOS_RTC_REG_MINUTES);
-	r->hours = cmos_read(CMOS_RTC_REG_HOURS);
-	r->day = cmos_read(CMOS_RTC_REG_DAY);
-	r->month = cmos_read(CMOS_RTC_REG_MONTH);
-	r->year = cmos_read(CMOS_RTC_REG_YEAR);
-	r->status_b = cmos_read(CMOS_RTC_REG_B);
+	static const uint8_t regs[RTC_FIELDS] = { 0x00, 0x02, 0x04, 0x07, 0x08, 0x09 };
+	for (int i = 0; i < RTC_FIELDS; i++)
+		raw[i] = cmos_rtc_read(regs[i]);
+}
+
+static const char *read_unix_seconds(uint64_t *unix_seconds)
+{
+	uint8_t raw[RTC_FIELDS];
+	cmos_rtc_read_fields(raw);
+	struct utc_time t;
+	const char *why = rtc_decode(raw, cmos_rtc_read(RTC_REG_STATUS_B), &t);
+	if (!why)
+		*unix_seconds = utc_time_unix_seconds(&t);
+	return why;
 }
 
 void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*idle)(void *ctx), void *ctx)
@@ -34,8 +41,8 @@ void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*i
 	uint8_t first = 0xff;
 	bool have_first = false, saw_uip = false;
 	for (uint32_t polls = 0; polls < EDGE_POLL_LIMIT; polls++) {
-		bool uip = cmos_read(CMOS_RTC_REG_A) & CMOS_RTC_A_UIP;
-		uint8_t sec = uip ? 0 : cmos_read(CMOS_RTC_REG_SECONDS);
+		bool uip = cmos_rtc_read(RTC_REG_STATUS_A) & RTC_A_UPDATE_IN_PROGRESS;
+		uint8_t sec = uip ? 0 : cmos_rtc_read(RTC_REG_SECONDS);
 		/* Stamped after the read: the edge lies between the previous
 		 * poll's stamp and this one. */
 		uint64_t now = rdtsc();
@@ -46,9 +53,8 @@ void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*i
 			 * by a descheduled vCPU) with the second having changed. */
 			out->tsc = now;
 			out->poll_cycles = now - prev;
-			struct cmos_rtc_raw raw;
-			read_raw(&raw);
-			out->ok = cmos_rtc_decode(&raw, &out->unix_seconds, &out->why);
+			out->why = read_unix_seconds(&out->unix_seconds);
+			out->ok = !out->why;
 			return;
 		} else if (!have_first) {
 			first = sec;

@@ -4,11 +4,8 @@
 #include "discover.h"
 #include "arch.h"
 #include "identity.h"
+#include "cmos_rtc.h"
 
-#define CMOS_INDEX_PORT 0x70
-#define CMOS_DATA_PORT 0x71
-#define CMOS_STATUS_A 0x0a
-#define CMOS_STATUS_B 0x0b
 /* An update cycle lasts 244 us after UIP rises, at most ~2 ms in all;
  * both bounds end a missing RTC (every port reads 0xff) quickly. */
 #define RTC_UIP_WAIT_MS 10
@@ -19,28 +16,15 @@
 #define RDRAND_RETRIES 10
 #define RDSEED_RETRIES 100
 
-static uint8_t cmos_read(uint8_t reg)
-{
-	outb(CMOS_INDEX_PORT, reg);
-	return inb(CMOS_DATA_PORT);
-}
-
 static bool rtc_wait_idle(const struct probe_facts *f)
 {
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, RTC_UIP_WAIT_MS);
 	for (uint32_t i = 0; i < RTC_UIP_POLL_LIMIT && rdtsc() < deadline; i++) {
-		if (!(cmos_read(CMOS_STATUS_A) & RTC_A_UPDATE_IN_PROGRESS))
+		if (!(cmos_rtc_read(RTC_REG_STATUS_A) & RTC_A_UPDATE_IN_PROGRESS))
 			return true;
 		cpu_relax();
 	}
 	return false;
-}
-
-static void rtc_read_fields(uint8_t raw[RTC_FIELDS])
-{
-	static const uint8_t regs[RTC_FIELDS] = { 0x00, 0x02, 0x04, 0x07, 0x08, 0x09 };
-	for (int i = 0; i < RTC_FIELDS; i++)
-		raw[i] = cmos_read(regs[i]);
 }
 
 /* An update can still start between the UIP check and the last read:
@@ -51,9 +35,9 @@ static const char *rtc_read(const struct probe_facts *f, struct utc_time *t)
 	for (int attempt = 0; attempt < RTC_READ_ATTEMPTS; attempt++) {
 		if (!rtc_wait_idle(f))
 			return "the CMOS RTC stayed in its update cycle (no RTC at port 0x70?)";
-		rtc_read_fields(a);
-		uint8_t status_b = cmos_read(CMOS_STATUS_B);
-		rtc_read_fields(b);
+		cmos_rtc_read_fields(a);
+		uint8_t status_b = cmos_rtc_read(RTC_REG_STATUS_B);
+		cmos_rtc_read_fields(b);
 		if (mem_equal(a, b, sizeof a))
 			return rtc_decode(a, status_b, t);
 	}

@@ -62,6 +62,24 @@ bool utc_time_valid(const struct utc_time *t)
 	return t->day <= limit && t->hour <= 23 && t->minute <= 59 && t->second <= 60;
 }
 
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+ * (the era/day-of-era method: a year starting in March puts the leap day
+ * last, so each 400-year era has the same shape). */
+static uint64_t days_from_civil(uint32_t y, uint32_t m, uint32_t d)
+{
+	y -= m <= 2;
+	uint32_t era = y / 400;
+	uint32_t yoe = y - era * 400;
+	uint32_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	uint32_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (uint64_t)era * 146097 + doe - 719468;
+}
+
+uint64_t utc_time_unix_seconds(const struct utc_time *t)
+{
+	return days_from_civil(t->year, t->month, t->day) * 86400 + t->hour * 3600u + t->minute * 60u + t->second;
+}
+
 static void two_digits(struct strbuf *sb, uint32_t v)
 {
 	sb_char(sb, (char)('0' + v / 10 % 10));

@@ -10,7 +10,6 @@
 #include "counter.h"
 #include "rate.h"
 #include "results.h"
-#include "run_id.h"
 #include "strbuf.h"
 
 #define STAMP_TRIES 8
@@ -300,7 +299,7 @@ void watch_run(struct watch_result *w, struct run_results *r)
 	w->status = "ok";
 	w->watch_s = f->settings.watch_seconds;
 	w->interval_s = f->settings.watch_interval_seconds;
-	w->run_id = probe_run_id();
+	w->run_id = r->identity.run_id;
 	c.tsc_hz = results_tsc_hz(r);
 	c.believed_hz = r->freq.believed_hz ? r->freq.believed_hz : c.tsc_hz;
 	if (!c.tsc_hz || !results_source_ok(r, SOURCE_ID_TSC)) {

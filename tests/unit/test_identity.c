@@ -14,6 +14,40 @@ static const char *decode_text(const uint8_t raw[RTC_FIELDS], uint8_t b, char *o
 	return why;
 }
 
+/* The watch's wall-clock series: registers to Unix seconds.  Expected
+ * values from Python's calendar.timegm. */
+static uint64_t unix_of(const uint8_t raw[RTC_FIELDS], uint8_t b)
+{
+	struct utc_time t;
+	const char *why = rtc_decode(raw, b, &t);
+	CHECK(why == NULL);
+	return why ? 0 : utc_time_unix_seconds(&t);
+}
+
+TEST(rtc_to_unix_seconds)
+{
+	static const struct {
+		uint8_t raw[RTC_FIELDS], status_b;
+		uint64_t unix_seconds;
+	} cases[] = {
+		/* QEMU's default, BCD 24-hour: 2026-11-30 23:49:11 */
+		{ { 0x11, 0x49, 0x23, 0x30, 0x11, 0x26 }, RTC_B_24H, 1796082551 },
+		/* binary, a leap day: 2024-02-29 12:00:00 */
+		{ { 0, 0, 12, 29, 2, 24 }, RTC_B_24H | RTC_B_BINARY, 1709208000 },
+		/* 2000-01-01 00:00:00, and the same midnight as 12 AM */
+		{ { 0, 0, 0, 1, 1, 0 }, RTC_B_24H | RTC_B_BINARY, 946684800 },
+		{ { 0, 0, 0x12, 1, 1, 0 }, 0, 946684800 },
+		/* 12 PM is noon, 1 PM 13:00 */
+		{ { 0, 0, 0x80 | 0x12, 1, 1, 0 }, 0, 946684800 + 12 * 3600 },
+		{ { 0, 0, 0x80 | 0x01, 1, 1, 0 }, 0, 946684800 + 13 * 3600 },
+		/* the two-digit year's window ends at 1970 and 2069 */
+		{ { 0, 0, 0, 1, 1, 0x70 }, RTC_B_24H, 0 },
+		{ { 0x59, 0x59, 0x23, 0x31, 0x12, 0x69 }, RTC_B_24H, 3155759999 },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++)
+		CHECK_EQ_U64(unix_of(cases[i].raw, cases[i].status_b), cases[i].unix_seconds);
+}
+
 /* 2026-11-30 23:33:48 in the four formats status register B can select. */
 TEST(rtc_bcd_24h)
 {

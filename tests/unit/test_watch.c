@@ -1,69 +1,10 @@
-/* Watch mode's pure parts: the CMOS RTC decode, the event rules on series
+/* Watch mode's pure parts (the RTC decode it shares with the run
+ * identity is tested in test_identity.c): the event rules on series
  * shaped like the runs recorded under TCG and the nested KVM here, the
  * Linux watchdog replay per era, the record's JSON and the settings. */
 #include "check.h"
-#include "cmos_rtc.h"
 #include "settings.h"
 #include "watch.h"
-
-/* ---- CMOS RTC ---------------------------------------------------------- */
-
-TEST(cmos_rtc_bcd_24h_as_qemu_sets_it)
-{
-	/* QEMU's default: BCD, 24-hour (status B 0x02).  2026-11-30 23:49:11
-	 * UTC = 1796082551 (Python calendar.timegm). */
-	struct cmos_rtc_raw raw = { 0x11, 0x49, 0x23, 0x30, 0x11, 0x26, CMOS_RTC_B_24H };
-	uint64_t t;
-	const char *why;
-	CHECK(cmos_rtc_decode(&raw, &t, &why));
-	CHECK_EQ_U64(t, 1796082551);
-}
-
-TEST(cmos_rtc_binary_and_leap_day)
-{
-	/* 2024-02-29 12:00:00 = 1709208000, binary mode. */
-	struct cmos_rtc_raw raw = { 0, 0, 12, 29, 2, 24, CMOS_RTC_B_24H | CMOS_RTC_B_BINARY };
-	uint64_t t;
-	const char *why;
-	CHECK(cmos_rtc_decode(&raw, &t, &why));
-	CHECK_EQ_U64(t, 1709208000);
-	/* 2000-01-01 00:00:00 = 946684800 */
-	struct cmos_rtc_raw y2k = { 0, 0, 0, 1, 1, 0, CMOS_RTC_B_24H | CMOS_RTC_B_BINARY };
-	CHECK(cmos_rtc_decode(&y2k, &t, &why));
-	CHECK_EQ_U64(t, 946684800);
-}
-
-TEST(cmos_rtc_12_hour_mode)
-{
-	uint64_t am, pm, midnight, noon;
-	const char *why;
-	struct cmos_rtc_raw r = { 0, 0, 0x12, 1, 1, 0, 0 }; /* 12 AM, BCD */
-	CHECK(cmos_rtc_decode(&r, &midnight, &why));
-	CHECK_EQ_U64(midnight, 946684800);
-	r.hours = 0x80 | 0x12; /* 12 PM */
-	CHECK(cmos_rtc_decode(&r, &noon, &why));
-	CHECK_EQ_U64(noon - midnight, 12 * 3600);
-	r.hours = 0x01;
-	CHECK(cmos_rtc_decode(&r, &am, &why));
-	r.hours = 0x81;
-	CHECK(cmos_rtc_decode(&r, &pm, &why));
-	CHECK_EQ_U64(pm - am, 12 * 3600);
-}
-
-TEST(cmos_rtc_garbage_is_named)
-{
-	uint64_t t;
-	const char *why = NULL;
-	/* An absent RTC floats to 0xff everywhere. */
-	struct cmos_rtc_raw ff = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	CHECK(!cmos_rtc_decode(&ff, &t, &why));
-	CHECK_STR(why, "seconds out of range");
-	struct cmos_rtc_raw bad_month = { 0, 0, 0, 1, 0x13, 0, CMOS_RTC_B_24H };
-	CHECK(!cmos_rtc_decode(&bad_month, &t, &why));
-	CHECK_STR(why, "month out of range");
-	struct cmos_rtc_raw hour0_12h = { 0, 0, 0x00, 1, 1, 0, 0 };
-	CHECK(!cmos_rtc_decode(&hour0_12h, &t, &why));
-}
 
 /* ---- events ------------------------------------------------------------ */
 
