@@ -190,12 +190,23 @@ bool verdict_inputs_parse_line(struct verdict_input *in, char *line, const char 
 #define VERDICT_EVIDENCE_LEN 320
 #define VERDICT_AVAILABLE_LEN 128
 
+/* A race the TSC can lose on an unsteady vCPU, and what Linux picks if it
+ * does (docs/verdict-rules.md, "Races"); reason NULL = none. */
+struct verdict_risk {
+	const char *reason;	/* "jiffies_watchdog" | "tsc_calibration" */
+	const char *note;
+	const char *linux_clocksource;
+	bool vdso;
+	char available_clocksource[VERDICT_AVAILABLE_LEN];
+};
+
 struct verdict_kernel_range {
 	const char *from, *to;	/* "5.6"-style; to NULL = newest */
 	const char *linux_clocksource;
 	bool vdso;
 	const char *note;
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
+	struct verdict_risk risk;
 };
 
 /* Ordered by weight: the summary leads with the heaviest. */
@@ -236,6 +247,7 @@ struct verdict {
 	char why_text[VERDICT_REASON_LEN];	/* "Why: ..." of the summary */
 	const char *current_clocksource;
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
+	struct verdict_risk risk;
 
 	char reasoning[VERDICT_MAX_REASONS][VERDICT_REASON_LEN];
 	uint32_t reasoning_count;

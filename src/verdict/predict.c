@@ -132,6 +132,16 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 	m->explain = explain;
 	run_rules(f, m);
 	select_source(f, m);
+	tsc_race(f, m);
+	m->risk_chosen = -1;
+	if (m->risk_reason) {
+		/* what clocksource_select() takes once the TSC is unstable */
+		struct model lost = *m;
+		lost.tsc_demoted = true;
+		select_source(f, &lost);
+		m->risk_chosen = lost.chosen;
+		m->risk_vdso = lost.vdso;
+	}
 }
 
 const char *chosen_name(const struct model *m)

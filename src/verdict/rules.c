@@ -102,6 +102,14 @@ static void r_khz_known(const struct facts *f, struct model *m)
 	m->tsc_khz_known = true;
 }
 
+/* Linux measures the rate itself: a loop against the PIT, HPET or PM timer
+ * that a preempted vCPU can fool (the tsc-calibration race in watchdog.c). */
+static void r_khz_calibrated(const struct facts *f, struct model *m)
+{
+	r_khz_known(f, m);
+	m->tsc_calibrated = true;
+}
+
 static bool r_khz_kvmclock_applies(const struct facts *f, const struct model *m)
 {
 	return !m->tsc_khz_known && f->kvmclock_advertised;
@@ -182,7 +190,7 @@ static const struct rule tsc_khz_rules[] = {
 	  KV_OPEN, KV_OPEN, r_khz_cpuid_applies, r_khz_known,
 	  "TSC frequency from CPUID 0x15/0x16 (Linux reads them on Intel only)", { 0 } },
 	{ "khz-calibrate", "arch/x86/kernel/tsc.c quick_pit_calibrate()/pit_hpet_ptimer_calibrate_cpu()",
-	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_calibrated,
 	  "no advertised TSC frequency: Linux calibrates against the PIT, HPET or PM timer", { 0 } },
 	{ "khz-none", "arch/x86/kernel/tsc.c tsc_init(): \"could not calculate TSC khz\"",
 	  KV_OPEN, KV_OPEN, r_khz_none_applies, r_tsc_unregistered,

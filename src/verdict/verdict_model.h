@@ -14,9 +14,13 @@
 
 #define KV(major, minor) ((major) * 100u + (minor))
 #define KV_OPEN 0u
-/* The first release whose source was read with the rewritten watchdog
- * (7.2.13); 6.12.118 has the old one, the releases between were not read. */
-#define KV_WATCHDOG_REWRITE KV(7, 2)
+/* The rewritten watchdog, 763aacf86f1b "clocksource: Rewrite watchdog code
+ * completely" with 1432f9d4e8aa "clocksource: Don't use non-continuous
+ * clocksources as watchdog": queued on tip timers/core after v7.0-rc4,
+ * pulled into mainline in the 7.1 merge window (the mainline push of
+ * 2026-04-14 lists both), so first released in 7.1.  Read in 7.2.13;
+ * 6.12.118 has the old watchdog. */
+#define KV_WATCHDOG_REWRITE KV(7, 1)
 
 /* Clocksource ratings as Linux registers them.  Only their order decides
  * the outcome, but the reasoning quotes them, so they are the kernel's. */
@@ -82,6 +86,7 @@ struct model {
 	bool tsc_demoted;	/* later, by the watchdog */
 	bool tsc_known_freq;	/* X86_FEATURE_TSC_KNOWN_FREQ: no refined calibration */
 	bool tsc_sync_skipped;	/* TSC_ADJUST: warps seen but the sync test skipped */
+	bool tsc_calibrated;	/* Linux measured tsc_khz itself (no advertised rate) */
 	const char *demote_why;	/* which watchdog check demotes it, for the note */
 	/* the drift that demoted it (NULL: a gap did), for the evidence */
 	const struct verdict_drift *demoting_drift;
@@ -90,6 +95,11 @@ struct model {
 	bool hv_page_vdso;
 	int chosen;		/* source index, -1 = jiffies */
 	bool vdso;
+	/* A race the TSC can lose on an unsteady vCPU (watchdog.c
+	 * tsc_race()): its name, why, and what Linux picks if it loses. */
+	const char *risk_reason, *risk_why;
+	int risk_chosen;	/* source index, -1 = jiffies */
+	bool risk_vdso;
 	enum verdict_confidence conf;
 	const char *note;
 	struct verdict *explain;	/* reasoning goes here when set */
@@ -194,7 +204,8 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 const char *chosen_name(const struct model *m);
 
 /* watchdog.c */
-void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v);
+void tsc_race(const struct facts *f, struct model *m);
+void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v);
 
 /* warnings.c, with the code -> fix table in fixes.c */
 enum warn_code {

@@ -407,25 +407,57 @@ static const struct rule watchdog_rules[] = {
 
 const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rules), pick_watchdog };
 
-/* With no HPET, the TSC under the watchdog is first checked against
- * refined-jiffies until acpi_pm registers (kernel/time/clocksource.c picks
- * the best non-MUST_VERIFY source as watchdog).  Jiffies lose ticks on a
- * vCPU that does not run steadily (TCG, heavy steal), so the TSC can look
- * 20% fast and be demoted to acpi_pm before acpi_pm takes the watchdog
- * over.  Seen with Debian's 6.1 and 6.12 on QEMU TCG q35,hpet=off -smp 1:
- * 3 of 6 boots each way ("skewed 80233346 ns over watchdog
- * 'refined-jiffies'", tests/linux/README.md).  A race, not a rule: the
- * prediction stays, its confidence drops and the reason says why. */
-void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v)
+/* Two races the TSC can lose when the vCPU does not run steadily (TCG, or
+ * measured gaps of 1 % of the window or more).  Neither is a rule: whether
+ * the guest loses depends on the host's load while it boots, which the
+ * probe, run at another time, cannot see.  The prediction stays; the
+ * verdict names the race and what Linux picks if the TSC loses it
+ * (verdict.risk, by_kernel[].risk), so a guest that ended there is
+ * explained, not contradicted.
+ *
+ * jiffies_watchdog: with no HPET the best watchdog is acpi_pm, which
+ * registers late (fs_initcall); until then clocksource_select_watchdog()
+ * takes refined-jiffies, and jiffies lose ticks on a preempted vCPU, so
+ * tsc-early looks up to twice as fast ("skewed 500785720 ns over watchdog
+ * 'refined-jiffies' interval of 480030000 ns", Debian 6.12.95 on QEMU TCG
+ * q35,hpet=off -smp 2) and is marked unstable.  Seen on 6.1, 6.12 and
+ * 6.12.118, in 4 of 5 boots of the two hpet=off configurations.  The
+ * rewritten watchdog (7.2) skips non-continuous sources as watchdogs.
+ *
+ * tsc_calibration: without an advertised rate Linux calibrates the TSC
+ * with loops against the PIT and HPET/PM timer; when the two disagree by
+ * more than 10 % pit_hpet_ptimer_calibrate_cpu() trusts the PIT ("PIT
+ * calibration deviates from HPET: 838262 2445306", "Using PIT calibration
+ * value", Debian 6.12.95 on TCG Skylake-Server under heavy host load), the
+ * refined calibration gives up more than 1 % away, and the watchdog then
+ * marks the mis-rated TSC unstable. */
+void tsc_race(const struct facts *f, struct model *m)
 {
-	const struct verdict_input *in = f->in;
-	bool unsteady = vcpu_unsteady(f);
-	/* 7.2 skips non-continuous sources (refined-jiffies) as watchdogs. */
-	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || !unsteady ||
-	    in->sources[VERDICT_SRC_HPET].present == VERDICT_YES || m->kver >= KV_WATCHDOG_REWRITE)
+	m->risk_reason = NULL;
+	m->risk_why = NULL;
+	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted || !vcpu_unsteady(f))
 		return;
-	m->conf = VERDICT_CONFIDENCE_LOW;
-	add_reason(v, "no HPET: until acpi_pm registers, the TSC is checked against refined-jiffies, "
-		      "which loses ticks on an unsteady vCPU; the TSC may be demoted to acpi_pm at boot",
-		   "kernel/time/clocksource.c clocksource_watchdog(); seen on QEMU TCG hpet=off");
+	if (m->watchdog == VERDICT_SRC_ACPI_PM && m->kver < KV_WATCHDOG_REWRITE) {
+		m->risk_reason = "jiffies_watchdog";
+		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
+			      "ticks on an unsteady vCPU; the TSC may be marked unstable at boot";
+	} else if (m->tsc_calibrated) {
+		m->risk_reason = "tsc_calibration";
+		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
+			      "wrong rate that Linux trusts, and the watchdog then marks the TSC unstable";
+	}
+}
+
+/* The main kernel's reasoning line for the race, and its confidence: the
+ * jiffies race was lost in most boots seen, so the prediction is a guess. */
+void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
+{
+	if (!m->risk_reason)
+		return;
+	cap_confidence(m, str_equal(m->risk_reason, "jiffies_watchdog") ? VERDICT_CONFIDENCE_LOW :
+									  VERDICT_CONFIDENCE_MEDIUM);
+	add_reason(v, m->risk_why,
+		   str_equal(m->risk_reason, "jiffies_watchdog") ?
+			   "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :
+			   "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG");
 }
