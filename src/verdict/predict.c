@@ -104,7 +104,7 @@ static const char *select_note(const struct facts *f, const struct model *m)
 	if (m->chosen == VERDICT_SRC_XEN)
 		return "xen (400) beats tsc (300)";
 	if (m->chosen == VERDICT_SRC_HV_TSC_PAGE && m->rating[VERDICT_SRC_HV_TSC_PAGE] == RATING_HV_5_6)
-		return "Hyper-V clocksource at 250 (5.6-5.11) is the best stable source";
+		return "Hyper-V clocksource at 250 (5.6-5.12) is the best stable source";
 	return "best remaining source";
 }
 

@@ -32,9 +32,10 @@
 #define RATING_ACPI_PM 200		/* drivers/clocksource/acpi_pm.c */
 #define RATING_XEN_SAFE_TSC 299	/* xen/time.c xen_tsc_safe_clocksource(), 6.3+ */
 /* drivers/clocksource/hyperv_timer.c: 400 before 5.6, 250 for both in
- * 5.6-5.11 (5.10.262 source), 500/500 lowered to 250/250 with TSC
- * invariant control in 5.12-6.4 (6.1.176), 500/495 and 250/245 since
- * (6.12.118, 7.2.13). */
+ * 5.6-5.12 (9e0333ae38ee; 5.10.262 source), 500/500 lowered to 250/250
+ * with TSC invariant control in 5.13-6.4 ("Set clocksource rating based
+ * on Hyper-V feature", Hyper-V pull for 5.13; 6.1.176), 500/495 and
+ * 250/245 since (e5313f1c5404, 6.5; 6.12.118, 7.2.13). */
 #define RATING_HV_OLD 400
 #define RATING_HV_5_6 250
 #define RATING_HV_TSC_PAGE 500

@@ -72,12 +72,12 @@ static void r_tsc_compensated(const struct facts *f, struct model *m)
 	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
 }
 
-/* Before the guest could enable invariant TSC (5.6 here) the TSC was
+/* Before the guest could enable invariant TSC (dce7cd62754b, 5.5) the TSC was
  * always marked unstable on Hyper-V; since, only without the privilege. */
 static bool r_hyperv_unstable_applies(const struct facts *f, const struct model *m)
 {
 	return f->plat == PLAT_HYPERV && tsc_present(f) && !m->tsc_unstable &&
-	       (m->kver < KV(5, 6) || !yes(f->in->hv_tsc_invariant_control));
+	       (m->kver < KV(5, 5) || !yes(f->in->hv_tsc_invariant_control));
 }
 
 static const struct rule boot_unstable_rules[] = {
@@ -109,29 +109,40 @@ const struct rule_step step_boot_unstable = {
 
 /* The long-term lines whose newest stable release carries a mainline
  * change (docs/verdict-rules.md names the stable releases). */
-static const unsigned lts_margins[] = { KV(5, 10), KV(5, 15), 0 };
+static const unsigned lts_margins[] = { KV(5, 10), 0 };
 static const unsigned lts_readback[] = { KV(5, 10), 0 };
+/* c86ff8c55b8a (5.17; in 5.16.y, 5.15.y and, with the margins, 5.10.y)
+ * put WATCHDOG_MAX_SKEW back to 100 us and added the wd-wd skip. */
+static const unsigned lts_skew_100us[] = { KV(5, 10), KV(5, 15), 0 };
 static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV(6, 6), KV(6, 7), 0 };
 
 /* What one era's clocksource_watchdog() tolerates, from its source:
  * 4.19 compares |cs - wd| per 0.5 s interval with WATCHDOG_THRESHOLD
- * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins (5.16) with
- * the sum of both sources' margins, each at least 2 * WATCHDOG_MAX_SKEW:
- * 4 * 100 us = 400 us per 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
+ * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins
+ * (2e27e793e280, 5.14: git describe v5.13-rc4-26) with the sum of both
+ * sources' margins, each at least 2 * WATCHDOG_MAX_SKEW: 50 us in
+ * 5.14..5.16 (2e27e793e280 cut it from 100 us; Waiman Long, LKML
+ * 2021-11-10) -> 4 * 50 us = 200 us per 0.5 s (400 ppm); 100 us again
+ * from c86ff8c55b8a (5.17, and the stable lines): 4 * 100 us = 400 us per
+ * 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
  * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
  * Debian's 6.12 config: 1000 ppm); 7.2 with delta >> 11 (488 ppm) when
  * both clocks are CLOCK_SOURCE_CALIBRATED, else delta >> 8 (3906 ppm). */
 #define SKEW_PPM_THRESHOLD 125000
+#define SKEW_PPM_MARGINS_50US 400
 #define SKEW_PPM_MARGINS 800
 #define SKEW_PPM_MARGINS_125US 1000
 #define SKEW_PPM_CALIBRATED 488
 #define SKEW_PPM_UNCALIBRATED 3906
 
-/* cs_watchdog_read() (5.14, 5.10.y): a wd-cs-wd read-back longer than the
- * bound is retried; a wd-wd read-back longer than the skip limit skips
- * the check; every retry over the bound marks the TSC unstable.  The
- * bound is WATCHDOG_MAX_SKEW (100 us) with skip at half of it, from 6.3
- * the two margins (500 us) with skip at the watchdog's (250 us). */
+/* cs_watchdog_read() (db3a34e17433, 5.14: git describe v5.13-rc4-23;
+ * 5.10.y): a wd-cs-wd read-back longer than the bound is retried; every
+ * retry over the bound marks the TSC unstable.  The bound is
+ * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14..5.16; 100 us with a
+ * skip when one wd-wd read-back exceeds half of it from c86ff8c55b8a
+ * (5.17, 5.15.y, 5.10.y); from 6.3 the two margins (500 us) with skip at
+ * the watchdog's (250 us). */
+#define READBACK_BOUND_50US_NS 50000u
 #define READBACK_BOUND_NS 100000u
 #define READBACK_SKIP_NS 50000u
 #define READBACK_BOUND_MARGINS_NS 500000u
@@ -150,9 +161,9 @@ static uint64_t skew_ppm(const struct model *m)
 	}
 	if (m->kver >= KV(6, 3))
 		return SKEW_PPM_MARGINS_125US;
-	if (kernel_has(m->kver, KV(5, 16), lts_margins))
-		return SKEW_PPM_MARGINS;
-	return SKEW_PPM_THRESHOLD;
+	if (!kernel_has(m->kver, KV(5, 14), lts_margins))
+		return SKEW_PPM_THRESHOLD;
+	return kernel_has(m->kver, KV(5, 17), lts_skew_100us) ? SKEW_PPM_MARGINS : SKEW_PPM_MARGINS_50US;
 }
 
 static bool long_interval_skipped(const struct model *m)
@@ -290,9 +301,17 @@ static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip)
 {
 	if (m->kver >= KV_WATCHDOG_REWRITE || !kernel_has(m->kver, KV(5, 14), lts_readback))
 		return false;
-	bool margins = m->kver >= KV(6, 3);
-	*bound = margins ? READBACK_BOUND_MARGINS_NS : READBACK_BOUND_NS;
-	*skip = margins ? READBACK_SKIP_MARGINS_NS : READBACK_SKIP_NS;
+	if (m->kver >= KV(6, 3)) {
+		*bound = READBACK_BOUND_MARGINS_NS;
+		*skip = READBACK_SKIP_MARGINS_NS;
+	} else if (kernel_has(m->kver, KV(5, 17), lts_skew_100us)) {
+		*bound = READBACK_BOUND_NS;
+		*skip = READBACK_SKIP_NS;
+	} else {
+		/* no wd-wd skip yet: any watchdog read passes it */
+		*bound = READBACK_BOUND_50US_NS;
+		*skip = UINT64_MAX;
+	}
 	return true;
 }
 

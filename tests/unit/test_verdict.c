@@ -379,10 +379,12 @@ TEST(hyperv_with_tsc_page)
 	CHECK_STR(severity(&v, "TSC_NOT_INVARIANT"), "info");
 }
 
-/* Hyper-V with TSC invariant control: 5.6+ enables it (TSC_RELIABLE,
- * mshyperv.c) and the page is at 250 (5.6-5.11) or lowered to 250
- * (hyperv_timer.c hv_init_tsc_clocksource()) -> tsc; 4.19-5.5 mark the TSC
- * unstable and keep the page; 6.5+ list the MSR clocksource (245) too. */
+/* Hyper-V with TSC invariant control: 5.5+ enables it (TSC_RELIABLE,
+ * mshyperv.c, dce7cd62754b) but the page still rates 400 in 5.5 -> page,
+ * tsc listed; from 5.6 the page is at 250 (5.6-5.12, 9e0333ae38ee) or
+ * lowered to 250 (hyperv_timer.c hv_init_tsc_clocksource(), 5.13) -> tsc;
+ * 4.19-5.4 mark the TSC unstable and keep the page; 6.5+ list the MSR
+ * clocksource (245) too. */
 TEST(hyperv_invariant_control_prefers_tsc)
 {
 	struct verdict_input in = hyperv(true, true);
@@ -391,12 +393,14 @@ TEST(hyperv_invariant_control_prefers_tsc)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK(v.vdso);
 	CHECK_STR(v.available_clocksource, "tsc hyperv_clocksource_tsc_page hyperv_clocksource_msr acpi_pm");
-	CHECK_EQ_U64(v.by_kernel_count, 3);
-	check_range(&v, 0, "4.19", "5.5", "hyperv_clocksource_tsc_page", true);
+	CHECK_EQ_U64(v.by_kernel_count, 4);
+	check_range(&v, 0, "4.19", "5.4", "hyperv_clocksource_tsc_page", true);
 	CHECK_STR(v.by_kernel[0].available_clocksource, "hyperv_clocksource_tsc_page acpi_pm");
-	check_range(&v, 1, "5.6", "6.4", "tsc", true);
-	CHECK_STR(v.by_kernel[1].available_clocksource, "tsc hyperv_clocksource_tsc_page acpi_pm");
-	check_range(&v, 2, "6.5", NULL, "tsc", true);
+	check_range(&v, 1, "5.5", "5.5", "hyperv_clocksource_tsc_page", true);
+	CHECK_STR(v.by_kernel[1].available_clocksource, "hyperv_clocksource_tsc_page tsc acpi_pm");
+	check_range(&v, 2, "5.6", "6.4", "tsc", true);
+	CHECK_STR(v.by_kernel[2].available_clocksource, "tsc hyperv_clocksource_tsc_page acpi_pm");
+	check_range(&v, 3, "6.5", NULL, "tsc", true);
 	CHECK(!has_warning(&v, "TSC_NOT_INVARIANT"));
 	CHECK_STR(verdict_confidence_name(v.confidence), "high");
 }

@@ -123,6 +123,19 @@ TEST(watchdog_margin_per_era)
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "hpet");
 	CHECK_STR(v.available_clocksource, "hpet acpi_pm");
+	/* The margins came with 2e27e793e280 (5.14) at WATCHDOG_MAX_SKEW 50
+	 * us: 4 x 50 us per 0.5 s = 400 ppm until c86ff8c55b8a (5.17) put
+	 * 100 us back; 5.15 is judged as 5.15.y, which has that backport. */
+	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK_STR(on(&in, "5.14"), "hpet");
+	drift(&in, "hpet", 600);
+	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK_STR(on(&in, "5.14"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.15"), "tsc");
+	CHECK_STR(on(&in, "5.17"), "tsc");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	drift(&in, "hpet", 900);
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(on(&in, "7.2"), "hpet");
 	/* The rewrite (763aacf86f1b) came with the 7.1 merge window: 7.0
@@ -269,6 +282,15 @@ TEST(watchdog_readback_per_era)
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(on(&in, "7.2"), "tsc");
+	/* 5.14..5.16 (WATCHDOG_MAX_SKEW 50 us, no wd-wd skip until
+	 * c86ff8c55b8a in 5.17): a 60 us HPET read alone is over the bound on
+	 * every retry -> hpet; 6.1's 100 us bound passes it -> tsc. */
+	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
+	set_source(&in, VERDICT_SRC_HPET, Y, 60000000);
+	CHECK_STR(on(&in, "5.14"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK_STR(on(&in, "6.1"), "tsc");
 	/* Typical reads within the bound but a slow tail (p99 80 us): a run
 	 * of slow reads can do it; the prediction stays, confidence drops. */
 	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
