@@ -140,11 +140,15 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
  * retry over the bound marks the TSC unstable.  The bound is
  * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14..5.16; 100 us with a
  * skip when one wd-wd read-back exceeds half of it from c86ff8c55b8a
- * (5.17, 5.15.y, 5.10.y); from 6.3 the two margins (500 us) with skip at
- * the watchdog's (250 us). */
+ * (5.17, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
+ * (c37e85c135ce raised WATCHDOG_MAX_SKEW); from 6.12 (4ac1dd3245b9, git
+ * describe v6.11-rc1-5) the two sources' margins (2 x 250 us) with skip
+ * at the watchdog's (250 us) (6.12.118 cs_watchdog_read()). */
 #define READBACK_BOUND_50US_NS 50000u
 #define READBACK_BOUND_NS 100000u
 #define READBACK_SKIP_NS 50000u
+#define READBACK_BOUND_125US_NS 125000u
+#define READBACK_SKIP_125US_NS 62500u
 #define READBACK_BOUND_MARGINS_NS 500000u
 #define READBACK_SKIP_MARGINS_NS 250000u
 
@@ -301,9 +305,12 @@ static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip)
 {
 	if (m->kver >= KV_WATCHDOG_REWRITE || !kernel_has(m->kver, KV(5, 14), lts_readback))
 		return false;
-	if (m->kver >= KV(6, 3)) {
+	if (m->kver >= KV(6, 12)) {
 		*bound = READBACK_BOUND_MARGINS_NS;
 		*skip = READBACK_SKIP_MARGINS_NS;
+	} else if (m->kver >= KV(6, 3)) {
+		*bound = READBACK_BOUND_125US_NS;
+		*skip = READBACK_SKIP_125US_NS;
 	} else if (kernel_has(m->kver, KV(5, 17), lts_skew_100us)) {
 		*bound = READBACK_BOUND_NS;
 		*skip = READBACK_SKIP_NS;

@@ -291,6 +291,16 @@ TEST(watchdog_readback_per_era)
 	CHECK_STR(on(&in, "5.16"), "hpet");
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "tsc");
+	/* A 60 us HPET read and a 70 us trapping TSC read: 130 us.  6.3..6.11
+	 * (bound 125 us, skip above 62.5 us; the margins-based bound came
+	 * with 4ac1dd3245b9 in 6.12) fail every retry -> hpet; 6.1 (bound
+	 * 100 us, skip above 50 us) skips the round on the 60 us wd-wd read
+	 * -> tsc; 6.12 allows 500 us -> tsc. */
+	set_source(&in, VERDICT_SRC_TSC, Y, 70000000);
+	CHECK_STR(on(&in, "6.6"), "hpet");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
 	/* Typical reads within the bound but a slow tail (p99 80 us): a run
 	 * of slow reads can do it; the prediction stays, confidence drops. */
 	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
