@@ -199,7 +199,7 @@ static const struct rule tsc_khz_rules[] = {
 
 /* TSC_KNOWN_FREQ (kvmclock.c, mshyperv.c, vmware.c, native_calibrate_tsc()
  * with a crystal, SEV-SNP Secure TSC) skips the refined calibration, so the
- * TSC never becomes CLOCK_SOURCE_CALIBRATED (7.2's watchdog margin). */
+ * TSC never becomes CLOCK_SOURCE_CALIBRATED (the 7.1+ watchdog's margin). */
 static void enter_tsc_khz(const struct facts *f, struct model *m)
 {
 	m->tsc_known_freq = yes(f->in->tsc_known_freq);

@@ -126,7 +126,7 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
  * from c86ff8c55b8a (5.17, and the stable lines): 4 * 100 us = 400 us per
  * 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
  * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
- * Debian's 6.12 config: 1000 ppm); 7.2 with delta >> 11 (488 ppm) when
+ * Debian's 6.12 config: 1000 ppm); 7.1 (the rewrite) with delta >> 11 (488 ppm) when
  * both clocks are CLOCK_SOURCE_CALIBRATED, else delta >> 8 (3906 ppm). */
 #define SKEW_PPM_THRESHOLD 125000
 #define SKEW_PPM_MARGINS_50US 400
@@ -354,7 +354,7 @@ static void r_watchdog_readback_risk(const struct facts *f, struct model *m)
 	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
 }
 
-/* 7.2 also compares the TSC between two CPUs on every watchdog round
+/* The rewrite (7.1) also compares the TSC between two CPUs on every watchdog round
  * (watchdog_check_skew()): a step backwards marks it unstable. */
 static bool r_watchdog_cpu_skew_applies(const struct facts *f, const struct model *m)
 {
@@ -377,7 +377,7 @@ static bool vcpu_unsteady(const struct facts *f)
 				       in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
 }
 
-/* 7.2's watchdog_check_freq() allows (interval >> 11) + the read-out
+/* The rewrite's (7.1) watchdog_check_freq() allows (interval >> 11) + the read-out
  * window for two calibrated clocks, and a late timer is re-armed at
  * expires + 0.5 s, so the round after a late one can be microseconds
  * long: then a microsecond of difference in when the PM timer read lands
@@ -393,7 +393,7 @@ static bool r_watchdog_unsteady_pm_applies(const struct facts *f, const struct m
 static void r_watchdog_unsteady_pm(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
-	m->demote_why = "an unsteady vCPU and the acpi_pm watchdog: 7.2's frequency check fails on a short round";
+	m->demote_why = "an unsteady vCPU and the acpi_pm watchdog: the rewritten (7.1+) watchdog's frequency check fails on a short round";
 	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
 }
 
@@ -411,10 +411,10 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-adjust-packages", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 6.12 (b4bac279319d), topology_max_packages() <= 4",
 	  KV(6, 12), KV_OPEN, r_watchdog_adjust_packages_applies, r_no_watchdog,
 	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 4 packages: no clocksource watchdog", { 0 } },
-	{ "watchdog-readback", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.1 (5.10.y)",
+	{ "watchdog-readback", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.0 (5.10.y)",
 	  KV_OPEN, KV_OPEN, r_watchdog_readback_applies, r_watchdog_readback,
 	  "the measured watchdog read plus a TSC read exceed cs_watchdog_read()'s bound on every retry: TSC marked unstable", { 0 } },
-	{ "watchdog-readback-risk", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.1 (5.10.y)",
+	{ "watchdog-readback-risk", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.0 (5.10.y)",
 	  KV_OPEN, KV_OPEN, r_watchdog_readback_risk_applies, r_watchdog_readback_risk,
 	  "the watchdog's slow reads (p99) exceed cs_watchdog_read()'s bound: a run of them marks the TSC unstable", { 0 } },
 	{ "watchdog-wrap", "kernel/time/clocksource.c clocksource_watchdog(), before the > 1 s skip (644649553508, 6.8)",
@@ -423,10 +423,10 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
 	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
 	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
-	{ "watchdog-unsteady-acpi-pm", "kernel/time/clocksource.c watchdog_check_freq(), 7.2; seen on QEMU TCG",
+	{ "watchdog-unsteady-acpi-pm", "kernel/time/clocksource.c watchdog_check_freq(), 7.1+ (763aacf86f1b); seen on QEMU TCG",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_unsteady_pm_applies, r_watchdog_unsteady_pm,
 	  "the vCPU does not run steadily and acpi_pm watches: a short watchdog round reads as frequency skew, tsc marked unstable", { 0 } },
-	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.2",
+	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.1+ (763aacf86f1b)",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
 	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },
 };
@@ -448,7 +448,7 @@ const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rul
  * 'refined-jiffies' interval of 480030000 ns", Debian 6.12.95 on QEMU TCG
  * q35,hpet=off -smp 2) and is marked unstable.  Seen on 6.1, 6.12 and
  * 6.12.118, in 4 of 5 boots of the two hpet=off configurations.  The
- * rewritten watchdog (7.2) skips non-continuous sources as watchdogs.
+ * rewritten watchdog (1432f9d4e8aa, 7.1) skips non-continuous sources as watchdogs.
  *
  * tsc_calibration: without an advertised rate Linux calibrates the TSC
  * with loops against the PIT and HPET/PM timer; when the two disagree by
