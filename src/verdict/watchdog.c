@@ -377,26 +377,6 @@ static bool vcpu_unsteady(const struct facts *f)
 				       in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
 }
 
-/* The rewrite's (7.1) watchdog_check_freq() allows (interval >> 11) + the read-out
- * window for two calibrated clocks, and a late timer is re-armed at
- * expires + 0.5 s, so the round after a late one can be microseconds
- * long: then a microsecond of difference in when the PM timer read lands
- * is "frequency skew".  Seen in every boot of 7.2.13 and 7.3-rc7 on QEMU
- * TCG without HPET (intervals 36 us .. 22 ms, skew 0.65 .. 25 us); with
- * HPET watching, 7.2 and 7.3 kept tsc on all ten configurations. */
-static bool r_watchdog_unsteady_pm_applies(const struct facts *f, const struct model *m)
-{
-	return tsc_watched(m) && !m->tsc_demoted && m->watchdog == VERDICT_SRC_ACPI_PM &&
-	       vcpu_unsteady(f);
-}
-
-static void r_watchdog_unsteady_pm(const struct facts *f, struct model *m)
-{
-	m->tsc_demoted = true;
-	m->demote_why = "an unsteady vCPU and the acpi_pm watchdog: the rewritten (7.1+) watchdog's frequency check fails on a short round";
-	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
-}
-
 static const struct rule watchdog_rules[] = {
 	{ "watchdog-reliable", "arch/x86/kernel/tsc.c tsc_init(): tsc_clocksource_reliable",
 	  KV_OPEN, KV_OPEN, r_watchdog_reliable_applies, r_no_watchdog,
@@ -423,9 +403,6 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
 	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
 	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
-	{ "watchdog-unsteady-acpi-pm", "kernel/time/clocksource.c watchdog_check_freq(), 7.1+ (763aacf86f1b); seen on QEMU TCG",
-	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_unsteady_pm_applies, r_watchdog_unsteady_pm,
-	  "the vCPU does not run steadily and acpi_pm watches: a short watchdog round reads as frequency skew, tsc marked unstable", { 0 } },
 	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.1+ (763aacf86f1b)",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
 	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },
@@ -456,7 +433,16 @@ const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rul
  * calibration deviates from HPET: 838262 2445306", "Using PIT calibration
  * value", Debian 6.12.95 on TCG Skylake-Server under heavy host load), the
  * refined calibration gives up more than 1 % away, and the watchdog then
- * marks the mis-rated TSC unstable. */
+ * marks the mis-rated TSC unstable.
+ *
+ * watchdog_short_round: the rewrite's (7.1) watchdog_check_freq() allows
+ * (interval >> 11) + the read-out window for two calibrated clocks, and a
+ * late timer is re-armed at expires + 0.5 s, so the round after a late
+ * one can be microseconds long: then a microsecond of difference in when
+ * the PM timer read lands is "frequency skew" ("Marking clocksource tsc
+ * unstable due to frequency skew", acpi_pm interval 36 us .. 22 ms).
+ * Seen in all 4 boots of 7.2.13 and 7.3-rc7 without HPET in one run and
+ * in none of 4 in the next; with HPET watching they kept tsc every time. */
 void tsc_race(const struct facts *f, struct model *m)
 {
 	m->risk_reason = NULL;
@@ -467,6 +453,10 @@ void tsc_race(const struct facts *f, struct model *m)
 		m->risk_reason = "jiffies_watchdog";
 		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
 			      "ticks on an unsteady vCPU; the TSC may be marked unstable at boot";
+	} else if (m->watchdog == VERDICT_SRC_ACPI_PM) {
+		m->risk_reason = "watchdog_short_round";
+		m->risk_why = "no HPET: on an unsteady vCPU a short round of the rewritten watchdog against "
+			      "acpi_pm reads as frequency skew; the TSC may be marked unstable";
 	} else if (m->tsc_calibrated) {
 		m->risk_reason = "tsc_calibration";
 		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
@@ -480,10 +470,11 @@ void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 {
 	if (!m->risk_reason)
 		return;
-	cap_confidence(m, str_equal(m->risk_reason, "jiffies_watchdog") ? VERDICT_CONFIDENCE_LOW :
-									  VERDICT_CONFIDENCE_MEDIUM);
+	bool calibration = str_equal(m->risk_reason, "tsc_calibration");
+	cap_confidence(m, calibration ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
 	add_reason(v, m->risk_why,
+		   calibration ? "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG" :
 		   str_equal(m->risk_reason, "jiffies_watchdog") ?
-			   "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :
-			   "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG");
+				 "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :
+				 "kernel/time/clocksource.c watchdog_check_freq(), 7.1+; seen on QEMU TCG hpet=off");
 }

@@ -458,6 +458,19 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                 "[    0.052000] tsc: Detected 2445.445 MHz processor",
                 self.CALIBRATION_LOST[2]]), report))
 
+    def test_short_round_risk_needs_the_frequency_skew_line(self):
+        risk = {"reason": "watchdog_short_round",
+                "linux_clocksource": "acpi_pm",
+                "available_clocksource": "acpi_pm"}
+        lost = {"current": "acpi_pm", "available": ["acpi_pm"], "dmesg": [
+            "[    6.499133] clocksource: Marking clocksource tsc-early "
+            "unstable due to frequency skew",
+            "[    6.499499] tsc: Marking TSC unstable due to clocksource "
+            "watchdog"]}
+        self.assertTrue(lg.risk_explains(risk, lost))
+        self.assertFalse(lg.risk_explains(
+            risk, dict(lost, dmesg=self.JIFFIES_LOST)))
+
     def test_compare_takes_a_lost_race_as_agreement(self):
         report = {"verdict": {
             "linux_kernel": "6.18", "available_clocksource": "tsc acpi_pm",

@@ -469,12 +469,12 @@ TEST(tcg_qemu64_smp1_no_hpet)
 	decide(&in, &v);
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
-	/* 7.1 on (the rewrite, 763aacf86f1b): the acpi_pm watchdog on a TCG
-	 * vCPU (watchdog_check_freq(), test_verdict_eras.c
-	 * no_hpet_under_tcg_per_era). */
+	/* 7.1 on (the rewrite, 763aacf86f1b): the race is a short round of
+	 * the acpi_pm watchdog on a TCG vCPU instead (watchdog_check_freq(),
+	 * test_verdict_eras.c no_hpet_under_tcg_per_era). */
 	CHECK_EQ_U64(v.by_kernel_count, 2);
 	check_range(&v, 0, "4.19", "7.0", "tsc", true);
-	check_range(&v, 1, "7.1", NULL, "acpi_pm", false);
+	check_range(&v, 1, "7.1", NULL, "tsc", true);
 	/* Real Debian 6.1 and 6.12 guests on this QEMU config chose tsc in 3
 	 * of 6 boots and acpi_pm in the others, and acpi_pm in all three of
 	 * a later run (refined-jiffies watchdog race, tests/linux/README.md):
@@ -487,7 +487,8 @@ TEST(tcg_qemu64_smp1_no_hpet)
 	CHECK_STR(v.risk.available_clocksource, "acpi_pm");
 	CHECK(!v.risk.vdso);
 	CHECK_STR(v.by_kernel[0].risk.reason, "jiffies_watchdog");
-	CHECK(v.by_kernel[1].risk.reason == NULL);
+	CHECK_STR(v.by_kernel[1].risk.reason, "watchdog_short_round");
+	CHECK_STR(v.by_kernel[1].risk.linux_clocksource, "acpi_pm");
 	bool said = false;
 	for (uint32_t i = 0; i < v.reasoning_count; i++)
 		said = said || strstr(v.reasoning[i], "refined-jiffies") != NULL;
@@ -542,9 +543,10 @@ TEST(tcg_qemu64_smp4_no_hpet)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	check_range(&v, 0, "4.19", "6.11", "acpi_pm", false);
 	check_range(&v, 1, "6.12", "7.0", "tsc", true);
-	check_range(&v, 2, "7.1", NULL, "acpi_pm", false);
+	check_range(&v, 2, "7.1", NULL, "tsc", true);
 	CHECK(v.by_kernel[0].risk.reason == NULL);
 	CHECK_STR(v.by_kernel[1].risk.reason, "jiffies_watchdog");
+	CHECK_STR(v.by_kernel[2].risk.reason, "watchdog_short_round");
 	CHECK(!has_warning(&v, "ACPI_PM_FALLBACK"));
 }
 
@@ -591,7 +593,7 @@ TEST(tcg_skylake_smp2)
 	CHECK_STR(v.linux_clocksource, "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
 	CHECK_EQ_U64(v.by_kernel_count, 2);
-	check_range(&v, 1, "7.1", NULL, "acpi_pm", false);
+	check_range(&v, 1, "7.1", NULL, "tsc", true);
 }
 
 /* Bare metal AMD with invariant TSC but warps between 2 sockets:
