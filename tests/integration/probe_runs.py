@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 import cpqemu  # noqa: E402
 from cptools.boot import boot_probe  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostile  # noqa: E402
+import hostile_machine  # noqa: E402
 
 ICOUNT = ["-icount", "shift=0,sleep=off"]
 
@@ -51,9 +51,9 @@ CONFIGS = {
                                 timeout=240, kvm=True),
 }
 
-# The hostile machine (tests/integration/hostile.py): bad tables, odd
+# The hostile machine (tests/integration/hostile_machine.py): bad tables, odd
 # strings, missing devices, bad settings.
-CONFIGS.update(hostile.configs())
+CONFIGS.update(hostile_machine.configs())
 
 _lock = threading.Lock()
 _results = {}
