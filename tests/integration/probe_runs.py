@@ -29,16 +29,19 @@ CONFIGS = {
     # No hypervisor bit: the probe must treat the machine as bare metal (no
     # exit labels, no debug-exit port), so it leaves through power-off.
     "pvh_nohv": dict(boot="pvh", cpu="qemu64,-hypervisor", extra=["-append", "wait=0"], exit_status=0),
+    # The firmware is not the subject of pc_max, pit_off, maxcpus4 and
+    # vmport (what QEMU's tables and devices say is): direct boot, 0.8 s
+    # instead of ~5 s through OVMF under TCG.
     "q35": dict(),
     "q35_max": dict(cpu="max"),
-    "pc_max": dict(machine="pc", cpu="max"),
+    "pc_max": dict(boot="pvh", machine="pc", cpu="max"),
     "pc": dict(machine="pc"),
     "q35_hpet_off": dict(machine="q35,hpet=off"),
-    "q35_pit_off": dict(machine="q35,pit=off"),
+    "q35_pit_off": dict(boot="pvh", machine="q35,pit=off"),
     "q35_acpi_off": dict(machine="q35,acpi=off"),
     "q35_smp4": dict(smp="4"),
-    "q35_maxcpus4": dict(smp="1,maxcpus=4"),
-    "q35_vmport": dict(machine="q35,vmport=on"),
+    "q35_maxcpus4": dict(boot="pvh", smp="1,maxcpus=4"),
+    "q35_vmport": dict(boot="pvh", machine="q35,vmport=on"),
     "iso": dict(boot="iso"),
     "fat": dict(boot="fat"),
     "fat_settings": dict(boot="fat", smp="2", cfg="# test settings\nmode=quick selftest=on dump=on samples=2000 gaps_all_cpus\n"),
