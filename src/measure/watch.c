@@ -97,6 +97,11 @@ struct watch_ctx {
 	uint64_t wd_cycles, next_wd;
 };
 
+static bool replay_watches(const struct wd_replay *r, const struct ref_track *t)
+{
+	return r->watchdog && str_equal(r->watchdog, t->s->src->name);
+}
+
 static void watchdog_tick(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
@@ -105,7 +110,7 @@ static void watchdog_tick(struct watch_ctx *c)
 		struct ref_track *t = &refs[i];
 		bool fed = false;
 		for (unsigned k = 0; k < w->replay_count; k++)
-			fed |= str_equal(w->replay[k].watchdog, t->s->src->name);
+			fed |= replay_watches(&w->replay[k], t);
 		if (!fed)
 			continue;
 		uint64_t mid, bracket;
@@ -118,13 +123,13 @@ static void watchdog_tick(struct watch_ctx *c)
 				.wd_read_ns = ns_of(bracket, c->tsc_hz),
 			};
 			for (unsigned k = 0; k < w->replay_count; k++)
-				if (str_equal(w->replay[k].watchdog, t->s->src->name))
+				if (replay_watches(&w->replay[k], t))
 					wd_replay_feed(&w->replay[k], &tick);
 		} else {
 			/* The first tick initialises both sides, as Linux's does. */
 			struct wd_tick tick = { .at_ms = 0, .wd_read_ns = ns_of(bracket, c->tsc_hz) };
 			for (unsigned k = 0; k < w->replay_count; k++)
-				if (str_equal(w->replay[k].watchdog, t->s->src->name))
+				if (replay_watches(&w->replay[k], t))
 					wd_replay_feed(&w->replay[k], &tick);
 		}
 		t->wd_started = true;
@@ -166,39 +171,39 @@ static void wait_until(struct watch_ctx *c, uint64_t target)
 	}
 }
 
+static const struct source_result *source_named(const struct run_results *r, const char *name)
+{
+	for (unsigned i = 0; name && i < r->source_count; i++)
+		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, name))
+			return &r->sources[i];
+	return NULL;
+}
+
+/* One replay per era of the verdict's watchdog rules, each against the
+ * clock that era's Linux would watch with (the sources' names are
+ * Linux's), with the figures and exemptions the verdict's rules give for
+ * the facts of this run. */
 static void choose_watchdogs(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
 	const struct run_results *r = c->r;
-	const struct probe_facts *f = &r->facts;
-	/* X86_FEATURE_TSC_RELIABLE: Linux's VMware platform code sets it when
-	 * GETHZ answers, Hyper-V's when it offers the invariant TSC; each only
-	 * on its own hypervisor (KVM also answers GETHZ through QEMU's vmport,
-	 * which a KVM guest never asks).  The verdict's own model of this is
-	 * for the lead to wire in. */
-	const char *hv = f->hv.name ? f->hv.name : "";
-	struct wd_exemption_facts ex = {
-		.tsc_reliable = (str_equal(hv, "vmware") && r->vmware.gethz_valid) ||
-				(str_equal(hv, "hyperv") && f->cpu.invariant_tsc),
-		.adjust_qualified = f->cpu.invariant_tsc && f->cpu.tsc_adjust && r->packages && r->packages <= 4,
-	};
-	/* Registry order is Linux's rating order among the non-TSC clocks:
-	 * kvm-clock, Hyper-V reference time, HPET, PM timer; the first is the
-	 * watchdog (and what reads fall back to). */
-	unsigned watchdogs = 0;
-	for (unsigned i = 0; i < ref_count && watchdogs < WATCH_MAX_WATCHDOGS; i++) {
-		const struct source_result *s = refs[i].s;
-		if (s->desc.reads_tsc && s->src != clock_sources[SOURCE_ID_KVMCLOCK] &&
-		    s->src != clock_sources[SOURCE_ID_HV_TSC_PAGE])
-			continue;
-		if (!w->watchdog) {
-			w->watchdog = s->src->name;
-			w->fallback_read_ns = rate_cycles_to_ns(s->cost.throughput_milli / 1000, c->tsc_hz);
-		}
-		for (unsigned e = 0; e < wd_era_default_count && w->replay_count < WATCH_MAX_REPLAYS; e++)
-			wd_replay_init(&w->replay[w->replay_count++], &wd_eras_default[e], s->src->name,
-				       s->desc.freq_hz, s->desc.width_bits, &ex);
-		watchdogs++;
+	static struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
+	unsigned n = verdict_watchdog_eras(&r->verdict.inputs, eras, VERDICT_MAX_WD_ERAS);
+	unsigned main_kv = 0;
+	w->main_kernel = r->verdict.linux_kernel;
+	if (w->main_kernel)
+		verdict_kernel_parse(w->main_kernel, str_len(w->main_kernel), &main_kv);
+	for (unsigned e = 0; e < n && w->replay_count < WATCH_MAX_REPLAYS; e++) {
+		const struct source_result *wd = NULL;
+		for (unsigned i = 0; eras[e].watchdog && i < ref_count && !wd; i++)
+			if (str_equal(refs[i].s->src->name, eras[e].watchdog))
+				wd = refs[i].s;
+		unsigned k = w->replay_count++;
+		wd_replay_init(&w->replay[k], &eras[e], wd ? wd->desc.freq_hz : 0, wd ? wd->desc.width_bits : 0);
+		const struct source_result *fb = source_named(r, eras[e].fallback);
+		w->fallback_read_ns[k] = fb ? rate_cycles_to_ns(fb->cost.throughput_milli / 1000, c->tsc_hz) : 0;
+		if (!main_kv || eras[e].kver <= main_kv)
+			w->watchdog = eras[e].watchdog;
 	}
 }
 
