@@ -8,6 +8,9 @@
 #include "cmos_rtc.h"
 #include "console.h"
 #include "counter.h"
+#include "crosscpu.h"
+#include "gapscan.h"
+#include "measure.h"
 #include "rate.h"
 #include "results.h"
 #include "strbuf.h"
@@ -20,6 +23,13 @@
  * this ends a wait whose TSC stopped, long after any real deadline. */
 #define SPINS_PER_SECOND 400000000ull
 #define RECORD_CAP (64u << 10)
+/* The per-interval re-checks, a tenth of the boot-time warp test and a
+ * short gap scan: tens of ms of an interval of seconds.  A partner CPU
+ * that does not answer costs at most RECHECK_STALL_MS. */
+#define RECHECK_WARP_ITERATIONS 2000
+#define RECHECK_WAIT_MS 200
+#define RECHECK_STALL_MS 500
+#define RECHECK_GAP_WINDOW_MS 20
 
 struct ref_track {
 	const struct source_result *s;
@@ -260,6 +270,48 @@ static void live_state(struct watch_interval *iv, const struct probe_facts *f)
 	identity_now(&iv->identity, f, &kvm);
 }
 
+static struct crosscpu_result recheck_xcpu;
+static struct gaps_report recheck_gaps;
+
+/* The cross-CPU warp test and the gap scan again, through their own
+ * modules, each bounded by its count and deadline. */
+static void recheck(struct watch_ctx *c, struct watch_recheck *out)
+{
+	struct run_results *r = c->r;
+	const struct platform *p = r->facts.plat;
+	memset(out, 0, sizeof *out);
+	out->xcpu_iterations = RECHECK_WARP_ITERATIONS;
+	if (r->cpus_enabled < 2) {
+		out->xcpu_absent = "only one CPU: nothing to compare";
+	} else if (!p->ap_start || !p->aps_wait) {
+		/* UEFI's MP services are boot services: gone with them. */
+		out->xcpu_absent = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
+						     : "this boot path cannot run code on other CPUs";
+	} else {
+		uint64_t t0 = rdtsc();
+		crosscpu_recheck(&recheck_xcpu, r, RECHECK_WARP_ITERATIONS, RECHECK_WAIT_MS, RECHECK_STALL_MS);
+		out->xcpu_us = ns_of(rdtsc() - t0, c->tsc_hz) / 1000;
+		if (recheck_xcpu.ran && recheck_xcpu.tested >= 2) {
+			out->xcpu_ran = true;
+			out->xcpu_tested = recheck_xcpu.tested;
+			out->warps = recheck_xcpu.warps;
+			out->max_warp_ns = ns_of(recheck_xcpu.max_warp, c->tsc_hz);
+			out->skew_bound_ns = ns_of(recheck_xcpu.max_skew_cycles, c->tsc_hz);
+			out->xcpu_stopped = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
+		} else {
+			out->xcpu_absent = recheck_xcpu.absent_reason[0]  ? recheck_xcpu.absent_reason
+					   : recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason
+									    : "no other CPU answered the re-check";
+		}
+	}
+	gapscan_run(&recheck_gaps, c->tsc_hz, measure_tsc_step(), RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
+	out->gaps_measured = recheck_gaps.measured;
+	out->gap_window_ms = RECHECK_GAP_WINDOW_MS;
+	out->gap_count = recheck_gaps.g.count;
+	out->gap_max_ns = ns_of(recheck_gaps.g.max, c->tsc_hz);
+	out->gap_total_ns = ns_of(recheck_gaps.g.total, c->tsc_hz);
+}
+
 static void emit_record(struct watch_result *w)
 {
 	struct json j;
@@ -362,6 +414,7 @@ void watch_run(struct watch_result *w, struct run_results *r)
 		iv->seq = seq;
 		boundary(&c, iv, c.rtc_ok ? &edge : NULL);
 		live_state(iv, f);
+		recheck(&c, &iv->recheck);
 		iv->start_ms = start_ms;
 		iv->end_ms = watch_ms(&c);
 		watch_detect(&w->det, iv);

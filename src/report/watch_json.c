@@ -106,6 +106,36 @@ static void replay(struct json *j, const struct watch_result *w)
 	json_object_end(j);
 }
 
+static void recheck(struct json *j, const struct watch_detector *d)
+{
+	const struct watch_recheck *c = &d->recheck;
+	json_object_begin(j, "recheck");
+	json_object_begin(j, "cross_cpu");
+	json_string(j, "status", c->xcpu_ran ? "ok" : "absent");
+	json_string(j, "reason", c->xcpu_ran ? NULL : c->xcpu_absent);
+	json_u64(j, "iterations_per_cpu", c->xcpu_iterations);
+	json_u64(j, "cpus_tested", c->xcpu_tested);
+	json_u64(j, "warps", c->warps);
+	json_u64(j, "max_warp_ns", c->max_warp_ns);
+	json_u64(j, "skew_bound_ns", c->skew_bound_ns);
+	json_u64(j, "duration_us", c->xcpu_us);
+	json_string(j, "stopped", c->xcpu_stopped);
+	json_u64(j, "rechecks", d->xcpu_rechecks);
+	json_u64(j, "warps_total", d->warps_total);
+	json_object_end(j);
+	json_object_begin(j, "gaps");
+	json_bool(j, "measured", c->gaps_measured);
+	json_u64(j, "window_ms", c->gap_window_ms);
+	json_u64(j, "count", c->gap_count);
+	json_u64(j, "max_ns", c->gap_max_ns);
+	json_u64(j, "total_ns", c->gap_total_ns);
+	json_u64(j, "scans", d->gap_scans);
+	json_u64(j, "count_total", d->gaps_total);
+	json_u64(j, "max_ns_all", d->gap_max_ns);
+	json_object_end(j);
+	json_object_end(j);
+}
+
 static void state(struct json *j, const struct watch_result *w)
 {
 	json_fixed(j, "elapsed_tsc_s", (int64_t)w->elapsed_tsc_ms, 3);
@@ -135,6 +165,7 @@ static void state(struct json *j, const struct watch_result *w)
 	json_u64(j, "advertised_tsc_hz", iv->identity.advertised_tsc_hz);
 	json_u64(j, "pvclock_tsc_hz", iv->identity.pvclock_tsc_hz);
 	json_object_end(j);
+	recheck(j, &w->det);
 	events(j, w);
 	replay(j, w);
 }

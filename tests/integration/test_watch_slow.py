@@ -157,18 +157,24 @@ class WatchSlow(unittest.TestCase):
         self.assertEqual(len(pauses), 1, last["events"])
         self.assertAlmostEqual(pauses[0]["duration_s"], 3.0, delta=1.0)
         wd = last["watchdog_replay"]
+        print("\nnested KVM stop/cont: pause %s; %s; recheck %s" % (pauses[0], wd["summary"], last["recheck"]),
+              file=sys.stderr)
+        for r in wd["runs"]:
+            print("  %-10s %-10s %-11s checks %d, skipped long %d, read-out retried %d, max skew %s ns %s" %
+                  (r["kernels"], r["watchdog"], r["state"], r["checks"], r["skipped_long_interval"],
+                   r["retried_readout"], r["max_skew_ns"], r["reason"] or ""), file=sys.stderr)
         for r in wd["runs"]:
             if r["state"] in ("exempt", "not_watched", "absent"):
                 continue
-            if r["long_interval_ns"] is not None:
+            if r["checks"] == 0 and r["retried_readout"] > 0:
+                # 7.2: every read-out took over 50 us (nested KVM traps
+                # the reads): retried round after round, never compared.
+                self.assertEqual(r["state"], "watching", r)
+            elif r["long_interval_ns"] is not None:
                 self.assertEqual(r["state"], "watching", r)
                 self.assertGreaterEqual(r["skipped_long_interval"], 1, r)
             else:
                 self.assertEqual(r["state"], "unstable", r)
-        print("\nnested KVM stop/cont: pause %s; %s" % (pauses[0], wd["summary"]), file=sys.stderr)
-        for r in wd["runs"]:
-            print("  %-10s %-10s %-11s %s" % (r["kernels"], r["watchdog"], r["state"],
-                                              r["reason"] or ""), file=sys.stderr)
 
 if __name__ == "__main__":
     unittest.main()

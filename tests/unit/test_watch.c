@@ -187,6 +187,42 @@ TEST(events_identity_and_kvmclock)
 	CHECK(strstr(det.events[0].evidence, "2100000000 -> 2600000000") != NULL);
 }
 
+TEST(events_warp_from_the_recheck)
+{
+	/* A re-check that saw warps is a warp event; gap figures add up; an
+	 * absent re-check (one CPU, UEFI after ExitBootServices) is none. */
+	start();
+	struct watch_interval iv;
+	struct series_ref s[] = { { "hpet", false, 2000, 2000 }, { "cmos_rtc", true, 2000, 2000 } };
+	interval(&iv, 1, s, 2);
+	iv.recheck.xcpu_absent = "no AP start-up after ExitBootServices on the UEFI build";
+	iv.recheck.gaps_measured = true;
+	iv.recheck.gap_count = 5;
+	iv.recheck.gap_max_ns = 8087779;
+	watch_detect(&det, &iv);
+	CHECK_EQ_U64(det.events_total, 0);
+	CHECK_EQ_U64(det.xcpu_rechecks, 0);
+	interval(&iv, 2, s, 2);
+	iv.recheck.xcpu_ran = true;
+	iv.recheck.xcpu_tested = 2;
+	iv.recheck.xcpu_iterations = 2000;
+	iv.recheck.warps = 3;
+	iv.recheck.max_warp_ns = 1250;
+	iv.recheck.gaps_measured = true;
+	iv.recheck.gap_count = 4;
+	iv.recheck.gap_max_ns = 4078013;
+	watch_detect(&det, &iv);
+	CHECK_EQ_U64(det.per_type[WATCH_EVENT_WARP], 1);
+	CHECK_EQ_U64(det.events[0].at_ms, 2000);
+	CHECK(!det.events[0].has_duration);
+	CHECK_STR(det.events[0].evidence, "3 TSC warps between 2 CPUs, the largest 1250 ns (interval 2, 2000 rounds per CPU)");
+	CHECK_EQ_U64(det.xcpu_rechecks, 1);
+	CHECK_EQ_U64(det.warps_total, 3);
+	CHECK_EQ_U64(det.gap_scans, 2);
+	CHECK_EQ_U64(det.gaps_total, 9);
+	CHECK_EQ_U64(det.gap_max_ns, 8087779);
+}
+
 /* ---- watchdog replay --------------------------------------------------- */
 
 #define Y VERDICT_YES
