@@ -118,6 +118,16 @@ class WatchThroughStopCont(unittest.TestCase):
         self.assertEqual({r["state"] for r in wd["runs"]}, {"watching"}, wd["runs"])
         self.assertEqual(wd["runs"][-1]["check"], "freq")
 
+    def test_each_interval_rechecks(self):
+        # One vCPU here: the warp re-check has nothing to compare and says
+        # so; the gap scan runs every interval.
+        c = watchlog.check(watchlog.scan(self.text))
+        for rec in c["records"]:
+            self.assertEqual(rec["recheck"]["cross_cpu"]["status"], "absent")
+            self.assertEqual(rec["recheck"]["cross_cpu"]["reason"], "only one CPU: nothing to compare")
+            self.assertTrue(rec["recheck"]["gaps"]["measured"])
+            self.assertEqual(rec["recheck"]["gaps"]["scans"], rec["seq"])
+
     def test_report_and_records_match_the_schema(self):
         report, err = extract_report(self.text)
         self.assertIsNone(err)

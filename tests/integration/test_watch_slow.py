@@ -131,7 +131,7 @@ class WatchSlow(unittest.TestCase):
             f.write("mode=quick watch=4 interval=2\n")
         log = os.path.join(self.tmp, "uefi.log")
         b = boot_probe(os.path.join(BUILD, "clockprobe.efi"), boot="fat", timeout=240,
-                       work_dir=self.tmp, log_path=log)
+                       work_dir=self.tmp, log_path=log, smp="2")
         self.assertEqual(b.result.exit_status, 33)
         self.assertIsNone(b.error)
         self.assertEqual(b.report["probe"]["phase"], "exit_boot_services")
@@ -139,6 +139,11 @@ class WatchSlow(unittest.TestCase):
         c = watchlog.check(watchlog.load([log]))
         self.assertTrue(c["ok"], c)
         self.assertEqual(len(c["records"]), b.report["watch"]["records"])
+        # No MP services after ExitBootServices: the re-check says so.
+        for rec in c["records"]:
+            self.assertEqual(rec["recheck"]["cross_cpu"]["reason"],
+                             "no AP start-up after ExitBootServices on the UEFI build")
+            self.assertTrue(rec["recheck"]["gaps"]["measured"])
 
     def test_stop_cont_under_nested_kvm(self):
         usable, why = kvm.kvm_usable("pvh")
