@@ -566,6 +566,7 @@ TEST(record_json_and_sentence)
 	CHECK(strncmp(buf, head, sizeof head - 1) == 0);
 	CHECK(strstr(buf, "{\"type\":\"pause\",\"at_s\":0.000,\"duration_s\":3.000000,\"evidence\":") != NULL);
 	CHECK(strstr(buf, "\"against\":\"cmos_rtc\",\"status\":\"ok\",\"cumulative_ns\":-3000000000") != NULL);
+	CHECK(strstr(buf, "\"recheck\":{\"cross_cpu\":{\"status\":\"absent\",\"reason\":null,") != NULL);
 	char sentence[400];
 	watch_watchdog_sentence(sentence, sizeof sentence, &wr);
 	CHECK_STR(sentence, "Linux 6.18 would have kept tsc (3 checks against kvm-clock, max skew 0 ns, "
