@@ -9,13 +9,14 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
 import cpqemu  # noqa: E402
 from cptools.boot import boot_probe  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import hostile  # noqa: E402
+import hostile_machine  # noqa: E402
 
 ICOUNT = ["-icount", "shift=0,sleep=off"]
 
@@ -51,9 +52,9 @@ CONFIGS = {
                                 timeout=240, kvm=True),
 }
 
-# The hostile machine (tests/integration/hostile.py): bad tables, odd
+# The hostile machine (tests/integration/hostile_machine.py): bad tables, odd
 # strings, missing devices, bad settings.
-CONFIGS.update(hostile.configs())
+CONFIGS.update(hostile_machine.configs())
 
 _lock = threading.Lock()
 _results = {}
@@ -127,15 +128,29 @@ def _boot(name):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _timed_boot(name):
+    start = time.monotonic()
+    b = _boot(name)
+    b.wall_s = time.monotonic() - start
+    return b
+
+
 def _boot_all():
     workers = max(1, os.cpu_count() or 1)
+    start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {name: pool.submit(_boot, name) for name in CONFIGS}
+        futures = {name: pool.submit(_timed_boot, name) for name in CONFIGS}
         for name, fut in futures.items():
             try:
                 _results[name] = fut.result()
             except Exception as exc:  # noqa: BLE001 - reported per test
                 _results[name] = Boot(name, None, None, "boot failed: %r" % exc)
+    # Where the suite's time goes: the boots run in parallel, so the pool's
+    # wall time, not the sum, is what make test pays.
+    timed = sorted((getattr(b, "wall_s", 0.0), n) for n, b in _results.items())
+    sys.stderr.write("integration boots: %d in %.0f s wall on %d workers; slowest: %s\n" % (
+        len(timed), time.monotonic() - start, workers,
+        ", ".join("%s %.1f s" % (n, t) for t, n in reversed(timed[-6:]))))
 
 
 def get(name):
