@@ -284,7 +284,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		}
 		emit(buf, true);
 		if (r->watch->seq) {
-			char sentence[320];
+			char sentence[400];
 			watch_watchdog_sentence(sentence, sizeof sentence, r->watch);
 			emit(sentence, true);
 		}
