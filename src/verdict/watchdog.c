@@ -3,11 +3,6 @@
  * the clocksource watchdog keeps checking it and is expected to demote it. */
 #include "verdict_model.h"
 
-/* The watchdog's margins are of the order of 500 ppm per 0.5 s interval
- * (kernel/time/clocksource.c); this project's estimate, not a kernel
- * constant. */
-#define WATCHDOG_SKEW_PPM 500
-
 /* ---- instability at boot ----------------------------------------------------- */
 
 /* unsynchronized_tsc(): CONSTANT_TSC or tsc=reliable/TSC_RELIABLE say
