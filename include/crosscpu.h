@@ -60,4 +60,10 @@ struct crosscpu_result {
 
 struct run_results;
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r);
+/* The warp test and skew estimate again, smaller (watch mode, each
+ * interval): iterations per CPU and phase, each wait at most wait_ms,
+ * unanswering APs at most stall_budget_ms in all; no selftest, no
+ * kvm-clock phase. */
+void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
+		      uint32_t wait_ms, uint32_t stall_budget_ms);
 #endif

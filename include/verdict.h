@@ -273,6 +273,47 @@ void verdict_to_json(struct json *j, const struct verdict *v);
 /* The human one/two-liner that opens the summary. */
 void verdict_summary_line(const struct verdict *v, char *buf, size_t cap);
 
+/* Linux's clocksource watchdog as it treats the TSC on these facts, era by
+ * era: the verdict's releases (those by_kernel judges) grouped where the
+ * watchdog's figures and the TSC's standing are alike.  The only source of
+ * those figures outside the verdict's own rules (watch mode's replay uses
+ * them); docs/verdict-rules.md, "Kernel eras", cites them. */
+#define VERDICT_MAX_WD_ERAS 16
+
+enum verdict_wd_check {
+	VERDICT_WD_MARGIN = 0,	/* |cs - wd| per round over a fixed margin */
+	VERDICT_WD_FREQ,	/* 7.1+ watchdog_check_freq(): over interval >> shift */
+};
+
+struct verdict_wd_era {
+	const char *from, *to;	/* release names; to NULL = newest */
+	unsigned kver;		/* the first release, major * 100 + minor */
+	bool watched;		/* tsc registered, MUST_VERIFY, and a watchdog clock exists */
+	const char *not_watched;	/* !watched: why */
+	bool exempt;		/* !watched because Linux trusts the TSC (not because it dropped it) */
+	const char *watchdog;	/* Linux's name of the watchdog clock; NULL none */
+	const char *clocksource;	/* what Linux reads while the TSC is kept */
+	const char *fallback;	/* what it reads once the TSC is marked unstable */
+	uint64_t interval_ns;	/* WATCHDOG_INTERVAL */
+	enum verdict_wd_check check;
+	uint64_t margin_ns;	/* VERDICT_WD_MARGIN: the sum of both margins */
+	unsigned freq_shift;	/* VERDICT_WD_FREQ: 11 both calibrated, else 8 */
+	uint32_t skew_ppm;	/* the threshold per WATCHDOG_INTERVAL, in ppm */
+	/* cs_watchdog_read() (5.14 .. 7.0): a wd-cs-wd read-back over the bound
+	 * marks the TSC unstable unless one watchdog read is over the skip
+	 * limit, which skips and suspends the watchdog. */
+	bool readback_check;
+	uint64_t readback_bound_ns, readback_skip_ns, readback_suspend_ns;
+	/* 7.1+: a read-out over this is retried next round, never fatal. */
+	uint64_t readout_retry_ns;
+	/* 6.8 and its backports, 7.1+: a round longer than this is skipped. */
+	bool skip_long_interval;
+	uint64_t long_interval_ns;
+	const char *cite;
+};
+
+unsigned verdict_watchdog_eras(const struct verdict_input *in, struct verdict_wd_era *out, unsigned cap);
+
 const char *verdict_source_name(enum verdict_source s);
 /* The report's words: "info" | "warning" | "critical", "high" | "medium" |
  * "low". */

@@ -9,8 +9,8 @@
 #include "watch_events.h"
 #include "watchdog_replay.h"
 
-#define WATCH_MAX_WATCHDOGS 4
-#define WATCH_MAX_REPLAYS (WATCH_MAX_WATCHDOGS * 4)
+/* One replay per era of the verdict's watchdog rules. */
+#define WATCH_MAX_REPLAYS VERDICT_MAX_WD_ERAS
 
 struct watch_result {
 	const char *status;           /* "ok" | "absent" | "error" */
@@ -28,8 +28,9 @@ struct watch_result {
 	struct watch_interval last;   /* the last interval's raw figures */
 	unsigned replay_count;
 	struct wd_replay replay[WATCH_MAX_REPLAYS];
-	const char *watchdog;         /* the clock Linux would pick as watchdog (and fall back to) */
-	uint64_t fallback_read_ns;    /* that clock's measured read cost, 0 = unknown */
+	const char *main_kernel;      /* the verdict's main kernel ("6.18"): the sentence leads with it */
+	const char *watchdog;         /* the main kernel's watchdog clock (Linux's name), NULL none */
+	uint64_t fallback_read_ns[WATCH_MAX_REPLAYS]; /* per replay: its fallback's measured read, 0 = unknown */
 	uint32_t watchdog_ticks;
 };
 

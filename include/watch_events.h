@@ -17,7 +17,7 @@ enum watch_event_type {
 	WATCH_EVENT_RATE_CHANGE,      /* the TSC's rate against a reference moved beyond its uncertainty */
 	WATCH_EVENT_KVMCLOCK_UNSTABLE,/* the pvclock stable bit went away */
 	WATCH_EVENT_IDENTITY_CHANGE,  /* hypervisor signature or advertised TSC rate changed */
-	WATCH_EVENT_WARP,             /* reserved: the cross-CPU re-check is not built yet */
+	WATCH_EVENT_WARP,             /* the interval's cross-CPU re-check saw the TSC step back between CPUs */
 	WATCH_EVENT_SOURCE_STOPPED,   /* a reference stopped moving for a whole interval */
 	WATCH_EVENT_SOURCE_JUMP,      /* a reference jumped against the TSC and wall time */
 	WATCH_EVENT_TYPE_COUNT,
@@ -49,8 +49,24 @@ struct watch_identity {
 	uint64_t pvclock_tsc_hz;      /* implied by kvm-clock's mul/shift, 0 when absent */
 };
 
+/* The interval's cross-CPU warp re-check and gap scan (watch.c runs
+ * them through crosscpu.h and gapscan.h, short and bounded). */
+struct watch_recheck {
+	bool xcpu_ran;              /* the warp test ran over 2+ CPUs */
+	const char *xcpu_absent;    /* !xcpu_ran: why */
+	const char *xcpu_stopped;   /* ran but ended early: why, else NULL */
+	uint32_t xcpu_tested;       /* CPUs that took part, the BSP included */
+	uint32_t xcpu_iterations;   /* warp loop rounds per CPU and phase */
+	uint64_t warps, max_warp_ns, skew_bound_ns;
+	uint64_t xcpu_us;           /* how long the re-check took */
+	bool gaps_measured;
+	uint32_t gap_window_ms;
+	uint64_t gap_count, gap_max_ns, gap_total_ns;
+};
+
 struct watch_interval {
 	uint32_t seq;
+	struct watch_recheck recheck;
 	uint64_t start_ms, end_ms;   /* watch time (wall where the RTC works, else TSC) */
 	unsigned ref_count;
 	struct watch_ref_sample ref[WATCH_MAX_REFS];
@@ -103,6 +119,11 @@ struct watch_detector {
 	uint32_t events_total;       /* seen, kept or not */
 	uint32_t per_type[WATCH_EVENT_TYPE_COUNT];
 	uint64_t paused_us;          /* sum of pause durations */
+	struct watch_recheck recheck;  /* the last interval's */
+	uint32_t xcpu_rechecks;        /* intervals whose warp re-check ran */
+	uint64_t warps_total;
+	uint32_t gap_scans;            /* intervals whose gap scan ran */
+	uint64_t gaps_total, gap_max_ns; /* gaps over all scans, the largest */
 };
 
 void watch_detector_init(struct watch_detector *d, const struct watch_config *cfg);

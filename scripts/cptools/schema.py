@@ -147,3 +147,9 @@ def check_report(report, schema=None):
     problems = validate(report, schema)
     problems += ["undocumented: %s" % p for p in undocumented(report, schema)]
     return problems
+
+
+def check_watch_record(record, schema=None):
+    """check_report() for one framed WATCH record ($defs.watch_record)."""
+    schema = schema or load_schema()
+    return check_report(record, {"$defs": schema["$defs"], "$ref": "#/$defs/watch_record"})

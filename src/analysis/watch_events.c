@@ -308,9 +308,45 @@ static void identity_and_kvmclock(struct watch_detector *d, const struct watch_i
 	d->have_prev = true;
 }
 
+/* A warp is an event of its own; the gap figures are totals only (a gap
+ * is the host's scheduling, already seen as pauses when long). */
+static void recheck(struct watch_detector *d, const struct watch_interval *iv)
+{
+	const struct watch_recheck *c = &iv->recheck;
+	d->recheck = *c;
+	if (c->gaps_measured) {
+		d->gap_scans++;
+		d->gaps_total += c->gap_count;
+		if (c->gap_max_ns > d->gap_max_ns)
+			d->gap_max_ns = c->gap_max_ns;
+	}
+	if (!c->xcpu_ran)
+		return;
+	d->xcpu_rechecks++;
+	d->warps_total += c->warps;
+	if (!c->warps)
+		return;
+	struct watch_event *e = add_event(d, WATCH_EVENT_WARP, iv->start_ms);
+	if (!e)
+		return;
+	struct strbuf sb;
+	sb_init(&sb, e->evidence, sizeof e->evidence);
+	sb_u64(&sb, c->warps);
+	sb_str(&sb, " TSC warps between ");
+	sb_u64(&sb, c->xcpu_tested);
+	sb_str(&sb, " CPUs, the largest ");
+	sb_u64(&sb, c->max_warp_ns);
+	sb_str(&sb, " ns (interval ");
+	sb_u64(&sb, iv->seq);
+	sb_str(&sb, ", ");
+	sb_u64(&sb, c->xcpu_iterations);
+	sb_str(&sb, " rounds per CPU)");
+}
+
 void watch_detect(struct watch_detector *d, const struct watch_interval *iv)
 {
 	d->intervals++;
+	recheck(d, iv);
 	offsets_and_stops(d, iv);
 	bool jumped = false;
 	classify_jump(d, iv, &jumped);

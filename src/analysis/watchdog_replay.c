@@ -1,61 +1,46 @@
 #include "watchdog_replay.h"
 #include "counter.h"
+#include "strbuf.h"
 
-#define NS_PER_US 1000ull
 #define NS_PER_MS 1000000ull
-
-/* Figures, kernel/time/clocksource.c:
- *  - WATCHDOG_INTERVAL = HZ >> 1: 0.5 s throughout.
- *  - before 5.13: one threshold, WATCHDOG_THRESHOLD = NSEC_PER_SEC >> 4
- *    (62.5 ms), no read-back check, no skip: modelled as two 31.25 ms
- *    margins.
- *  - 5.13 introduced per-clock uncertainty margins, lower-bounded by
- *    2 * WATCHDOG_MAX_SKEW, and cs_watchdog_read(); WATCHDOG_MAX_SKEW was
- *    100 us (MAX_SKEW_USEC 100), so TSC + watchdog margin = 400 us.
- *  - later, MAX_SKEW_USEC = 125 * WATCHDOG_INTERVAL / HZ = 62 us ("500 ppm
- *    based on NTP's limits"): margins 124 us each, 248 us together.  The
- *    release that changed 100 -> 62 is not pinned down here (placed with
- *    6.8 below); the verdict's era table, once wired in, decides.
- *  - 6.8 (and stable backports): WATCHDOG_INTERVAL_MAX_NS = 2 *
- *    WATCHDOG_INTERVAL in ns = 1 s; a longer readout interval is skipped.
- *  - WD_READ_SKIP suspends the watchdog for HZ * 300 jiffies (5 min).
- *  - 5.17 check_system_tsc_reliable(): the TSC_ADJUST exemption. */
-const struct wd_era wd_eras_default[] = {
-	{ NULL, "5.12", 500 * NS_PER_MS, 31250 * NS_PER_US, 31250 * NS_PER_US, false, 0, false, 0, false,
-	  "WATCHDOG_THRESHOLD (NSEC_PER_SEC >> 4)" },
-	{ "5.13", "5.16", 500 * NS_PER_MS, 200 * NS_PER_US, 200 * NS_PER_US, true, 300000 * NS_PER_MS, false, 0, false,
-	  "uncertainty margins >= 2 * WATCHDOG_MAX_SKEW (100 us); cs_watchdog_read()" },
-	{ "5.17", "6.7", 500 * NS_PER_MS, 200 * NS_PER_US, 200 * NS_PER_US, true, 300000 * NS_PER_MS, false, 0, true,
-	  "as 5.13, plus check_system_tsc_reliable()" },
-	{ "6.8", NULL, 500 * NS_PER_MS, 124 * NS_PER_US, 124 * NS_PER_US, true, 300000 * NS_PER_MS, true,
-	  1000 * NS_PER_MS, true,
-	  "MAX_SKEW_USEC 125 * WATCHDOG_INTERVAL / HZ; WATCHDOG_INTERVAL_MAX_NS skip" },
-};
-const unsigned wd_era_default_count = ARRAY_SIZE(wd_eras_default);
 
 const char *wd_state_name(enum wd_state s)
 {
 	switch (s) {
 	case WD_UNSTABLE: return "unstable";
 	case WD_EXEMPT: return "exempt";
+	case WD_NOT_WATCHED: return "not_watched";
+	case WD_ABSENT: return "absent";
 	default: return "watching";
 	}
 }
 
-void wd_replay_init(struct wd_replay *r, const struct wd_era *era, const char *watchdog, uint64_t wd_hz,
-		    unsigned wd_mask_bits, const struct wd_exemption_facts *ex)
+void wd_era_range(char *buf, size_t cap, const struct verdict_wd_era *e)
+{
+	struct strbuf sb;
+	sb_init(&sb, buf, cap);
+	sb_str(&sb, e->from ? e->from : "?");
+	if (!e->to)
+		sb_str(&sb, "+");
+	else if (!e->from || !str_equal(e->from, e->to)) {
+		sb_str(&sb, "-");
+		sb_str(&sb, e->to);
+	}
+}
+
+void wd_replay_init(struct wd_replay *r, const struct verdict_wd_era *era, uint64_t wd_hz, unsigned wd_mask_bits)
 {
 	memset(r, 0, sizeof *r);
-	r->era = era;
-	r->watchdog = watchdog;
+	r->era = *era;
+	r->watchdog = era->watchdog;
 	r->wd_hz = wd_hz;
 	r->wd_mask_bits = wd_mask_bits;
-	if (ex->tsc_reliable) {
-		r->state = WD_EXEMPT;
-		r->reason = "TSC reliable (tsc_clocksource_reliable): no watchdog";
-	} else if (era->adjust_exemption && ex->adjust_qualified) {
-		r->state = WD_EXEMPT;
-		r->reason = "CONSTANT+NONSTOP+TSC_ADJUST on <= 4 packages: no watchdog";
+	if (!era->watched) {
+		r->state = era->exempt ? WD_EXEMPT : WD_NOT_WATCHED;
+		r->reason = era->not_watched;
+	} else if (!wd_hz) {
+		r->state = WD_ABSENT;
+		r->reason = "the era's watchdog clock was not measured during the watch";
 	}
 }
 
@@ -71,6 +56,32 @@ static void mark_unstable(struct wd_replay *r, const struct wd_tick *t, int64_t 
 	r->unstable_interval_ns = interval;
 }
 
+/* The read-out checks; false when this tick is not compared. */
+static bool readout_ok(struct wd_replay *r, const struct wd_tick *t)
+{
+	const struct verdict_wd_era *e = &r->era;
+	if (e->readback_check && t->wd_read_ns > e->readback_bound_ns) {
+		/* cs_watchdog_read(): one watchdog read over the skip limit
+		 * means "system busy": skipped, the watchdog suspended.
+		 * Otherwise every retry is as slow as the best of ours. */
+		if (t->wd_read_ns > e->readback_skip_ns) {
+			r->skipped_readback++;
+			r->suspended_until_ms = t->at_ms + e->readback_suspend_ns / NS_PER_MS;
+			return false;
+		}
+		mark_unstable(r, t, 0, 0, "excessive watchdog read-back delay");
+		return false;
+	}
+	if (e->readout_retry_ns && t->wd_read_ns > e->readout_retry_ns) {
+		/* 7.2: retried next round, never fatal; the next round starts
+		 * afresh from this one's reads. */
+		r->retried_readout++;
+		r->started = false;
+		return false;
+	}
+	return true;
+}
+
 void wd_replay_feed(struct wd_replay *r, const struct wd_tick *t)
 {
 	if (r->state != WD_WATCHING || !r->wd_hz)
@@ -82,28 +93,13 @@ void wd_replay_feed(struct wd_replay *r, const struct wd_tick *t)
 		r->suspended_until_ms = 0;
 		r->started = false;
 	}
-	const struct wd_era *e = r->era;
-	if (e->readback_check) {
-		/* wd-cs-wd spans about two watchdog reads; it must fit in the
-		 * watchdog's doubled margin plus the TSC's.  Linux retries; a
-		 * best-of-several read that is still too slow fails every retry.
-		 * A single wd-wd read over 2 * wd margin means "system busy":
-		 * skipped, watchdog suspended. */
-		uint64_t wd_delay = 2 * t->wd_read_ns;
-		if (wd_delay > 2 * e->wd_margin_ns + e->cs_margin_ns) {
-			if (t->wd_read_ns > 2 * e->wd_margin_ns) {
-				r->skipped_readback++;
-				r->suspended_until_ms = t->at_ms + e->readback_suspend_ns / NS_PER_MS;
-				return;
-			}
-			mark_unstable(r, t, 0, 0, "excessive watchdog read-back delay");
-			return;
-		}
-	}
+	if (!readout_ok(r, t))
+		return;
 	if (!r->started) {
 		r->started = true;
 		return;
 	}
+	const struct verdict_wd_era *e = &r->era;
 	/* The kernel sees the watchdog through its mask: a gap longer than the
 	 * counter's wrap period (4.69 s for the 24-bit PM timer) loses wraps. */
 	uint64_t wd_ticks = t->wd_ticks & counter_mask(r->wd_mask_bits);
@@ -118,6 +114,13 @@ void wd_replay_feed(struct wd_replay *r, const struct wd_tick *t)
 	int64_t skew = cs_ns - wd_ns;
 	if (abs64(skew) > abs64(r->max_abs_skew_ns))
 		r->max_abs_skew_ns = skew;
-	if (abs64(skew) > e->cs_margin_ns + e->wd_margin_ns)
+	if (e->check == VERDICT_WD_FREQ) {
+		/* watchdog_check_freq(): the watchdog's delta >> shift plus the
+		 * read-out window. */
+		uint64_t allowed = ((uint64_t)wd_ns >> e->freq_shift) + t->wd_read_ns;
+		if (abs64(skew) > allowed)
+			mark_unstable(r, t, skew, interval, "frequency skew beyond delta >> shift");
+	} else if (abs64(skew) > e->margin_ns) {
 		mark_unstable(r, t, skew, interval, "skew beyond the margins");
+	}
 }

@@ -13,6 +13,8 @@
 #include "strbuf.h"
 
 #define WARP_ITERATIONS 20000
+/* One wait for the partner CPU at boot. */
+#define XCPU_WAIT_MS 200
 #define SKEW_EXCHANGES 64
 #define SELFTEST_OFFSET 1000000ull /* ~0.4 ms at 2.6 GHz: unmistakable */
 
@@ -29,6 +31,7 @@ struct shared {
 	volatile uint32_t ping_seq, pong_seq;
 	volatile uint64_t pong_t1;
 	uint64_t deadline_cycles;    /* per wait */
+	uint32_t iterations;         /* warp loop rounds per CPU and phase */
 	uint32_t bsp_cpuid[8];
 	struct warp_state warp;      /* touched under lock only */
 	struct xcpu_cpu *cpus;
@@ -102,7 +105,7 @@ static uint64_t read_clock(uint32_t cpu, bool kvmclock)
 static void warp_loop(uint32_t cpu, bool kvmclock)
 {
 	uint64_t end = rdtsc() + sh.deadline_cycles;
-	for (uint32_t i = 0; i < WARP_ITERATIONS; i++) {
+	for (uint32_t i = 0; i < sh.iterations; i++) {
 		if (!lock_take(end))
 			break;
 		uint64_t now = read_clock(cpu, kvmclock);
@@ -308,20 +311,45 @@ static void stop_phase(struct crosscpu_result *out, uint32_t ap)
 	sb_str(&sb, " (APIC id ");
 	sb_u64(&sb, out->cpu[ap].apic_id);
 	sb_str(&sb, out->cpu[ap].arrived ? ") stopped answering" : ") never answered");
-	sb_str(&sb, "; the phase's 2 s stall budget is spent, later CPUs untested");
+	sb_str(&sb, "; the phase's stall budget is spent, later CPUs untested");
 }
 
+/* How much one run may do and wait: the boot-time run, or watch mode's
+ * short re-check (no selftest, and no kvm-clock phase: its per-CPU
+ * registration would take the BSP's area from the watch's source). */
+struct xcpu_plan {
+	uint32_t iterations;
+	uint32_t wait_ms;
+	uint32_t stall_budget_ms;
+	bool recheck;
+};
+
+static void run(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan);
+
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
+{
+	const struct xcpu_plan plan = { WARP_ITERATIONS, XCPU_WAIT_MS, XCPU_STALL_BUDGET_MS, false };
+	run(out, r, &plan);
+}
+
+void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
+		      uint32_t wait_ms, uint32_t stall_budget_ms)
+{
+	const struct xcpu_plan plan = { iterations, wait_ms, stall_budget_ms, true };
+	run(out, r, &plan);
+}
+
+static void run(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
 {
 	struct platform *p = r->facts.plat;
 	memset(out, 0, sizeof *out);
 	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads lfence;rdtsc under it and "
 		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
 		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
-	out->iterations_per_pair = WARP_ITERATIONS;
+	out->iterations_per_pair = plan->iterations;
 	out->cpus = r->cpus_enabled;
 	out->cpu_count = MIN(r->cpu_count, (unsigned)XCPU_MAX);
-	out->selftest.requested = r->facts.settings.selftest;
+	out->selftest.requested = r->facts.settings.selftest && !plan->recheck;
 	for (uint32_t i = 0; i < out->cpu_count; i++) {
 		out->cpu[i].apic_id = r->cpus[i].apic_id;
 		out->cpu[i].bsp = r->cpus[i].bsp;
@@ -345,8 +373,9 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 	memset(&sh, 0, sizeof sh);
 	sh.cpus = out->cpu;
 	sh.n = out->cpu_count;
-	sh.deadline_cycles = facts_ms_to_cycles(&r->facts, 200);
-	sh.kvmclock = results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock.registered;
+	sh.deadline_cycles = facts_ms_to_cycles(&r->facts, plan->wait_ms);
+	sh.iterations = plan->iterations;
+	sh.kvmclock = !plan->recheck && results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock.registered;
 	sh.selftest = out->selftest.requested;
 	sh.tsc_adjust = r->facts.cpu.tsc_adjust;
 	sh.bsp = bsp;
@@ -370,11 +399,11 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 	 * and of the skew exchanges at its deadline, twice over because the
 	 * deadline uses the rough rate.  Past this the firmware may reset the
 	 * AP, which then could not undo its selftest offset. */
-	uint64_t pair_us = (uint64_t)(3 * 3 + SKEW_EXCHANGES + 4) * 200000 * 2;
+	uint64_t pair_us = (uint64_t)(3 * 3 + SKEW_EXCHANGES + 4) * plan->wait_ms * 1000 * 2;
 	/* What APs that do not answer may cost in all, not per pair: a
 	 * machine with a dead AP finishes in seconds, not minutes. */
 	uint64_t cycles_per_ms = facts_ms_to_cycles(&r->facts, 1);
-	uint64_t stall_left_ms = XCPU_STALL_BUDGET_MS;
+	uint64_t stall_left_ms = plan->stall_budget_ms;
 	if (!cycles_per_ms)
 		cycles_per_ms = 1;
 	for (uint32_t i = 0; i < sh.n; i++) {

@@ -8,6 +8,9 @@
 #include "cmos_rtc.h"
 #include "console.h"
 #include "counter.h"
+#include "crosscpu.h"
+#include "gapscan.h"
+#include "measure.h"
 #include "rate.h"
 #include "results.h"
 #include "strbuf.h"
@@ -20,6 +23,13 @@
  * this ends a wait whose TSC stopped, long after any real deadline. */
 #define SPINS_PER_SECOND 400000000ull
 #define RECORD_CAP (64u << 10)
+/* The per-interval re-checks, a tenth of the boot-time warp test and a
+ * short gap scan: tens of ms of an interval of seconds.  A partner CPU
+ * that does not answer costs at most RECHECK_STALL_MS. */
+#define RECHECK_WARP_ITERATIONS 2000
+#define RECHECK_WAIT_MS 200
+#define RECHECK_STALL_MS 500
+#define RECHECK_GAP_WINDOW_MS 20
 
 struct ref_track {
 	const struct source_result *s;
@@ -97,6 +107,11 @@ struct watch_ctx {
 	uint64_t wd_cycles, next_wd;
 };
 
+static bool replay_watches(const struct wd_replay *r, const struct ref_track *t)
+{
+	return r->watchdog && str_equal(r->watchdog, t->s->src->name);
+}
+
 static void watchdog_tick(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
@@ -105,7 +120,7 @@ static void watchdog_tick(struct watch_ctx *c)
 		struct ref_track *t = &refs[i];
 		bool fed = false;
 		for (unsigned k = 0; k < w->replay_count; k++)
-			fed |= str_equal(w->replay[k].watchdog, t->s->src->name);
+			fed |= replay_watches(&w->replay[k], t);
 		if (!fed)
 			continue;
 		uint64_t mid, bracket;
@@ -118,13 +133,13 @@ static void watchdog_tick(struct watch_ctx *c)
 				.wd_read_ns = ns_of(bracket, c->tsc_hz),
 			};
 			for (unsigned k = 0; k < w->replay_count; k++)
-				if (str_equal(w->replay[k].watchdog, t->s->src->name))
+				if (replay_watches(&w->replay[k], t))
 					wd_replay_feed(&w->replay[k], &tick);
 		} else {
 			/* The first tick initialises both sides, as Linux's does. */
 			struct wd_tick tick = { .at_ms = 0, .wd_read_ns = ns_of(bracket, c->tsc_hz) };
 			for (unsigned k = 0; k < w->replay_count; k++)
-				if (str_equal(w->replay[k].watchdog, t->s->src->name))
+				if (replay_watches(&w->replay[k], t))
 					wd_replay_feed(&w->replay[k], &tick);
 		}
 		t->wd_started = true;
@@ -166,39 +181,39 @@ static void wait_until(struct watch_ctx *c, uint64_t target)
 	}
 }
 
+static const struct source_result *source_named(const struct run_results *r, const char *name)
+{
+	for (unsigned i = 0; name && i < r->source_count; i++)
+		if (r->sources[i].status == SOURCE_OK && str_equal(r->sources[i].src->name, name))
+			return &r->sources[i];
+	return NULL;
+}
+
+/* One replay per era of the verdict's watchdog rules, each against the
+ * clock that era's Linux would watch with (the sources' names are
+ * Linux's), with the figures and exemptions the verdict's rules give for
+ * the facts of this run. */
 static void choose_watchdogs(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
 	const struct run_results *r = c->r;
-	const struct probe_facts *f = &r->facts;
-	/* X86_FEATURE_TSC_RELIABLE: Linux's VMware platform code sets it when
-	 * GETHZ answers, Hyper-V's when it offers the invariant TSC; each only
-	 * on its own hypervisor (KVM also answers GETHZ through QEMU's vmport,
-	 * which a KVM guest never asks).  The verdict's own model of this is
-	 * for the lead to wire in. */
-	const char *hv = f->hv.name ? f->hv.name : "";
-	struct wd_exemption_facts ex = {
-		.tsc_reliable = (str_equal(hv, "vmware") && r->vmware.gethz_valid) ||
-				(str_equal(hv, "hyperv") && f->cpu.invariant_tsc),
-		.adjust_qualified = f->cpu.invariant_tsc && f->cpu.tsc_adjust && r->packages && r->packages <= 4,
-	};
-	/* Registry order is Linux's rating order among the non-TSC clocks:
-	 * kvm-clock, Hyper-V reference time, HPET, PM timer; the first is the
-	 * watchdog (and what reads fall back to). */
-	unsigned watchdogs = 0;
-	for (unsigned i = 0; i < ref_count && watchdogs < WATCH_MAX_WATCHDOGS; i++) {
-		const struct source_result *s = refs[i].s;
-		if (s->desc.reads_tsc && s->src != clock_sources[SOURCE_ID_KVMCLOCK] &&
-		    s->src != clock_sources[SOURCE_ID_HV_TSC_PAGE])
-			continue;
-		if (!w->watchdog) {
-			w->watchdog = s->src->name;
-			w->fallback_read_ns = rate_cycles_to_ns(s->cost.throughput_milli / 1000, c->tsc_hz);
-		}
-		for (unsigned e = 0; e < wd_era_default_count && w->replay_count < WATCH_MAX_REPLAYS; e++)
-			wd_replay_init(&w->replay[w->replay_count++], &wd_eras_default[e], s->src->name,
-				       s->desc.freq_hz, s->desc.width_bits, &ex);
-		watchdogs++;
+	static struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
+	unsigned n = verdict_watchdog_eras(&r->verdict.inputs, eras, VERDICT_MAX_WD_ERAS);
+	unsigned main_kv = 0;
+	w->main_kernel = r->verdict.linux_kernel;
+	if (w->main_kernel)
+		verdict_kernel_parse(w->main_kernel, str_len(w->main_kernel), &main_kv);
+	for (unsigned e = 0; e < n && w->replay_count < WATCH_MAX_REPLAYS; e++) {
+		const struct source_result *wd = NULL;
+		for (unsigned i = 0; eras[e].watchdog && i < ref_count && !wd; i++)
+			if (str_equal(refs[i].s->src->name, eras[e].watchdog))
+				wd = refs[i].s;
+		unsigned k = w->replay_count++;
+		wd_replay_init(&w->replay[k], &eras[e], wd ? wd->desc.freq_hz : 0, wd ? wd->desc.width_bits : 0);
+		const struct source_result *fb = source_named(r, eras[e].fallback);
+		w->fallback_read_ns[k] = fb ? rate_cycles_to_ns(fb->cost.throughput_milli / 1000, c->tsc_hz) : 0;
+		if (!main_kv || eras[e].kver <= main_kv)
+			w->watchdog = eras[e].watchdog;
 	}
 }
 
@@ -253,6 +268,48 @@ static void live_state(struct watch_interval *iv, const struct probe_facts *f)
 	iv->kvmclock_version = kvm.version;
 	iv->kvmclock_flags = kvm.flags;
 	identity_now(&iv->identity, f, &kvm);
+}
+
+static struct crosscpu_result recheck_xcpu;
+static struct gaps_report recheck_gaps;
+
+/* The cross-CPU warp test and the gap scan again, through their own
+ * modules, each bounded by its count and deadline. */
+static void recheck(struct watch_ctx *c, struct watch_recheck *out)
+{
+	struct run_results *r = c->r;
+	const struct platform *p = r->facts.plat;
+	memset(out, 0, sizeof *out);
+	out->xcpu_iterations = RECHECK_WARP_ITERATIONS;
+	if (r->cpus_enabled < 2) {
+		out->xcpu_absent = "only one CPU: nothing to compare";
+	} else if (!p->ap_start || !p->aps_wait) {
+		/* UEFI's MP services are boot services: gone with them. */
+		out->xcpu_absent = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
+						     : "this boot path cannot run code on other CPUs";
+	} else {
+		uint64_t t0 = rdtsc();
+		crosscpu_recheck(&recheck_xcpu, r, RECHECK_WARP_ITERATIONS, RECHECK_WAIT_MS, RECHECK_STALL_MS);
+		out->xcpu_us = ns_of(rdtsc() - t0, c->tsc_hz) / 1000;
+		if (recheck_xcpu.ran && recheck_xcpu.tested >= 2) {
+			out->xcpu_ran = true;
+			out->xcpu_tested = recheck_xcpu.tested;
+			out->warps = recheck_xcpu.warps;
+			out->max_warp_ns = ns_of(recheck_xcpu.max_warp, c->tsc_hz);
+			out->skew_bound_ns = ns_of(recheck_xcpu.max_skew_cycles, c->tsc_hz);
+			out->xcpu_stopped = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
+		} else {
+			out->xcpu_absent = recheck_xcpu.absent_reason[0]  ? recheck_xcpu.absent_reason
+					   : recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason
+									    : "no other CPU answered the re-check";
+		}
+	}
+	gapscan_run(&recheck_gaps, c->tsc_hz, measure_tsc_step(), RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
+	out->gaps_measured = recheck_gaps.measured;
+	out->gap_window_ms = RECHECK_GAP_WINDOW_MS;
+	out->gap_count = recheck_gaps.g.count;
+	out->gap_max_ns = ns_of(recheck_gaps.g.max, c->tsc_hz);
+	out->gap_total_ns = ns_of(recheck_gaps.g.total, c->tsc_hz);
 }
 
 static void emit_record(struct watch_result *w)
@@ -357,6 +414,7 @@ void watch_run(struct watch_result *w, struct run_results *r)
 		iv->seq = seq;
 		boundary(&c, iv, c.rtc_ok ? &edge : NULL);
 		live_state(iv, f);
+		recheck(&c, &iv->recheck);
 		iv->start_ms = start_ms;
 		iv->end_ms = watch_ms(&c);
 		watch_detect(&w->det, iv);

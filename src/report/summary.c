@@ -13,10 +13,22 @@ static void line_start(struct strbuf *sb, char *buf, size_t cap)
 	sb_init(sb, buf, cap);
 }
 
-/* The table's columns start after the longest source name (Hyper-V's are
- * 27 characters), so every row lines up whatever sources exist. */
+/* The source table's columns after the name: one row here gives a
+ * column its title and width, for the header and every row alike.  They
+ * start after the longest source name (Hyper-V's are 27 characters), so
+ * every row lines up whatever sources exist. */
+enum column { COL_P50, COL_P99, COL_TICKS, COL_EST, COL_PATH, COL_BACKWARD, COL_COUNT };
+static const struct {
+	const char *title;
+	size_t width;
+} column_spec[COL_COUNT] = {
+	[COL_P50] = { "p50 ns", 12 },	      [COL_P99] = { "p99 ns", 12 },
+	[COL_TICKS] = { "p50 ticks", 12 },    [COL_EST] = { "est. ns", 12 },
+	[COL_PATH] = { "read path", 14 },     [COL_BACKWARD] = { "backward   (ticks: TSC ticks, not core clocks)", 0 },
+};
+
 struct columns {
-	size_t p50, p99, ticks, est, path, backward;
+	size_t at[COL_COUNT];
 };
 
 static struct columns columns_for(const struct run_results *r)
@@ -24,8 +36,13 @@ static struct columns columns_for(const struct run_results *r)
 	size_t longest = str_len("source");
 	for (unsigned i = 0; i < r->source_count; i++)
 		longest = MAX(longest, str_len(r->sources[i].src->name));
-	size_t first = 2 + longest + 2;
-	return (struct columns){ first, first + 12, first + 24, first + 36, first + 48, first + 62 };
+	struct columns col;
+	size_t at = 2 + longest + 2;
+	for (int c = 0; c < COL_COUNT; c++) {
+		col.at[c] = at;
+		at += column_spec[c].width;
+	}
+	return col;
 }
 
 static void source_row(const struct source_result *s, const struct columns *col, uint64_t tsc_hz,
@@ -36,7 +53,7 @@ static void source_row(const struct source_result *s, const struct columns *col,
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "  ");
 	sb_str(&sb, s->src->name);
-	sb_pad_to(&sb, col->p50);
+	sb_pad_to(&sb, col->at[COL_P50]);
 	if (s->status != SOURCE_OK) {
 		sb_str(&sb, s->status == SOURCE_ABSENT ? "absent: " : "ERROR: ");
 		sb_str(&sb, s->desc.reason);
@@ -54,22 +71,22 @@ static void source_row(const struct source_result *s, const struct columns *col,
 			sb_u64(&sb, (rate_cycles_to_ns_milli(two_steps, tsc_hz) + 999) / 1000);
 		else
 			sb_str(&sb, "?");
-		sb_pad_to(&sb, col->p99);
+		sb_pad_to(&sb, col->at[COL_P99]);
 		sb_str(&sb, "-");
-		sb_pad_to(&sb, col->ticks);
+		sb_pad_to(&sb, col->at[COL_TICKS]);
 		sb_str(&sb, "<step");
 	} else {
 		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz) / 100), 1);
-		sb_pad_to(&sb, col->p99);
+		sb_pad_to(&sb, col->at[COL_P99]);
 		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz) / 100), 1);
-		sb_pad_to(&sb, col->ticks);
+		sb_pad_to(&sb, col->at[COL_TICKS]);
 		sb_u64(&sb, c->cycles.p50);
 	}
-	sb_pad_to(&sb, col->est);
+	sb_pad_to(&sb, col->at[COL_EST]);
 	sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
-	sb_pad_to(&sb, col->path);
+	sb_pad_to(&sb, col->at[COL_PATH]);
 	sb_str(&sb, read_path_name(s->read_path));
-	sb_pad_to(&sb, col->backward);
+	sb_pad_to(&sb, col->at[COL_BACKWARD]);
 	sb_u64(&sb, s->behaviour.backward);
 	if (c->below_resolution && c->step_ticks) {
 		sb_str(&sb, "  (below the ");
@@ -230,18 +247,10 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	struct columns col = columns_for(r);
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "  source");
-	sb_pad_to(&sb, col.p50);
-	sb_str(&sb, "p50 ns");
-	sb_pad_to(&sb, col.p99);
-	sb_str(&sb, "p99 ns");
-	sb_pad_to(&sb, col.ticks);
-	sb_str(&sb, "p50 ticks");
-	sb_pad_to(&sb, col.est);
-	sb_str(&sb, "est. ns");
-	sb_pad_to(&sb, col.path);
-	sb_str(&sb, "read path");
-	sb_pad_to(&sb, col.backward);
-	sb_str(&sb, "backward   (ticks: TSC ticks, not core clocks)");
+	for (int c = 0; c < COL_COUNT; c++) {
+		sb_pad_to(&sb, col.at[c]);
+		sb_str(&sb, column_spec[c].title);
+	}
 	emit(buf, true);
 	for (unsigned i = 0; i < r->source_count; i++)
 		source_row(&r->sources[i], &col, hz, emit);
@@ -275,7 +284,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		}
 		emit(buf, true);
 		if (r->watch->seq) {
-			char sentence[320];
+			char sentence[400];
 			watch_watchdog_sentence(sentence, sizeof sentence, r->watch);
 			emit(sentence, true);
 		}

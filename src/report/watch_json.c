@@ -45,38 +45,94 @@ static void events(struct json *j, const struct watch_result *w)
 	json_u64(j, "events_total", w->det.events_total);
 }
 
+static void json_u64_or_null(struct json *j, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		json_u64(j, key, v);
+	else
+		json_null(j, key);
+}
+
+static void replay_run(struct json *j, const struct watch_result *w, unsigned i)
+{
+	const struct wd_replay *r = &w->replay[i];
+	const struct verdict_wd_era *e = &r->era;
+	char kernels[24];
+	wd_era_range(kernels, sizeof kernels, e);
+	json_object_begin(j, NULL);
+	json_string(j, "kernels", kernels);
+	json_string(j, "from", e->from);
+	json_string(j, "to", e->to);
+	json_string(j, "watchdog", r->watchdog);
+	json_string(j, "state", wd_state_name(r->state));
+	json_string(j, "reason", r->reason);
+	json_string(j, "check", e->check == VERDICT_WD_FREQ ? "freq" : "margin");
+	json_u64_or_null(j, "margin_ns", e->check == VERDICT_WD_MARGIN, e->margin_ns);
+	json_u64_or_null(j, "freq_shift", e->check == VERDICT_WD_FREQ, e->freq_shift);
+	json_u64(j, "skew_ppm", e->skew_ppm);
+	json_u64_or_null(j, "readback_bound_ns", e->readback_check, e->readback_bound_ns);
+	json_u64_or_null(j, "long_interval_ns", e->skip_long_interval, e->long_interval_ns);
+	json_string(j, "clocksource", e->clocksource);
+	json_string(j, "fallback", e->fallback);
+	json_u64_or_null(j, "fallback_read_ns", w->fallback_read_ns[i] != 0, w->fallback_read_ns[i]);
+	json_u64(j, "checks", r->checks);
+	json_u64(j, "skipped_long_interval", r->skipped_long);
+	json_u64(j, "skipped_readback", r->skipped_readback);
+	json_u64(j, "retried_readout", r->retried_readout);
+	json_i64(j, "max_skew_ns", r->max_abs_skew_ns);
+	if (r->state == WD_UNSTABLE) {
+		json_fixed(j, "unstable_at_s", (int64_t)r->unstable_at_ms, 3);
+		json_i64(j, "unstable_skew_ns", r->unstable_skew_ns);
+	} else {
+		json_null(j, "unstable_at_s");
+		json_null(j, "unstable_skew_ns");
+	}
+	json_object_end(j);
+}
+
 static void replay(struct json *j, const struct watch_result *w)
 {
 	json_object_begin(j, "watchdog_replay");
 	json_string(j, "watchdog", w->watchdog);
+	json_string(j, "main_kernel", w->main_kernel);
 	json_u64(j, "ticks", w->watchdog_ticks);
 	json_array_begin(j, "runs");
-	for (unsigned i = 0; i < w->replay_count; i++) {
-		const struct wd_replay *r = &w->replay[i];
-		json_object_begin(j, NULL);
-		json_string(j, "from", r->era->from);
-		json_string(j, "to", r->era->to);
-		json_string(j, "watchdog", r->watchdog);
-		json_string(j, "state", wd_state_name(r->state));
-		json_string(j, "reason", r->reason);
-		json_u64(j, "margin_ns", r->era->cs_margin_ns + r->era->wd_margin_ns);
-		json_u64(j, "checks", r->checks);
-		json_u64(j, "skipped_long_interval", r->skipped_long);
-		json_u64(j, "skipped_readback", r->skipped_readback);
-		json_i64(j, "max_skew_ns", r->max_abs_skew_ns);
-		if (r->state == WD_UNSTABLE) {
-			json_fixed(j, "unstable_at_s", (int64_t)r->unstable_at_ms, 3);
-			json_i64(j, "unstable_skew_ns", r->unstable_skew_ns);
-		} else {
-			json_null(j, "unstable_at_s");
-			json_null(j, "unstable_skew_ns");
-		}
-		json_object_end(j);
-	}
+	for (unsigned i = 0; i < w->replay_count; i++)
+		replay_run(j, w, i);
 	json_array_end(j);
-	char sentence[320];
+	char sentence[400];
 	watch_watchdog_sentence(sentence, sizeof sentence, w);
 	json_string(j, "summary", sentence);
+	json_object_end(j);
+}
+
+static void recheck(struct json *j, const struct watch_detector *d)
+{
+	const struct watch_recheck *c = &d->recheck;
+	json_object_begin(j, "recheck");
+	json_object_begin(j, "cross_cpu");
+	json_string(j, "status", c->xcpu_ran ? "ok" : "absent");
+	json_string(j, "reason", c->xcpu_ran ? NULL : c->xcpu_absent);
+	json_u64(j, "iterations_per_cpu", c->xcpu_iterations);
+	json_u64(j, "cpus_tested", c->xcpu_tested);
+	json_u64(j, "warps", c->warps);
+	json_u64(j, "max_warp_ns", c->max_warp_ns);
+	json_u64(j, "skew_bound_ns", c->skew_bound_ns);
+	json_u64(j, "duration_us", c->xcpu_us);
+	json_string(j, "stopped", c->xcpu_stopped);
+	json_u64(j, "rechecks", d->xcpu_rechecks);
+	json_u64(j, "warps_total", d->warps_total);
+	json_object_end(j);
+	json_object_begin(j, "gaps");
+	json_bool(j, "measured", c->gaps_measured);
+	json_u64(j, "window_ms", c->gap_window_ms);
+	json_u64(j, "count", c->gap_count);
+	json_u64(j, "max_ns", c->gap_max_ns);
+	json_u64(j, "total_ns", c->gap_total_ns);
+	json_u64(j, "scans", d->gap_scans);
+	json_u64(j, "count_total", d->gaps_total);
+	json_u64(j, "max_ns_all", d->gap_max_ns);
+	json_object_end(j);
 	json_object_end(j);
 }
 
@@ -109,6 +165,7 @@ static void state(struct json *j, const struct watch_result *w)
 	json_u64(j, "advertised_tsc_hz", iv->identity.advertised_tsc_hz);
 	json_u64(j, "pvclock_tsc_hz", iv->identity.pvclock_tsc_hz);
 	json_object_end(j);
+	recheck(j, &w->det);
 	events(j, w);
 	replay(j, w);
 }
@@ -184,90 +241,95 @@ static void sb_skew(struct strbuf *sb, int64_t ns)
 	}
 }
 
-static void sb_era(struct strbuf *sb, const struct wd_era *e)
+static bool era_holds(const struct verdict_wd_era *e, unsigned kv)
 {
-	sb_str(sb, "Linux ");
-	if (!e->from) {
-		sb_str(sb, "up to ");
-		sb_str(sb, e->to);
-	} else {
-		sb_str(sb, e->from);
-		if (e->to) {
-			sb_str(sb, "-");
-			sb_str(sb, e->to);
+	unsigned to = 0;
+	return e->from && e->kver <= kv && (!e->to || (verdict_kernel_parse(e->to, str_len(e->to), &to) && kv <= to));
+}
+
+static void sb_outcome(struct strbuf *sb, const struct watch_result *w, unsigned i)
+{
+	const struct wd_replay *r = &w->replay[i];
+	const struct verdict_wd_era *e = &r->era;
+	if (r->state == WD_UNSTABLE) {
+		sb_str(sb, " would have marked tsc unstable at ");
+		sb_duration(sb, r->unstable_at_ms);
+		sb_str(sb, " (");
+		if (r->unstable_skew_ns) {
+			sb_str(sb, "skew ");
+			sb_skew(sb, r->unstable_skew_ns);
 		} else {
-			sb_str(sb, "+");
+			sb_str(sb, r->reason);
 		}
+		sb_str(sb, " against ");
+		sb_str(sb, r->watchdog);
+		if (e->clocksource && e->fallback && !str_equal(e->clocksource, e->fallback)) {
+			sb_str(sb, "): clock reads fall to ");
+			sb_str(sb, e->fallback);
+			if (w->fallback_read_ns[i]) {
+				sb_str(sb, ", ~");
+				sb_u64(sb, w->fallback_read_ns[i]);
+				sb_str(sb, " ns each");
+			}
+		} else {
+			sb_str(sb, "): clock reads stay on ");
+			sb_str(sb, e->clocksource ? e->clocksource : "?");
+		}
+	} else if (r->state == WD_WATCHING) {
+		sb_str(sb, " would have kept tsc (");
+		sb_u64(sb, r->checks);
+		sb_str(sb, " checks against ");
+		sb_str(sb, r->watchdog);
+		sb_str(sb, ", max skew ");
+		sb_skew(sb, r->max_abs_skew_ns);
+		if (r->skipped_long) {
+			sb_str(sb, ", ");
+			sb_u64(sb, r->skipped_long);
+			sb_str(sb, " long intervals skipped");
+		}
+		sb_str(sb, ")");
+	} else {
+		sb_str(sb, r->state == WD_EXEMPT ? " does not watch the tsc (" : " replays nothing (");
+		sb_str(sb, r->reason);
+		sb_str(sb, ")");
 	}
 }
 
-/* Names the newest era's outcome for the primary watchdog, then the first
- * older era that concluded differently. */
+/* Leads with the verdict's main kernel, then the newest era that
+ * concluded otherwise, named by its range. */
 void watch_watchdog_sentence(char *buf, size_t cap, const struct watch_result *w)
 {
 	struct strbuf sb;
 	sb_init(&sb, buf, cap);
-	const struct wd_replay *newest = NULL, *other = NULL;
-	for (unsigned i = 0; i < w->replay_count; i++) {
-		const struct wd_replay *r = &w->replay[i];
-		if (!w->watchdog || !str_equal(r->watchdog, w->watchdog))
-			continue;
-		if (!r->era->to)
-			newest = r;
-	}
-	if (!newest) {
-		sb_str(&sb, "No watchdog replay: no clock Linux could use as the TSC's watchdog was measured");
+	unsigned main_kv = 0;
+	bool have_main = w->main_kernel && verdict_kernel_parse(w->main_kernel, str_len(w->main_kernel), &main_kv);
+	int lead = -1, other = -1;
+	for (unsigned i = 0; i < w->replay_count; i++)
+		if (have_main ? era_holds(&w->replay[i].era, main_kv) : !w->replay[i].era.to)
+			lead = (int)i;
+	if (lead < 0) {
+		sb_str(&sb, "No watchdog replay: the verdict names no kernel era");
 		return;
 	}
-	for (unsigned i = 0; i < w->replay_count; i++) {
-		const struct wd_replay *r = &w->replay[i];
-		if (str_equal(r->watchdog, w->watchdog) && r != newest && r->state != newest->state) {
-			other = r;
+	for (unsigned i = w->replay_count; i-- > 0;)
+		if ((int)i != lead && w->replay[i].state != w->replay[lead].state) {
+			other = (int)i;
 			break;
 		}
+	sb_str(&sb, "Linux ");
+	if (have_main) {
+		sb_str(&sb, w->main_kernel);
+	} else {
+		char kernels[24];
+		wd_era_range(kernels, sizeof kernels, &w->replay[lead].era);
+		sb_str(&sb, kernels);
 	}
-	const struct wd_replay *show[2] = { newest, other };
-	for (int k = 0; k < 2 && show[k]; k++) {
-		const struct wd_replay *r = show[k];
-		if (k)
-			sb_str(&sb, "; ");
-		sb_era(&sb, r->era);
-		if (r->state == WD_UNSTABLE) {
-			sb_str(&sb, " would have marked tsc unstable at ");
-			sb_duration(&sb, r->unstable_at_ms);
-			sb_str(&sb, " (");
-			if (r->unstable_skew_ns) {
-				sb_str(&sb, "skew ");
-				sb_skew(&sb, r->unstable_skew_ns);
-			} else {
-				sb_str(&sb, r->reason);
-			}
-			sb_str(&sb, " against ");
-			sb_str(&sb, r->watchdog);
-			sb_str(&sb, "): clock reads fall to ");
-			sb_str(&sb, w->watchdog);
-			if (w->fallback_read_ns) {
-				sb_str(&sb, ", ~");
-				sb_u64(&sb, w->fallback_read_ns);
-				sb_str(&sb, " ns each");
-			}
-		} else if (r->state == WD_EXEMPT) {
-			sb_str(&sb, " does not watch the tsc (");
-			sb_str(&sb, r->reason);
-			sb_str(&sb, ")");
-		} else {
-			sb_str(&sb, " would have kept tsc (");
-			sb_u64(&sb, r->checks);
-			sb_str(&sb, " checks against ");
-			sb_str(&sb, r->watchdog);
-			sb_str(&sb, ", max skew ");
-			sb_skew(&sb, r->max_abs_skew_ns);
-			if (r->skipped_long) {
-				sb_str(&sb, ", ");
-				sb_u64(&sb, r->skipped_long);
-				sb_str(&sb, " long intervals skipped");
-			}
-			sb_str(&sb, ")");
-		}
+	sb_outcome(&sb, w, (unsigned)lead);
+	if (other >= 0) {
+		char kernels[24];
+		wd_era_range(kernels, sizeof kernels, &w->replay[other].era);
+		sb_str(&sb, "; Linux ");
+		sb_str(&sb, kernels);
+		sb_outcome(&sb, w, (unsigned)other);
 	}
 }

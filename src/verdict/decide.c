@@ -116,6 +116,19 @@ static const char *release_name(unsigned kv)
 	return NULL;
 }
 
+size_t release_count(void)
+{
+	return ARRAY_SIZE(releases);
+}
+
+const char *release_at(size_t i, unsigned *kv)
+{
+	if (i >= ARRAY_SIZE(releases))
+		return NULL;
+	parse_kv(releases[i], str_len(releases[i]), kv);
+	return releases[i];
+}
+
 bool verdict_kernel_parse(const char *text, size_t len, unsigned *kv)
 {
 	unsigned v;

@@ -204,7 +204,12 @@ void add_reason(struct verdict *v, const char *text, const char *cite);
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);
 
+/* decide.c: the releases judged, oldest first (by_kernel's list). */
+size_t release_count(void);
+const char *release_at(size_t i, unsigned *kv);
+
 /* watchdog.c */
+void watchdog_figures(const struct model *m, struct verdict_wd_era *e);
 void tsc_race(const struct facts *f, struct model *m);
 void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v);
 

@@ -3,11 +3,6 @@
  * the clocksource watchdog keeps checking it and is expected to demote it. */
 #include "verdict_model.h"
 
-/* The watchdog's margins are of the order of 500 ppm per 0.5 s interval
- * (kernel/time/clocksource.c); this project's estimate, not a kernel
- * constant. */
-#define WATCHDOG_SKEW_PPM 500
-
 /* ---- instability at boot ----------------------------------------------------- */
 
 /* unsynchronized_tsc(): CONSTANT_TSC or tsc=reliable/TSC_RELIABLE say
@@ -128,12 +123,19 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
  * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
  * Debian's 6.12 config: 1000 ppm); 7.1 (the rewrite) with delta >> 11 (488 ppm) when
  * both clocks are CLOCK_SOURCE_CALIBRATED, else delta >> 8 (3906 ppm). */
-#define SKEW_PPM_THRESHOLD 125000
-#define SKEW_PPM_MARGINS_50US 400
-#define SKEW_PPM_MARGINS 800
-#define SKEW_PPM_MARGINS_125US 1000
-#define SKEW_PPM_CALIBRATED 488
-#define SKEW_PPM_UNCALIBRATED 3906
+#define WATCHDOG_INTERVAL_NS 500000000ull
+#define THRESHOLD_NS (1000000000ull >> 4)
+#define MARGINS_50US_NS (4 * 50000ull)
+#define MARGINS_NS (4 * 100000ull)
+#define MARGINS_125US_NS (4 * 125000ull)
+#define FREQ_SHIFT_CALIBRATED 11
+#define FREQ_SHIFT_UNCALIBRATED 8
+/* 6.8 WATCHDOG_INTERVAL_MAX_NS; 7.1+ resets on a longer round too. */
+#define LONG_INTERVAL_NS (2 * WATCHDOG_INTERVAL_NS)
+/* 7.1+: a read-out slower than this in 3 tries waits for the next round. */
+#define READOUT_RETRY_NS 50000u
+/* WD_READ_SKIP: clocksource_watchdog() suspends itself for HZ * 300. */
+#define READBACK_SUSPEND_NS 300000000000ull
 
 /* cs_watchdog_read() (db3a34e17433, 5.14: git describe v5.13-rc4-23;
  * 5.10.y): a wd-cs-wd read-back longer than the bound is retried; every
@@ -152,8 +154,14 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
 #define READBACK_BOUND_MARGINS_NS 500000u
 #define READBACK_SKIP_MARGINS_NS 250000u
 
-static uint64_t skew_ppm(const struct model *m)
+static bool long_interval_skipped(const struct model *m);
+static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip);
+
+/* The era's figures for the model's kernel and watchdog: the one place
+ * they are set, for the rules below and for verdict_watchdog_eras(). */
+void watchdog_figures(const struct model *m, struct verdict_wd_era *e)
 {
+	e->interval_ns = WATCHDOG_INTERVAL_NS;
 	if (m->kver >= KV_WATCHDOG_REWRITE) {
 		/* hpet.c and acpi_pm.c register CLOCK_SOURCE_CALIBRATED; the
 		 * TSC earns it only from the refined calibration, which a
@@ -161,13 +169,42 @@ static uint64_t skew_ppm(const struct model *m)
 		bool wd_calibrated = m->watchdog == VERDICT_SRC_HPET || m->watchdog == VERDICT_SRC_ACPI_PM;
 		bool tsc_calibrated = !m->tsc_known_freq &&
 				      (m->reg[VERDICT_SRC_HPET] || m->reg[VERDICT_SRC_ACPI_PM]);
-		return wd_calibrated && tsc_calibrated ? SKEW_PPM_CALIBRATED : SKEW_PPM_UNCALIBRATED;
+		e->check = VERDICT_WD_FREQ;
+		e->freq_shift = wd_calibrated && tsc_calibrated ? FREQ_SHIFT_CALIBRATED : FREQ_SHIFT_UNCALIBRATED;
+		e->skew_ppm = (uint32_t)(1000000u >> e->freq_shift);
+		e->readout_retry_ns = READOUT_RETRY_NS;
+		e->cite = "kernel/time/clocksource.c watchdog_check_freq(), 7.1 (763aacf86f1b)";
+	} else {
+		e->check = VERDICT_WD_MARGIN;
+		if (m->kver >= KV(6, 3)) {
+			e->margin_ns = MARGINS_125US_NS;
+			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 125 us, 6.3";
+		} else if (kernel_has(m->kver, KV(5, 17), lts_skew_100us)) {
+			e->margin_ns = MARGINS_NS;
+			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 100 us, 5.17 (c86ff8c55b8a)";
+		} else if (kernel_has(m->kver, KV(5, 14), lts_margins)) {
+			e->margin_ns = MARGINS_50US_NS;
+			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 50 us, 5.14 (2e27e793e280)";
+		} else {
+			e->margin_ns = THRESHOLD_NS;
+			e->cite = "kernel/time/clocksource.c WATCHDOG_THRESHOLD (NSEC_PER_SEC >> 4)";
+		}
+		e->skew_ppm = (uint32_t)(e->margin_ns * 1000000u / WATCHDOG_INTERVAL_NS);
 	}
-	if (m->kver >= KV(6, 3))
-		return SKEW_PPM_MARGINS_125US;
-	if (!kernel_has(m->kver, KV(5, 14), lts_margins))
-		return SKEW_PPM_THRESHOLD;
-	return kernel_has(m->kver, KV(5, 17), lts_skew_100us) ? SKEW_PPM_MARGINS : SKEW_PPM_MARGINS_50US;
+	e->readback_check = readback_era(m, &e->readback_bound_ns, &e->readback_skip_ns);
+	if (e->readback_check)
+		e->readback_suspend_ns = READBACK_SUSPEND_NS;
+	e->skip_long_interval = long_interval_skipped(m);
+	if (e->skip_long_interval)
+		e->long_interval_ns = LONG_INTERVAL_NS;
+}
+
+static uint64_t skew_ppm(const struct model *m)
+{
+	struct verdict_wd_era e = { 0 };
+
+	watchdog_figures(m, &e);
+	return e.skew_ppm;
 }
 
 static bool long_interval_skipped(const struct model *m)

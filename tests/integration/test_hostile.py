@@ -1,10 +1,10 @@
 """Issue #13: the hostile machine.  Each case boots (in parallel with the
-rest, tests/integration/hostile.py builds them) and must end with exit
+rest, tests/integration/hostile_machine.py builds them) and must end with exit
 status 33 and a verified report that names the problem."""
 import json
 import os
 
-import hostile
+import hostile_machine as hostile
 from base import ProbeTest
 
 

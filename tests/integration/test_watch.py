@@ -16,7 +16,7 @@ import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from cptools import qmp, watchlog  # noqa: E402
+from cptools import qmp, schema, watchlog  # noqa: E402
 from cptools.frame import extract_report  # noqa: E402
 from cptools.qemu import DEFAULT_IMAGES, qemu_command  # noqa: E402
 
@@ -107,7 +107,33 @@ class WatchThroughStopCont(unittest.TestCase):
         self.assertEqual(w["records"], len(c["records"]))
         self.assertEqual(w["events"], c["records"][-1]["events"])
         self.assertEqual(w["event_counts"]["pause"], 1)
-        self.assertTrue(w["watchdog_replay"]["summary"].startswith("Linux "), w["watchdog_replay"])
+        wd = w["watchdog_replay"]
+        self.assertTrue(wd["summary"].startswith("Linux %s would have " % wd["main_kernel"]), wd)
+        # One run per era of the verdict's rules, oldest to newest, each
+        # naming the releases it stands for; a TCG pause stops the TSC and
+        # the watchdog clock alike, so no era loses the TSC.
+        kernels = [r["kernels"] for r in wd["runs"]]
+        self.assertEqual(kernels[0].split("-")[0], "4.19", kernels)
+        self.assertTrue(kernels[-1].endswith("+"), kernels)
+        self.assertEqual({r["state"] for r in wd["runs"]}, {"watching"}, wd["runs"])
+        self.assertEqual(wd["runs"][-1]["check"], "freq")
+
+    def test_each_interval_rechecks(self):
+        # One vCPU here: the warp re-check has nothing to compare and says
+        # so; the gap scan runs every interval.
+        c = watchlog.check(watchlog.scan(self.text))
+        for rec in c["records"]:
+            self.assertEqual(rec["recheck"]["cross_cpu"]["status"], "absent")
+            self.assertEqual(rec["recheck"]["cross_cpu"]["reason"], "only one CPU: nothing to compare")
+            self.assertTrue(rec["recheck"]["gaps"]["measured"])
+            self.assertEqual(rec["recheck"]["gaps"]["scans"], rec["seq"])
+
+    def test_report_and_records_match_the_schema(self):
+        report, err = extract_report(self.text)
+        self.assertIsNone(err)
+        self.assertEqual([p for p in schema.check_report(report) if "watch" in p], [])
+        for rec in watchlog.check(watchlog.scan(self.text))["records"]:
+            self.assertEqual(schema.check_watch_record(rec), [], rec["seq"])
 
 
 if __name__ == "__main__":

@@ -48,60 +48,40 @@ TEST(rtc_to_unix_seconds)
 		CHECK_EQ_U64(unix_of(cases[i].raw, cases[i].status_b), cases[i].unix_seconds);
 }
 
-/* 2026-11-30 23:33:48 in the four formats status register B can select. */
-TEST(rtc_bcd_24h)
+/* Every format status register B can select, and what no RTC (every port
+ * 0xff) or a damaged one reads as: expected NULL text = refused. */
+TEST(rtc_decode_cases)
 {
-	uint8_t raw[RTC_FIELDS] = { 0x48, 0x33, 0x23, 0x30, 0x11, 0x26 };
-	char text[UTC_TIME_TEXT];
-	CHECK(!decode_text(raw, RTC_B_24H, text));
-	CHECK_STR(text, "2026-11-30T23:33:48Z");
-}
-
-TEST(rtc_binary_24h)
-{
-	uint8_t raw[RTC_FIELDS] = { 48, 33, 23, 30, 11, 26 };
-	char text[UTC_TIME_TEXT];
-	CHECK(!decode_text(raw, RTC_B_24H | RTC_B_BINARY, text));
-	CHECK_STR(text, "2026-11-30T23:33:48Z");
-}
-
-TEST(rtc_bcd_12h_pm_and_midnight_noon)
-{
-	uint8_t raw[RTC_FIELDS] = { 0x48, 0x33, 0x80 | 0x11, 0x30, 0x11, 0x26 };
-	char text[UTC_TIME_TEXT];
-	CHECK(!decode_text(raw, 0, text));
-	CHECK_STR(text, "2026-11-30T23:33:48Z");
-	raw[RTC_HOUR] = 0x12; /* 12 AM */
-	CHECK(!decode_text(raw, 0, text));
-	CHECK_STR(text, "2026-11-30T00:33:48Z");
-	raw[RTC_HOUR] = 0x80 | 0x12; /* 12 PM */
-	CHECK(!decode_text(raw, 0, text));
-	CHECK_STR(text, "2026-11-30T12:33:48Z");
-}
-
-TEST(rtc_binary_12h_pm)
-{
-	uint8_t raw[RTC_FIELDS] = { 5, 4, 0x80 | 3, 1, 2, 99 };
-	char text[UTC_TIME_TEXT];
-	CHECK(!decode_text(raw, RTC_B_BINARY, text));
-	CHECK_STR(text, "1999-02-01T15:04:05Z");
-}
-
-TEST(rtc_garbage_is_named)
-{
-	/* No RTC at all: every port reads 0xff. */
-	uint8_t none[RTC_FIELDS] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	char text[UTC_TIME_TEXT];
-	CHECK(decode_text(none, 0xff, text) != NULL);
-	CHECK(decode_text(none, 0, text) != NULL);
-	uint8_t bad_bcd[RTC_FIELDS] = { 0x5a, 0x33, 0x23, 0x30, 0x11, 0x26 };
-	CHECK(decode_text(bad_bcd, RTC_B_24H, text) != NULL);
-	uint8_t feb30[RTC_FIELDS] = { 0, 0, 0, 0x30, 0x02, 0x24 };
-	CHECK(decode_text(feb30, RTC_B_24H, text) != NULL);
-	uint8_t hour13_12h[RTC_FIELDS] = { 0, 0, 0x13, 1, 1, 0x24 };
-	CHECK(decode_text(hour13_12h, 0, text) != NULL);
-	uint8_t hour0_12h[RTC_FIELDS] = { 0, 0, 0x00, 1, 1, 0x24 };
-	CHECK(decode_text(hour0_12h, 0, text) != NULL);
+	static const struct {
+		const char *what;
+		uint8_t raw[RTC_FIELDS], status_b;
+		const char *text;
+	} cases[] = {
+		{ "BCD 24h", { 0x48, 0x33, 0x23, 0x30, 0x11, 0x26 }, RTC_B_24H, "2026-11-30T23:33:48Z" },
+		{ "binary 24h", { 48, 33, 23, 30, 11, 26 }, RTC_B_24H | RTC_B_BINARY, "2026-11-30T23:33:48Z" },
+		{ "BCD 12h PM", { 0x48, 0x33, 0x80 | 0x11, 0x30, 0x11, 0x26 }, 0, "2026-11-30T23:33:48Z" },
+		{ "BCD 12 AM", { 0x48, 0x33, 0x12, 0x30, 0x11, 0x26 }, 0, "2026-11-30T00:33:48Z" },
+		{ "BCD 12 PM", { 0x48, 0x33, 0x80 | 0x12, 0x30, 0x11, 0x26 }, 0, "2026-11-30T12:33:48Z" },
+		{ "binary 12h PM, 1999", { 5, 4, 0x80 | 3, 1, 2, 99 }, RTC_B_BINARY, "1999-02-01T15:04:05Z" },
+		{ "no RTC, B 0xff", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 0xff, NULL },
+		{ "no RTC, B 0", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 0, NULL },
+		{ "bad BCD digit", { 0x5a, 0x33, 0x23, 0x30, 0x11, 0x26 }, RTC_B_24H, NULL },
+		{ "February 30", { 0, 0, 0, 0x30, 0x02, 0x24 }, RTC_B_24H, NULL },
+		{ "hour 13 in 12h mode", { 0, 0, 0x13, 1, 1, 0x24 }, 0, NULL },
+		{ "hour 0 in 12h mode", { 0, 0, 0x00, 1, 1, 0x24 }, 0, NULL },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		char text[UTC_TIME_TEXT] = "";
+		const char *why = decode_text(cases[i].raw, cases[i].status_b, text);
+		if (cases[i].text) {
+			CHECK(why == NULL);
+			CHECK_STR(text, cases[i].text);
+		} else {
+			CHECK(why != NULL);
+		}
+		if ((why == NULL) != (cases[i].text != NULL))
+			fprintf(stderr, "  case: %s\n", cases[i].what);
+	}
 }
 
 TEST(utc_calendar_rules)
