@@ -190,12 +190,23 @@ bool verdict_inputs_parse_line(struct verdict_input *in, char *line, const char 
 #define VERDICT_EVIDENCE_LEN 320
 #define VERDICT_AVAILABLE_LEN 128
 
+/* A race the TSC can lose on an unsteady vCPU, and what Linux picks if it
+ * does (docs/verdict-rules.md, "Races"); reason NULL = none. */
+struct verdict_risk {
+	const char *reason;	/* "jiffies_watchdog" | "tsc_calibration" */
+	const char *note;
+	const char *linux_clocksource;
+	bool vdso;
+	char available_clocksource[VERDICT_AVAILABLE_LEN];
+};
+
 struct verdict_kernel_range {
 	const char *from, *to;	/* "5.6"-style; to NULL = newest */
 	const char *linux_clocksource;
 	bool vdso;
 	const char *note;
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
+	struct verdict_risk risk;
 };
 
 /* Ordered by weight: the summary leads with the heaviest. */
@@ -236,6 +247,7 @@ struct verdict {
 	char why_text[VERDICT_REASON_LEN];	/* "Why: ..." of the summary */
 	const char *current_clocksource;
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
+	struct verdict_risk risk;
 
 	char reasoning[VERDICT_MAX_REASONS][VERDICT_REASON_LEN];
 	uint32_t reasoning_count;
@@ -270,7 +282,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap);
 
 enum verdict_wd_check {
 	VERDICT_WD_MARGIN = 0,	/* |cs - wd| per round over a fixed margin */
-	VERDICT_WD_FREQ,	/* 7.2 watchdog_check_freq(): over interval >> shift */
+	VERDICT_WD_FREQ,	/* 7.1+ watchdog_check_freq(): over interval >> shift */
 };
 
 struct verdict_wd_era {
@@ -287,14 +299,14 @@ struct verdict_wd_era {
 	uint64_t margin_ns;	/* VERDICT_WD_MARGIN: the sum of both margins */
 	unsigned freq_shift;	/* VERDICT_WD_FREQ: 11 both calibrated, else 8 */
 	uint32_t skew_ppm;	/* the threshold per WATCHDOG_INTERVAL, in ppm */
-	/* cs_watchdog_read() (5.14 .. 7.1): a wd-cs-wd read-back over the bound
+	/* cs_watchdog_read() (5.14 .. 7.0): a wd-cs-wd read-back over the bound
 	 * marks the TSC unstable unless one watchdog read is over the skip
 	 * limit, which skips and suspends the watchdog. */
 	bool readback_check;
 	uint64_t readback_bound_ns, readback_skip_ns, readback_suspend_ns;
-	/* 7.2: a read-out over this is retried next round, never fatal. */
+	/* 7.1+: a read-out over this is retried next round, never fatal. */
 	uint64_t readout_retry_ns;
-	/* 6.8 and its backports, 7.2: a round longer than this is skipped. */
+	/* 6.8 and its backports, 7.1+: a round longer than this is skipped. */
 	bool skip_long_interval;
 	uint64_t long_interval_ns;
 	const char *cite;

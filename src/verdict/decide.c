@@ -141,6 +141,28 @@ bool verdict_kernel_parse(const char *text, size_t len, unsigned *kv)
 
 static void fill_available(const struct model *m, char *out, size_t cap);
 
+static void fill_risk(const struct model *m, struct verdict_risk *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!m->risk_reason)
+		return;
+	struct model lost = *m;
+	lost.tsc_demoted = true;
+	r->reason = m->risk_reason;
+	r->note = m->risk_why;
+	r->linux_clocksource = m->risk_chosen >= 0 ? verdict_source_name(m->risk_chosen) : "jiffies";
+	r->vdso = m->risk_vdso;
+	fill_available(&lost, r->available_clocksource, sizeof r->available_clocksource);
+}
+
+static bool same_risk(const struct verdict_risk *a, const struct verdict_risk *b)
+{
+	if (!a->reason || !b->reason)
+		return !a->reason && !b->reason;
+	return str_equal(a->reason, b->reason) && str_equal(a->linux_clocksource, b->linux_clocksource) &&
+	       str_equal(a->available_clocksource, b->available_clocksource);
+}
+
 static void fill_by_kernel(const struct facts *f, struct verdict *v)
 {
 	struct verdict_kernel_range *last = NULL;
@@ -148,13 +170,15 @@ static void fill_by_kernel(const struct facts *f, struct verdict *v)
 	for (size_t i = 0; i < ARRAY_SIZE(releases); i++) {
 		struct model m;
 		char available[VERDICT_AVAILABLE_LEN];
+		struct verdict_risk risk;
 		unsigned kv = 0;
 		parse_kv(releases[i], str_len(releases[i]), &kv);
 		predict(f, kv, NULL, &m);
 		fill_available(&m, available, sizeof available);
+		fill_risk(&m, &risk);
 		const char *name = chosen_name(&m);
 		if (last && str_equal(last->linux_clocksource, name) && last->vdso == m.vdso &&
-		    str_equal(last->available_clocksource, available)) {
+		    str_equal(last->available_clocksource, available) && same_risk(&last->risk, &risk)) {
 			last->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
 			continue;
 		}
@@ -167,6 +191,7 @@ static void fill_by_kernel(const struct facts *f, struct verdict *v)
 		last->vdso = m.vdso;
 		last->note = m.note;
 		str_copy(last->available_clocksource, sizeof last->available_clocksource, available);
+		last->risk = risk;
 	}
 }
 
@@ -265,7 +290,7 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	predict(&f, kernel, out, &m);
 	note_unknowns(&f, &m, out);
 	note_harness_anomaly(&f, &m, out);
-	note_jiffies_watchdog_race(&f, &m, out);
+	note_tsc_race(&f, &m, out);
 	conclusion(&m, out);
 
 	out->linux_clocksource = chosen_name(&m);
@@ -275,6 +300,7 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	out->confidence = m.conf;
 	predicted_cost(in, &m, out);
 	fill_available(&m, out->available_clocksource, sizeof out->available_clocksource);
+	fill_risk(&m, &out->risk);
 	fill_by_kernel(&f, out);
 	add_warnings(&f, &m, out);
 	fill_why_text(&f, &m, out);

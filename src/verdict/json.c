@@ -3,6 +3,22 @@
 #include "verdict_model.h"
 #include "json.h"
 
+/* "risk": null, or the race the TSC can lose and its outcome. */
+static void risk_to_json(struct json *j, const struct verdict_risk *r)
+{
+	if (!r->reason) {
+		json_null(j, "risk");
+		return;
+	}
+	json_object_begin(j, "risk");
+	json_string(j, "reason", r->reason);
+	json_string(j, "linux_clocksource", r->linux_clocksource);
+	json_bool(j, "vdso", r->vdso);
+	json_string(j, "available_clocksource", r->available_clocksource);
+	json_string(j, "note", r->note);
+	json_object_end(j);
+}
+
 static void warnings_to_json(struct json *j, const struct verdict *v)
 {
 	json_array_begin(j, "warnings");
@@ -33,6 +49,7 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 	json_string(j, "confidence", verdict_confidence_name(v->confidence));
 	json_string(j, "current_clocksource", v->current_clocksource);
 	json_string(j, "available_clocksource", v->available_clocksource);
+	risk_to_json(j, &v->risk);
 	json_array_begin(j, "reasoning");
 	for (uint32_t i = 0; i < v->reasoning_count; i++)
 		json_string(j, NULL, v->reasoning[i]);
@@ -47,6 +64,7 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 		json_bool(j, "vdso", r->vdso);
 		json_string(j, "note", r->note);
 		json_string(j, "available_clocksource", r->available_clocksource);
+		risk_to_json(j, &r->risk);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -104,7 +104,7 @@ static const char *select_note(const struct facts *f, const struct model *m)
 	if (m->chosen == VERDICT_SRC_XEN)
 		return "xen (400) beats tsc (300)";
 	if (m->chosen == VERDICT_SRC_HV_TSC_PAGE && m->rating[VERDICT_SRC_HV_TSC_PAGE] == RATING_HV_5_6)
-		return "Hyper-V clocksource at 250 (5.6-5.11) is the best stable source";
+		return "Hyper-V clocksource at 250 (5.6-5.12) is the best stable source";
 	return "best remaining source";
 }
 
@@ -132,6 +132,16 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 	m->explain = explain;
 	run_rules(f, m);
 	select_source(f, m);
+	tsc_race(f, m);
+	m->risk_chosen = -1;
+	if (m->risk_reason) {
+		/* what clocksource_select() takes once the TSC is unstable */
+		struct model lost = *m;
+		lost.tsc_demoted = true;
+		select_source(f, &lost);
+		m->risk_chosen = lost.chosen;
+		m->risk_vdso = lost.vdso;
+	}
 }
 
 const char *chosen_name(const struct model *m)

@@ -85,8 +85,8 @@ static const struct rule cpu_flag_rules[] = {
 	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.6+ (9ee4318c157b)",
 	  KV(6, 6), KV_OPEN, r_tdx_applies, r_reliable,
 	  "TDX guest: Linux forces TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
-	{ "hyperv-invariant", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(), 5.6+",
-	  KV(5, 6), KV_OPEN, r_hv_invariant_applies, r_reliable_invariant,
+	{ "hyperv-invariant", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(), 5.5+ (dce7cd62754b)",
+	  KV(5, 5), KV_OPEN, r_hv_invariant_applies, r_reliable_invariant,
 	  "Hyper-V offers TSC invariant control: Linux enables it, gets invariant TSC and forces TSC_RELIABLE", { 0 } },
 	{ "vmware-reliable", "arch/x86/kernel/cpu/vmware.c vmware_set_capabilities()",
 	  KV_OPEN, KV_OPEN, r_vmware_applies, r_reliable_constant,
@@ -100,6 +100,14 @@ const struct rule_step step_cpu_flags = { cpu_flag_rules, ARRAY_SIZE(cpu_flag_ru
 static void r_khz_known(const struct facts *f, struct model *m)
 {
 	m->tsc_khz_known = true;
+}
+
+/* Linux measures the rate itself: a loop against the PIT, HPET or PM timer
+ * that a preempted vCPU can fool (the tsc-calibration race in watchdog.c). */
+static void r_khz_calibrated(const struct facts *f, struct model *m)
+{
+	r_khz_known(f, m);
+	m->tsc_calibrated = true;
 }
 
 static bool r_khz_kvmclock_applies(const struct facts *f, const struct model *m)
@@ -182,7 +190,7 @@ static const struct rule tsc_khz_rules[] = {
 	  KV_OPEN, KV_OPEN, r_khz_cpuid_applies, r_khz_known,
 	  "TSC frequency from CPUID 0x15/0x16 (Linux reads them on Intel only)", { 0 } },
 	{ "khz-calibrate", "arch/x86/kernel/tsc.c quick_pit_calibrate()/pit_hpet_ptimer_calibrate_cpu()",
-	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_calibrated,
 	  "no advertised TSC frequency: Linux calibrates against the PIT, HPET or PM timer", { 0 } },
 	{ "khz-none", "arch/x86/kernel/tsc.c tsc_init(): \"could not calculate TSC khz\"",
 	  KV_OPEN, KV_OPEN, r_khz_none_applies, r_tsc_unregistered,
@@ -191,7 +199,7 @@ static const struct rule tsc_khz_rules[] = {
 
 /* TSC_KNOWN_FREQ (kvmclock.c, mshyperv.c, vmware.c, native_calibrate_tsc()
  * with a crystal, SEV-SNP Secure TSC) skips the refined calibration, so the
- * TSC never becomes CLOCK_SOURCE_CALIBRATED (7.2's watchdog margin). */
+ * TSC never becomes CLOCK_SOURCE_CALIBRATED (the 7.1+ watchdog's margin). */
 static void enter_tsc_khz(const struct facts *f, struct model *m)
 {
 	m->tsc_known_freq = yes(f->in->tsc_known_freq);
@@ -258,13 +266,13 @@ static bool r_hv_page_applies(const struct facts *f, const struct model *m)
 
 static unsigned hv_page_rating(unsigned kver)
 {
-	return kver >= KV(5, 12) ? RATING_HV_TSC_PAGE : kver >= KV(5, 6) ? RATING_HV_5_6 : RATING_HV_OLD;
+	return kver >= KV(5, 13) ? RATING_HV_TSC_PAGE : kver >= KV(5, 6) ? RATING_HV_5_6 : RATING_HV_OLD;
 }
 
 static unsigned hv_msr_rating(unsigned kver)
 {
 	return kver >= KV(6, 5)	   ? RATING_HV_MSR :
-	       kver >= KV(5, 12) ? RATING_HV_MSR_5_12 :
+	       kver >= KV(5, 13) ? RATING_HV_MSR_5_12 :
 	       kver >= KV(5, 6)	   ? RATING_HV_5_6 :
 				     RATING_HV_OLD;
 }
@@ -361,14 +369,14 @@ static const struct rule register_rules[] = {
 	{ "kvmclock-vdso", "arch/x86/kernel/kvmclock.c kvm_setup_vsyscall_timeinfo()",
 	  KV_OPEN, KV_OPEN, r_kvmclock_vdso_applies, r_pv_vdso,
 	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode", { 0 } },
-	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 250 (5.6), 500 (5.12)",
+	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 250 (5.6, 9e0333ae38ee), 500 (5.13)",
 	  KV_OPEN, KV_OPEN, r_hv_page_applies, r_hv_page,
 	  "Hyper-V reference TSC page registered (vDSO HVCLOCK)", { 0 } },
-	{ "hyperv-msr", "drivers/clocksource/hyperv_timer.c hv_init_clocksource(): 400, 250 (5.6), 500 (5.12), 495 (6.5)",
+	{ "hyperv-msr", "drivers/clocksource/hyperv_timer.c hv_init_clocksource(): 400, 250 (5.6), 500 (5.13), 495 (6.5, e5313f1c5404)",
 	  KV_OPEN, KV_OPEN, r_hv_msr_applies, r_hv_msr,
 	  "Hyper-V reference counter MSR registered (no vDSO: every read is a syscall and an exit)", { 0 } },
-	{ "hyperv-lower", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(), 5.12+",
-	  KV(5, 12), KV_OPEN, r_hv_lower_applies, r_hv_lower,
+	{ "hyperv-lower", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(), 5.13+ (\"Set clocksource rating based on Hyper-V feature\", Hyper-V pull for 5.13)",
+	  KV(5, 13), KV_OPEN, r_hv_lower_applies, r_hv_lower,
 	  "TSC invariant control offered: Hyper-V clocksources lowered to 250 (245 for the MSR from 6.5), so tsc wins", { 0 } },
 	{ "xen", "arch/x86/xen/time.c xen_time_init(): rating 400",
 	  KV_OPEN, KV_OPEN, r_xen_applies, r_xen,

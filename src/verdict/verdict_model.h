@@ -14,9 +14,13 @@
 
 #define KV(major, minor) ((major) * 100u + (minor))
 #define KV_OPEN 0u
-/* The first release whose source was read with the rewritten watchdog
- * (7.2.13); 6.12.118 has the old one, the releases between were not read. */
-#define KV_WATCHDOG_REWRITE KV(7, 2)
+/* The rewritten watchdog, 763aacf86f1b "clocksource: Rewrite watchdog code
+ * completely" with 1432f9d4e8aa "clocksource: Don't use non-continuous
+ * clocksources as watchdog": queued on tip timers/core after v7.0-rc4,
+ * pulled into mainline in the 7.1 merge window (the mainline push of
+ * 2026-04-14 lists both), so first released in 7.1.  Read in 7.2.13;
+ * 6.12.118 has the old watchdog. */
+#define KV_WATCHDOG_REWRITE KV(7, 1)
 
 /* Clocksource ratings as Linux registers them.  Only their order decides
  * the outcome, but the reasoning quotes them, so they are the kernel's. */
@@ -28,9 +32,10 @@
 #define RATING_ACPI_PM 200		/* drivers/clocksource/acpi_pm.c */
 #define RATING_XEN_SAFE_TSC 299	/* xen/time.c xen_tsc_safe_clocksource(), 6.3+ */
 /* drivers/clocksource/hyperv_timer.c: 400 before 5.6, 250 for both in
- * 5.6-5.11 (5.10.262 source), 500/500 lowered to 250/250 with TSC
- * invariant control in 5.12-6.4 (6.1.176), 500/495 and 250/245 since
- * (6.12.118, 7.2.13). */
+ * 5.6-5.12 (9e0333ae38ee; 5.10.262 source), 500/500 lowered to 250/250
+ * with TSC invariant control in 5.13-6.4 ("Set clocksource rating based
+ * on Hyper-V feature", Hyper-V pull for 5.13; 6.1.176), 500/495 and
+ * 250/245 since (e5313f1c5404, 6.5; 6.12.118, 7.2.13). */
 #define RATING_HV_OLD 400
 #define RATING_HV_5_6 250
 #define RATING_HV_TSC_PAGE 500
@@ -82,6 +87,7 @@ struct model {
 	bool tsc_demoted;	/* later, by the watchdog */
 	bool tsc_known_freq;	/* X86_FEATURE_TSC_KNOWN_FREQ: no refined calibration */
 	bool tsc_sync_skipped;	/* TSC_ADJUST: warps seen but the sync test skipped */
+	bool tsc_calibrated;	/* Linux measured tsc_khz itself (no advertised rate) */
 	const char *demote_why;	/* which watchdog check demotes it, for the note */
 	/* the drift that demoted it (NULL: a gap did), for the evidence */
 	const struct verdict_drift *demoting_drift;
@@ -90,6 +96,11 @@ struct model {
 	bool hv_page_vdso;
 	int chosen;		/* source index, -1 = jiffies */
 	bool vdso;
+	/* A race the TSC can lose on an unsteady vCPU (watchdog.c
+	 * tsc_race()): its name, why, and what Linux picks if it loses. */
+	const char *risk_reason, *risk_why;
+	int risk_chosen;	/* source index, -1 = jiffies */
+	bool risk_vdso;
 	enum verdict_confidence conf;
 	const char *note;
 	struct verdict *explain;	/* reasoning goes here when set */
@@ -199,7 +210,8 @@ const char *release_at(size_t i, unsigned *kv);
 
 /* watchdog.c */
 void watchdog_figures(const struct model *m, struct verdict_wd_era *e);
-void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v);
+void tsc_race(const struct facts *f, struct model *m);
+void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v);
 
 /* warnings.c, with the code -> fix table in fixes.c */
 enum warn_code {

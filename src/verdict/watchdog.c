@@ -67,12 +67,12 @@ static void r_tsc_compensated(const struct facts *f, struct model *m)
 	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
 }
 
-/* Before the guest could enable invariant TSC (5.6 here) the TSC was
+/* Before the guest could enable invariant TSC (dce7cd62754b, 5.5) the TSC was
  * always marked unstable on Hyper-V; since, only without the privilege. */
 static bool r_hyperv_unstable_applies(const struct facts *f, const struct model *m)
 {
 	return f->plat == PLAT_HYPERV && tsc_present(f) && !m->tsc_unstable &&
-	       (m->kver < KV(5, 6) || !yes(f->in->hv_tsc_invariant_control));
+	       (m->kver < KV(5, 5) || !yes(f->in->hv_tsc_invariant_control));
 }
 
 static const struct rule boot_unstable_rules[] = {
@@ -104,38 +104,53 @@ const struct rule_step step_boot_unstable = {
 
 /* The long-term lines whose newest stable release carries a mainline
  * change (docs/verdict-rules.md names the stable releases). */
-static const unsigned lts_margins[] = { KV(5, 10), KV(5, 15), 0 };
+static const unsigned lts_margins[] = { KV(5, 10), 0 };
 static const unsigned lts_readback[] = { KV(5, 10), 0 };
+/* c86ff8c55b8a (5.17; in 5.16.y, 5.15.y and, with the margins, 5.10.y)
+ * put WATCHDOG_MAX_SKEW back to 100 us and added the wd-wd skip. */
+static const unsigned lts_skew_100us[] = { KV(5, 10), KV(5, 15), 0 };
 static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV(6, 6), KV(6, 7), 0 };
 
 /* What one era's clocksource_watchdog() tolerates, from its source:
  * 4.19 compares |cs - wd| per 0.5 s interval with WATCHDOG_THRESHOLD
- * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins (5.16) with
- * the sum of both sources' margins, each at least 2 * WATCHDOG_MAX_SKEW:
- * 4 * 100 us = 400 us per 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
+ * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins
+ * (2e27e793e280, 5.14: git describe v5.13-rc4-26) with the sum of both
+ * sources' margins, each at least 2 * WATCHDOG_MAX_SKEW: 50 us in
+ * 5.14..5.16 (2e27e793e280 cut it from 100 us; Waiman Long, LKML
+ * 2021-11-10) -> 4 * 50 us = 200 us per 0.5 s (400 ppm); 100 us again
+ * from c86ff8c55b8a (5.17, and the stable lines): 4 * 100 us = 400 us per
+ * 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
  * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
- * Debian's 6.12 config: 1000 ppm); 7.2 with delta >> 11 (488 ppm) when
+ * Debian's 6.12 config: 1000 ppm); 7.1 (the rewrite) with delta >> 11 (488 ppm) when
  * both clocks are CLOCK_SOURCE_CALIBRATED, else delta >> 8 (3906 ppm). */
 #define WATCHDOG_INTERVAL_NS 500000000ull
 #define THRESHOLD_NS (1000000000ull >> 4)
+#define MARGINS_50US_NS (4 * 50000ull)
 #define MARGINS_NS (4 * 100000ull)
 #define MARGINS_125US_NS (4 * 125000ull)
 #define FREQ_SHIFT_CALIBRATED 11
 #define FREQ_SHIFT_UNCALIBRATED 8
-/* 6.8 WATCHDOG_INTERVAL_MAX_NS; 7.2 resets on a longer round too. */
+/* 6.8 WATCHDOG_INTERVAL_MAX_NS; 7.1+ resets on a longer round too. */
 #define LONG_INTERVAL_NS (2 * WATCHDOG_INTERVAL_NS)
-/* 7.2: a read-out slower than this in 3 tries waits for the next round. */
+/* 7.1+: a read-out slower than this in 3 tries waits for the next round. */
 #define READOUT_RETRY_NS 50000u
 /* WD_READ_SKIP: clocksource_watchdog() suspends itself for HZ * 300. */
 #define READBACK_SUSPEND_NS 300000000000ull
 
-/* cs_watchdog_read() (5.14, 5.10.y): a wd-cs-wd read-back longer than the
- * bound is retried; a wd-wd read-back longer than the skip limit skips
- * the check; every retry over the bound marks the TSC unstable.  The
- * bound is WATCHDOG_MAX_SKEW (100 us) with skip at half of it, from 6.3
- * the two margins (500 us) with skip at the watchdog's (250 us). */
+/* cs_watchdog_read() (db3a34e17433, 5.14: git describe v5.13-rc4-23;
+ * 5.10.y): a wd-cs-wd read-back longer than the bound is retried; every
+ * retry over the bound marks the TSC unstable.  The bound is
+ * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14..5.16; 100 us with a
+ * skip when one wd-wd read-back exceeds half of it from c86ff8c55b8a
+ * (5.17, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
+ * (c37e85c135ce raised WATCHDOG_MAX_SKEW); from 6.12 (4ac1dd3245b9, git
+ * describe v6.11-rc1-5) the two sources' margins (2 x 250 us) with skip
+ * at the watchdog's (250 us) (6.12.118 cs_watchdog_read()). */
+#define READBACK_BOUND_50US_NS 50000u
 #define READBACK_BOUND_NS 100000u
 #define READBACK_SKIP_NS 50000u
+#define READBACK_BOUND_125US_NS 125000u
+#define READBACK_SKIP_125US_NS 62500u
 #define READBACK_BOUND_MARGINS_NS 500000u
 #define READBACK_SKIP_MARGINS_NS 250000u
 
@@ -158,15 +173,18 @@ void watchdog_figures(const struct model *m, struct verdict_wd_era *e)
 		e->freq_shift = wd_calibrated && tsc_calibrated ? FREQ_SHIFT_CALIBRATED : FREQ_SHIFT_UNCALIBRATED;
 		e->skew_ppm = (uint32_t)(1000000u >> e->freq_shift);
 		e->readout_retry_ns = READOUT_RETRY_NS;
-		e->cite = "kernel/time/clocksource.c watchdog_check_freq(), 7.2";
+		e->cite = "kernel/time/clocksource.c watchdog_check_freq(), 7.1 (763aacf86f1b)";
 	} else {
 		e->check = VERDICT_WD_MARGIN;
 		if (m->kver >= KV(6, 3)) {
 			e->margin_ns = MARGINS_125US_NS;
 			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 125 us, 6.3";
-		} else if (kernel_has(m->kver, KV(5, 16), lts_margins)) {
+		} else if (kernel_has(m->kver, KV(5, 17), lts_skew_100us)) {
 			e->margin_ns = MARGINS_NS;
-			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 100 us, 5.16";
+			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 100 us, 5.17 (c86ff8c55b8a)";
+		} else if (kernel_has(m->kver, KV(5, 14), lts_margins)) {
+			e->margin_ns = MARGINS_50US_NS;
+			e->cite = "kernel/time/clocksource.c uncertainty margins, MAX_SKEW 50 us, 5.14 (2e27e793e280)";
 		} else {
 			e->margin_ns = THRESHOLD_NS;
 			e->cite = "kernel/time/clocksource.c WATCHDOG_THRESHOLD (NSEC_PER_SEC >> 4)";
@@ -324,9 +342,20 @@ static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip)
 {
 	if (m->kver >= KV_WATCHDOG_REWRITE || !kernel_has(m->kver, KV(5, 14), lts_readback))
 		return false;
-	bool margins = m->kver >= KV(6, 3);
-	*bound = margins ? READBACK_BOUND_MARGINS_NS : READBACK_BOUND_NS;
-	*skip = margins ? READBACK_SKIP_MARGINS_NS : READBACK_SKIP_NS;
+	if (m->kver >= KV(6, 12)) {
+		*bound = READBACK_BOUND_MARGINS_NS;
+		*skip = READBACK_SKIP_MARGINS_NS;
+	} else if (m->kver >= KV(6, 3)) {
+		*bound = READBACK_BOUND_125US_NS;
+		*skip = READBACK_SKIP_125US_NS;
+	} else if (kernel_has(m->kver, KV(5, 17), lts_skew_100us)) {
+		*bound = READBACK_BOUND_NS;
+		*skip = READBACK_SKIP_NS;
+	} else {
+		/* no wd-wd skip yet: any watchdog read passes it */
+		*bound = READBACK_BOUND_50US_NS;
+		*skip = UINT64_MAX;
+	}
 	return true;
 }
 
@@ -362,7 +391,7 @@ static void r_watchdog_readback_risk(const struct facts *f, struct model *m)
 	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
 }
 
-/* 7.2 also compares the TSC between two CPUs on every watchdog round
+/* The rewrite (7.1) also compares the TSC between two CPUs on every watchdog round
  * (watchdog_check_skew()): a step backwards marks it unstable. */
 static bool r_watchdog_cpu_skew_applies(const struct facts *f, const struct model *m)
 {
@@ -385,26 +414,6 @@ static bool vcpu_unsteady(const struct facts *f)
 				       in->gap_total_ns * 100 >= (uint64_t)in->gap_window_ms * 1000000);
 }
 
-/* 7.2's watchdog_check_freq() allows (interval >> 11) + the read-out
- * window for two calibrated clocks, and a late timer is re-armed at
- * expires + 0.5 s, so the round after a late one can be microseconds
- * long: then a microsecond of difference in when the PM timer read lands
- * is "frequency skew".  Seen in every boot of 7.2.13 and 7.3-rc7 on QEMU
- * TCG without HPET (intervals 36 us .. 22 ms, skew 0.65 .. 25 us); with
- * HPET watching, 7.2 and 7.3 kept tsc on all ten configurations. */
-static bool r_watchdog_unsteady_pm_applies(const struct facts *f, const struct model *m)
-{
-	return tsc_watched(m) && !m->tsc_demoted && m->watchdog == VERDICT_SRC_ACPI_PM &&
-	       vcpu_unsteady(f);
-}
-
-static void r_watchdog_unsteady_pm(const struct facts *f, struct model *m)
-{
-	m->tsc_demoted = true;
-	m->demote_why = "an unsteady vCPU and the acpi_pm watchdog: 7.2's frequency check fails on a short round";
-	cap_confidence(m, VERDICT_CONFIDENCE_LOW);
-}
-
 static const struct rule watchdog_rules[] = {
 	{ "watchdog-reliable", "arch/x86/kernel/tsc.c tsc_init(): tsc_clocksource_reliable",
 	  KV_OPEN, KV_OPEN, r_watchdog_reliable_applies, r_no_watchdog,
@@ -419,10 +428,10 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-adjust-packages", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 6.12 (b4bac279319d), topology_max_packages() <= 4",
 	  KV(6, 12), KV_OPEN, r_watchdog_adjust_packages_applies, r_no_watchdog,
 	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 4 packages: no clocksource watchdog", { 0 } },
-	{ "watchdog-readback", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.1 (5.10.y)",
+	{ "watchdog-readback", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.0 (5.10.y)",
 	  KV_OPEN, KV_OPEN, r_watchdog_readback_applies, r_watchdog_readback,
 	  "the measured watchdog read plus a TSC read exceed cs_watchdog_read()'s bound on every retry: TSC marked unstable", { 0 } },
-	{ "watchdog-readback-risk", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.1 (5.10.y)",
+	{ "watchdog-readback-risk", "kernel/time/clocksource.c cs_watchdog_read(), 5.14 to 7.0 (5.10.y)",
 	  KV_OPEN, KV_OPEN, r_watchdog_readback_risk_applies, r_watchdog_readback_risk,
 	  "the watchdog's slow reads (p99) exceed cs_watchdog_read()'s bound: a run of them marks the TSC unstable", { 0 } },
 	{ "watchdog-wrap", "kernel/time/clocksource.c clocksource_watchdog(), before the > 1 s skip (644649553508, 6.8)",
@@ -431,35 +440,78 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
 	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
 	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
-	{ "watchdog-unsteady-acpi-pm", "kernel/time/clocksource.c watchdog_check_freq(), 7.2; seen on QEMU TCG",
-	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_unsteady_pm_applies, r_watchdog_unsteady_pm,
-	  "the vCPU does not run steadily and acpi_pm watches: a short watchdog round reads as frequency skew, tsc marked unstable", { 0 } },
-	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.2",
+	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.1+ (763aacf86f1b)",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
 	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },
 };
 
 const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rules), pick_watchdog };
 
-/* With no HPET, the TSC under the watchdog is first checked against
- * refined-jiffies until acpi_pm registers (kernel/time/clocksource.c picks
- * the best non-MUST_VERIFY source as watchdog).  Jiffies lose ticks on a
- * vCPU that does not run steadily (TCG, heavy steal), so the TSC can look
- * 20% fast and be demoted to acpi_pm before acpi_pm takes the watchdog
- * over.  Seen with Debian's 6.1 and 6.12 on QEMU TCG q35,hpet=off -smp 1:
- * 3 of 6 boots each way ("skewed 80233346 ns over watchdog
- * 'refined-jiffies'", tests/linux/README.md).  A race, not a rule: the
- * prediction stays, its confidence drops and the reason says why. */
-void note_jiffies_watchdog_race(const struct facts *f, struct model *m, struct verdict *v)
+/* Two races the TSC can lose when the vCPU does not run steadily (TCG, or
+ * measured gaps of 1 % of the window or more).  Neither is a rule: whether
+ * the guest loses depends on the host's load while it boots, which the
+ * probe, run at another time, cannot see.  The prediction stays; the
+ * verdict names the race and what Linux picks if the TSC loses it
+ * (verdict.risk, by_kernel[].risk), so a guest that ended there is
+ * explained, not contradicted.
+ *
+ * jiffies_watchdog: with no HPET the best watchdog is acpi_pm, which
+ * registers late (fs_initcall); until then clocksource_select_watchdog()
+ * takes refined-jiffies, and jiffies lose ticks on a preempted vCPU, so
+ * tsc-early looks up to twice as fast ("skewed 500785720 ns over watchdog
+ * 'refined-jiffies' interval of 480030000 ns", Debian 6.12.95 on QEMU TCG
+ * q35,hpet=off -smp 2) and is marked unstable.  Seen on 6.1, 6.12 and
+ * 6.12.118, in 4 of 5 boots of the two hpet=off configurations.  The
+ * rewritten watchdog (1432f9d4e8aa, 7.1) skips non-continuous sources as watchdogs.
+ *
+ * tsc_calibration: without an advertised rate Linux calibrates the TSC
+ * with loops against the PIT and HPET/PM timer; when the two disagree by
+ * more than 10 % pit_hpet_ptimer_calibrate_cpu() trusts the PIT ("PIT
+ * calibration deviates from HPET: 838262 2445306", "Using PIT calibration
+ * value", Debian 6.12.95 on TCG Skylake-Server under heavy host load), the
+ * refined calibration gives up more than 1 % away, and the watchdog then
+ * marks the mis-rated TSC unstable.
+ *
+ * watchdog_short_round: the rewrite's (7.1) watchdog_check_freq() allows
+ * (interval >> 11) + the read-out window for two calibrated clocks, and a
+ * late timer is re-armed at expires + 0.5 s, so the round after a late
+ * one can be microseconds long: then a microsecond of difference in when
+ * the PM timer read lands is "frequency skew" ("Marking clocksource tsc
+ * unstable due to frequency skew", acpi_pm interval 36 us .. 22 ms).
+ * Seen in all 4 boots of 7.2.13 and 7.3-rc7 without HPET in one run and
+ * in none of 4 in the next; with HPET watching they kept tsc every time. */
+void tsc_race(const struct facts *f, struct model *m)
 {
-	const struct verdict_input *in = f->in;
-	bool unsteady = vcpu_unsteady(f);
-	/* 7.2 skips non-continuous sources (refined-jiffies) as watchdogs. */
-	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || !unsteady ||
-	    in->sources[VERDICT_SRC_HPET].present == VERDICT_YES || m->kver >= KV_WATCHDOG_REWRITE)
+	m->risk_reason = NULL;
+	m->risk_why = NULL;
+	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted || !vcpu_unsteady(f))
 		return;
-	m->conf = VERDICT_CONFIDENCE_LOW;
-	add_reason(v, "no HPET: until acpi_pm registers, the TSC is checked against refined-jiffies, "
-		      "which loses ticks on an unsteady vCPU; the TSC may be demoted to acpi_pm at boot",
-		   "kernel/time/clocksource.c clocksource_watchdog(); seen on QEMU TCG hpet=off");
+	if (m->watchdog == VERDICT_SRC_ACPI_PM && m->kver < KV_WATCHDOG_REWRITE) {
+		m->risk_reason = "jiffies_watchdog";
+		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
+			      "ticks on an unsteady vCPU; the TSC may be marked unstable at boot";
+	} else if (m->watchdog == VERDICT_SRC_ACPI_PM) {
+		m->risk_reason = "watchdog_short_round";
+		m->risk_why = "no HPET: on an unsteady vCPU a short round of the rewritten watchdog against "
+			      "acpi_pm reads as frequency skew; the TSC may be marked unstable";
+	} else if (m->tsc_calibrated) {
+		m->risk_reason = "tsc_calibration";
+		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
+			      "wrong rate that Linux trusts, and the watchdog then marks the TSC unstable";
+	}
+}
+
+/* The main kernel's reasoning line for the race, and its confidence: the
+ * jiffies race was lost in most boots seen, so the prediction is a guess. */
+void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
+{
+	if (!m->risk_reason)
+		return;
+	bool calibration = str_equal(m->risk_reason, "tsc_calibration");
+	cap_confidence(m, calibration ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
+	add_reason(v, m->risk_why,
+		   calibration ? "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG" :
+		   str_equal(m->risk_reason, "jiffies_watchdog") ?
+				 "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :
+				 "kernel/time/clocksource.c watchdog_check_freq(), 7.1+; seen on QEMU TCG hpet=off");
 }

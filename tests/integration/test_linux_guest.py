@@ -409,6 +409,98 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertIn("on 6.12: probe predicts available='tsc acpi_pm'",
                       row["mismatches"][0])
 
+    # dmesg lines recorded from real guests (agreement run of 2026-12-01).
+    JIFFIES_LOST = [
+        "[    1.559729] clocksource: timekeeping watchdog on CPU0: Marking "
+        "clocksource 'tsc-early' as unstable because the skew is too large:",
+        "[    1.559820] clocksource:                       'refined-jiffies' "
+        "wd_nsec: 512032000 wd_now: fffedc98 wd_last: fffedc18 mask: "
+        "ffffffff",
+        "[    1.560014] tsc: Marking TSC unstable due to clocksource "
+        "watchdog"]
+    CALIBRATION_LOST = [
+        "[    0.056000] tsc: PIT calibration deviates from HPET: 838262 "
+        "2445306",
+        "[    0.056000] tsc: Detected 838.262 MHz processor",
+        "[   11.506384] tsc: Marking TSC unstable due to clocksource "
+        "watchdog"]
+
+    def test_named_risk_counts_only_with_its_evidence(self):
+        """A by_kernel range's risk is the prediction only when the guest
+        ended on its outcome and its dmesg shows that race lost."""
+        jiffies = {"reason": "jiffies_watchdog",
+                   "linux_clocksource": "acpi_pm",
+                   "available_clocksource": "acpi_pm"}
+        lost = {"current": "acpi_pm", "available": ["acpi_pm"],
+                "dmesg": self.JIFFIES_LOST}
+        self.assertTrue(lg.risk_explains(jiffies, lost))
+        # the same outcome without the race in dmesg: a plain mismatch
+        self.assertFalse(lg.risk_explains(
+            jiffies, dict(lost, dmesg=self.JIFFIES_LOST[2:])))
+        # another race's evidence does not stand in for this one
+        self.assertFalse(lg.risk_explains(
+            jiffies, dict(lost, dmesg=self.CALIBRATION_LOST)))
+        self.assertFalse(lg.risk_explains(
+            jiffies, dict(lost, available=["tsc", "acpi_pm"])))
+        self.assertFalse(lg.risk_explains(None, lost))
+        calib = {"reason": "tsc_calibration", "linux_clocksource": "hpet",
+                 "available_clocksource": "hpet acpi_pm"}
+        hpet = {"current": "hpet", "available": ["hpet", "acpi_pm"],
+                "dmesg": self.CALIBRATION_LOST}
+        self.assertTrue(lg.risk_explains(calib, hpet))
+        # a rate 3x off the probe's measured one is evidence by itself
+        report = {"verdict": {"inputs": {
+            "tsc_freq_measured_hz": 2445432070}}}
+        self.assertTrue(lg.risk_explains(
+            calib, dict(hpet, dmesg=self.CALIBRATION_LOST[1:]), report))
+        self.assertFalse(lg.risk_explains(
+            calib, dict(hpet, dmesg=[
+                "[    0.052000] tsc: Detected 2445.445 MHz processor",
+                self.CALIBRATION_LOST[2]]), report))
+
+    def test_short_round_risk_needs_the_frequency_skew_line(self):
+        risk = {"reason": "watchdog_short_round",
+                "linux_clocksource": "acpi_pm",
+                "available_clocksource": "acpi_pm"}
+        lost = {"current": "acpi_pm", "available": ["acpi_pm"], "dmesg": [
+            "[    6.499133] clocksource: Marking clocksource tsc-early "
+            "unstable due to frequency skew",
+            "[    6.499499] tsc: Marking TSC unstable due to clocksource "
+            "watchdog"]}
+        self.assertTrue(lg.risk_explains(risk, lost))
+        self.assertFalse(lg.risk_explains(
+            risk, dict(lost, dmesg=self.JIFFIES_LOST)))
+
+    def test_compare_takes_a_lost_race_as_agreement(self):
+        report = {"verdict": {
+            "linux_kernel": "6.18", "available_clocksource": "tsc acpi_pm",
+            "by_kernel": [{"from": "4.19", "to": "7.0",
+                           "linux_clocksource": "tsc",
+                           "available_clocksource": "tsc acpi_pm",
+                           "risk": {"reason": "jiffies_watchdog",
+                                    "linux_clocksource": "acpi_pm",
+                                    "vdso": False,
+                                    "available_clocksource": "acpi_pm",
+                                    "note": "..."}}]}}
+        guests = {
+            "6.1": {"current": "acpi_pm", "available": ["acpi_pm"],
+                    "kernel_release": "6.1-test", "dmesg": self.JIFFIES_LOST,
+                    "error": None},
+            "6.12": {"current": "acpi_pm", "available": ["acpi_pm"],
+                     "kernel_release": "6.12-test", "dmesg": [],
+                     "error": None}}
+        row = lg.compare_config("q35-qemu64-smp1-nohpet", ["6.1", "6.12"],
+                                guests=guests, report=report)
+        self.assertEqual(row["probe"]["risk_taken"],
+                         {"6.1": "jiffies_watchdog"})
+        self.assertEqual(row["probe"]["by_kernel"],
+                         {"6.1": "acpi_pm", "6.12": "tsc"})
+        self.assertEqual(len(row["mismatches"]), 2, row["mismatches"])
+        self.assertTrue(all(" on 6.12:" in mm for mm in row["mismatches"]))
+        table = lg.markdown_table([row], ["6.1", "6.12"])
+        self.assertIn("acpi_pm [acpi_pm] = predicted risk "
+                      "(jiffies_watchdog)", table)
+
     def test_kernel_names_and_suites(self):
         """Debian 13's kernel and the newest Debian packages are picked
         from their suites; names carry the version by_kernel is read at."""
@@ -604,6 +696,10 @@ class RealGuests(unittest.TestCase):
             entry = lg.verdict_for_kernel(report, k)
             with self.subTest(kernel=k, check="probe vs guest"):
                 self.assertIsNotNone(entry, "no by_kernel range holds " + k)
+                # A race the verdict names (by_kernel[].risk) and the
+                # guest's dmesg shows lost: its outcome is the prediction.
+                if lg.risk_explains(entry.get("risk"), g, report):
+                    entry = entry["risk"]
                 predicted = entry["linux_clocksource"]
                 msg = ("probe predicts %s for %s on %s; Linux %s chose %s "
                        "(available: %s)\n  %s" % (

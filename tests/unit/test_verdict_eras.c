@@ -123,8 +123,25 @@ TEST(watchdog_margin_per_era)
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "hpet");
 	CHECK_STR(v.available_clocksource, "hpet acpi_pm");
+	/* The margins came with 2e27e793e280 (5.14) at WATCHDOG_MAX_SKEW 50
+	 * us: 4 x 50 us per 0.5 s = 400 ppm until c86ff8c55b8a (5.17) put
+	 * 100 us back; 5.15 is judged as 5.15.y, which has that backport. */
+	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK_STR(on(&in, "5.14"), "hpet");
+	drift(&in, "hpet", 600);
+	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK_STR(on(&in, "5.14"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.15"), "tsc");
+	CHECK_STR(on(&in, "5.17"), "tsc");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	drift(&in, "hpet", 900);
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(on(&in, "7.2"), "hpet");
+	/* The rewrite (763aacf86f1b) came with the 7.1 merge window: 7.0
+	 * still has the 1000 ppm margin, 7.1 the 488 ppm one. */
+	CHECK_STR(on(&in, "7.0"), "tsc");
+	CHECK_STR(on(&in, "7.1"), "hpet");
 	/* A TSC of known frequency skips the refined calibration
 	 * (init_tsc_clocksource()), so it is not CALIBRATED: 1/256 (3906
 	 * ppm) on 7.2 -> tsc. */
@@ -265,6 +282,25 @@ TEST(watchdog_readback_per_era)
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(on(&in, "7.2"), "tsc");
+	/* 5.14..5.16 (WATCHDOG_MAX_SKEW 50 us, no wd-wd skip until
+	 * c86ff8c55b8a in 5.17): a 60 us HPET read alone is over the bound on
+	 * every retry -> hpet; 6.1's 100 us bound passes it -> tsc. */
+	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
+	set_source(&in, VERDICT_SRC_HPET, Y, 60000000);
+	CHECK_STR(on(&in, "5.14"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	/* A 60 us HPET read and a 70 us trapping TSC read: 130 us.  6.3..6.11
+	 * (bound 125 us, skip above 62.5 us; the margins-based bound came
+	 * with 4ac1dd3245b9 in 6.12) fail every retry -> hpet; 6.1 (bound
+	 * 100 us, skip above 50 us) skips the round on the 60 us wd-wd read
+	 * -> tsc; 6.12 allows 500 us -> tsc. */
+	set_source(&in, VERDICT_SRC_TSC, Y, 70000000);
+	CHECK_STR(on(&in, "6.6"), "hpet");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
 	/* Typical reads within the bound but a slow tail (p99 80 us): a run
 	 * of slow reads can do it; the prediction stays, confidence drops. */
 	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
@@ -305,7 +341,8 @@ TEST(intel_constant_tsc_model_bound)
  * allows only (interval >> 11) + the read-out window, and on a TCG vCPU
  * a short round after a late one fails against acpi_pm ("Marking
  * clocksource tsc unstable due to frequency skew", every 7.2.13 and
- * 7.3-rc7 boot without HPET) -> acpi_pm.  With HPET watching, tsc. */
+ * 7.3-rc7 boot without HPET in one run, none in the next): a race too,
+ * named as the risk.  With HPET watching, tsc. */
 TEST(no_hpet_under_tcg_per_era)
 {
 	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, false);
@@ -313,9 +350,14 @@ TEST(no_hpet_under_tcg_per_era)
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK(reasoning_says("refined-jiffies"));
 	CHECK(v.confidence == VERDICT_CONFIDENCE_LOW);
-	CHECK_STR(on(&in, "7.2"), "acpi_pm");
+	/* 7.1+: the short-round race instead; a race, so tsc stays the
+	 * prediction and acpi_pm is its named risk */
+	CHECK_STR(on(&in, "7.2"), "tsc");
 	CHECK(!reasoning_says("refined-jiffies"));
-	CHECK_STR(v.available_clocksource, "acpi_pm");
+	CHECK(v.confidence == VERDICT_CONFIDENCE_LOW);
+	CHECK_STR(v.risk.reason, "watchdog_short_round");
+	CHECK_STR(v.risk.linux_clocksource, "acpi_pm");
+	CHECK_STR(v.risk.available_clocksource, "acpi_pm");
 	in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, true);
 	named(&in, "tcg");
 	CHECK_STR(on(&in, "7.2"), "tsc");
