@@ -48,6 +48,6 @@ const char *wd_state_name(enum wd_state s);
 /* wd_hz 0: the era's watchdog clock was not measured (state absent). */
 void wd_replay_init(struct wd_replay *r, const struct verdict_wd_era *era, uint64_t wd_hz, unsigned wd_mask_bits);
 void wd_replay_feed(struct wd_replay *r, const struct wd_tick *t);
-/* "5.16-6.0", "7.2+", "4.19-5.9": the kernel range a replay stands for. */
+/* "5.16-6.0", "7.1+", "4.19-5.9": the kernel range a replay stands for. */
 void wd_era_range(char *buf, size_t cap, const struct verdict_wd_era *e);
 #endif

@@ -73,7 +73,7 @@ static bool readout_ok(struct wd_replay *r, const struct wd_tick *t)
 		return false;
 	}
 	if (e->readout_retry_ns && t->wd_read_ns > e->readout_retry_ns) {
-		/* 7.2: retried next round, never fatal; the next round starts
+		/* 7.1+: retried next round, never fatal; the next round starts
 		 * afresh from this one's reads. */
 		r->retried_readout++;
 		r->started = false;
