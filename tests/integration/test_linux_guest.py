@@ -30,7 +30,7 @@ logs (tests/linux/fixtures), boot_guest's retry with QEMU replaced by canned
 runs, and check_config's skip with the boots replaced.
 
 Run: python3 -m unittest discover -s tests/integration -p 'test_linux*' -v
-Default: the "fast" configurations on 6.1 and 6.12 (about 90 s on two
+Default: the "fast" configurations on 6.1 and/or 6.12, as their tuple in scripts/linux-guest says (about 90 s on two
 cores).  Every configuration on every fetched kernel (Debian 13's 6.12,
 unstable's and experimental's too): LINUX_GUEST_FULL=1.  Kernels are fetched on first use (scripts/linux-guest
 fetch, ~180 MB into build/linux); the booting tests are skipped with the
