@@ -146,6 +146,9 @@ struct verdict_input {
 	/* Gaps (the vCPU did not run). */
 	bool gaps_measured;
 	uint64_t gap_count, gap_max_ns, gap_total_ns, gap_window_ms;
+	/* The share of the measured window lost, as the summary prints it;
+	 * 0 = unknown (an older report): derived from total and window_ms. */
+	uint64_t gap_share_ppm;
 
 	struct verdict_drift drift[VERDICT_MAX_DRIFT];
 	uint32_t drift_count;

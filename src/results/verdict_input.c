@@ -137,6 +137,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 		in->gap_max_ns = rate_cycles_to_ns(r->gaps.g.max, r->gaps.tsc_hz);
 		in->gap_total_ns = rate_cycles_to_ns(r->gaps.g.total, r->gaps.tsc_hz);
 		in->gap_window_ms = r->gaps.window_ms;
+		in->gap_share_ppm = gaps_share_ppm(&r->gaps.g);
 	}
 	/* Linux takes these frequencies as known (TSC_KNOWN_FREQ: kvmclock.c,
 	 * mshyperv.c, vmware.c, native_calibrate_tsc() with a crystal) and

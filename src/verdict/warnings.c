@@ -271,8 +271,13 @@ static void warn_gaps(const struct facts *f, struct verdict *v)
 
 	if (!in->gaps_measured || !in->gap_count)
 		return;
+	/* The measured window's share, so the warning and the summary's gaps
+	 * line print the same figure; the nominal window only for inputs
+	 * that lack it. */
 	uint64_t window_ns = in->gap_window_ms * 1000000ull;
-	uint64_t share_ppm = window_ns ? mul_div_u64(in->gap_total_ns, 1000000, window_ns) : 0;
+	uint64_t share_ppm = in->gap_share_ppm ? in->gap_share_ppm
+			     : window_ns    ? mul_div_u64(in->gap_total_ns, 1000000, window_ns)
+					    : 0;
 	if (in->gap_max_ns < GAP_WARN_MAX_NS && share_ppm < GAP_WARN_SHARE_PPM)
 		return;
 	struct verdict_warning *w = add_warning(v, WARN_LARGE_GAPS,

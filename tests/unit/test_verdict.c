@@ -683,6 +683,12 @@ TEST(frequency_gaps_and_drift_warnings)
 	/* 25 ms of 1000 ms = 2.50 % */
 	CHECK(w && strstr(w->evidence, "3 gaps in 1000 ms, longest 20.0 ms, total 25.0 ms"));
 	CHECK(w && strstr(w->evidence, "(2.50% of the window)"));
+	/* A report carries the measured window's share (the summary's gaps
+	 * line): it wins over total / nominal window. */
+	in.gap_share_ppm = 24876;
+	decide(&in, &v);
+	w = verdict_find_warning(&v, "LARGE_GAPS");
+	CHECK(w && strstr(w->evidence, "(2.48% of the window)"));
 }
 
 /* Every recorded case: ACPI_PM_FALLBACK exactly when acpi_pm is
