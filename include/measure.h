@@ -155,4 +155,10 @@ void measure_baselines(struct baselines *b, const struct measure_plan *plan);
 /* The TSC step of this run (0 = not observable), as measure_baselines found it. */
 uint64_t measure_tsc_step(void);
 void measure_behaviour(struct behaviour *out, const struct source_desc *d, const struct measure_plan *plan);
+
+/* One reference reading for a rate or an offset: of `tries` reads, the one
+ * with the narrowest TSC bracket (an interrupt or a preempted vCPU widens
+ * it); returns the raw value, with the bracket's midpoint and width
+ * (stamp.c).  The frequency window and the watch both time against it. */
+uint64_t measure_stamp(const struct source_desc *d, unsigned tries, uint64_t *tsc_mid, uint64_t *bracket);
 #endif

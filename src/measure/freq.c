@@ -5,6 +5,7 @@
  * enough to count their wraps. */
 #include "msr.h"
 #include "freq.h"
+#include "measure.h"
 #include "arch.h"
 #include "counter.h"
 #include "fault.h"
@@ -28,26 +29,9 @@ struct reference {
 	uint64_t ticks;              /* extended, start to end */
 };
 
-/* Reads the reference with the narrowest TSC bracket out of a few tries;
- * returns the raw value and the bracket's midpoint and width. */
 static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
-	uint64_t best_raw = 0, best_mid = 0, best_width = UINT64_MAX;
-	for (int i = 0; i < STAMP_TRIES; i++) {
-		bool was_on = irq_save();
-		uint64_t a = rdtsc_ordered();
-		uint64_t v = d->read();
-		uint64_t b = rdtsc_ordered();
-		irq_restore(was_on);
-		if (b - a < best_width) {
-			best_width = b - a;
-			best_mid = a + (b - a) / 2;
-			best_raw = v;
-		}
-	}
-	*tsc_mid = best_mid;
-	*bracket = best_width;
-	return best_raw;
+	return measure_stamp(d, STAMP_TRIES, tsc_mid, bracket);
 }
 
 static void advertised(struct freq_result *out, const struct run_results *r)

@@ -43,25 +43,9 @@ static struct ref_track refs[WATCH_MAX_REFS];
 static unsigned ref_count;
 static char record[RECORD_CAP];
 
-/* The read with the narrowest TSC bracket of a few tries. */
 static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
-	uint64_t best_raw = 0, best_mid = 0, best_width = UINT64_MAX;
-	for (int i = 0; i < STAMP_TRIES; i++) {
-		bool was_on = irq_save();
-		uint64_t a = rdtsc_ordered();
-		uint64_t v = d->read();
-		uint64_t b = rdtsc_ordered();
-		irq_restore(was_on);
-		if (b - a < best_width) {
-			best_width = b - a;
-			best_mid = a + (b - a) / 2;
-			best_raw = v;
-		}
-	}
-	*tsc_mid = best_mid;
-	*bracket = best_width;
-	return best_raw;
+	return measure_stamp(d, STAMP_TRIES, tsc_mid, bracket);
 }
 
 static uint64_t ns_of(uint64_t ticks, uint64_t hz) { return hz ? mul_div_u64(ticks, 1000000000ull, hz) : 0; }

@@ -1,0 +1,22 @@
+#include "measure.h"
+#include "arch.h"
+
+uint64_t measure_stamp(const struct source_desc *d, unsigned tries, uint64_t *tsc_mid, uint64_t *bracket)
+{
+	uint64_t best_raw = 0, best_mid = 0, best_width = UINT64_MAX;
+	for (unsigned i = 0; i < tries; i++) {
+		bool was_on = irq_save();
+		uint64_t a = rdtsc_ordered();
+		uint64_t v = d->read();
+		uint64_t b = rdtsc_ordered();
+		irq_restore(was_on);
+		if (b - a < best_width) {
+			best_width = b - a;
+			best_mid = a + (b - a) / 2;
+			best_raw = v;
+		}
+	}
+	*tsc_mid = best_mid;
+	*bracket = best_width;
+	return best_raw;
+}
