@@ -81,9 +81,18 @@ class Sources(ProbeTest):
             for field in ("min", "p50", "throughput"):
                 self.assertIn(field, b[key], key)
         self.assertGreater(b["unassigned_port_cycles"]["throughput"], b["harness_cycles"]["throughput"])
-        self.assertEqual(self.source("q35_max", "tsc")["read_path"], "native")
-        for name in ("acpi_pm", "hpet", "pit"):
-            self.assertEqual(self.source("q35_max", name)["read_path"], "device_model", name)
+        # Under TCG the yardsticks are emulation costs: now and then the
+        # unassigned port costs under twice the empty harness (a fresh
+        # clone saw port 149, harness 80 ticks) and the classifier must
+        # say it cannot tell, with the reason.  It must never name the
+        # wrong path.
+        for name, path in (("tsc", "native"), ("acpi_pm", "device_model"),
+                           ("hpet", "device_model"), ("pit", "device_model")):
+            s = self.source("q35_max", name)
+            if s["read_path"] == "unknown":
+                self.assertRegex(s["read_path_basis"], "yardsticks not ordered|overlap", name)
+            else:
+                self.assertEqual(s["read_path"], path, name)
 
     def test_pm_timer_to_cpuid_ratio_near_peer_benchmark(self):
         # kvm-unit-tests vmexit on this QEMU (TCG, OVMF): inl_from_pmtimer
