@@ -148,7 +148,7 @@ test:
 # libFuzzer targets, one per parser or writer that takes outside bytes:
 # ACPI + SMBIOS tables, the settings text, CPUID leaves, the JSON writer.
 # `make fuzz` runs each for FUZZ_SECONDS (default 20) from its seeds; the
-# campaign figures are in tests/fuzz/README.md; seeds (crash regressions
+# campaign figures are in docs/hostile-machine.md; seeds (crash regressions
 # among them) in tests/fixtures/fuzz/<target>/.
 FUZZ_TARGETS := acpi settings cpuid json
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -Itests/fuzz -fsanitize=fuzzer,address,undefined \
