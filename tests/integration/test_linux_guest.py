@@ -504,16 +504,16 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
     def test_kernel_names_and_suites(self):
         """Debian 13's kernel and the newest Debian packages are picked
         from their suites; names carry the version by_kernel is read at."""
-        cands = [("7.3~rc7-1~exp1", "1 http://m/debian experimental/main "
+        cands = [("7.3~rc7-1~exp1", "1 http://mirror.example/pub/debian experimental/main "
                   "amd64 Packages"),
-                 ("7.2.13-1", "500 http://m/debian sid/main amd64 Packages"),
-                 ("6.12.118-1", "500 http://m/debian-security "
+                 ("7.2.13-1", "500 http://mirror.example/pub/debian sid/main amd64 Packages"),
+                 ("6.12.118-1", "500 http://mirror.example/pub/debian-security "
                   "trixie-security/main amd64 Packages"),
-                 ("6.12.117-1", "500 http://m/debian trixie/main amd64 "
+                 ("6.12.117-1", "500 http://mirror.example/pub/debian trixie/main amd64 "
                   "Packages"),
-                 ("6.12.95-1~bpo12+1", "100 http://m/debian "
+                 ("6.12.95-1~bpo12+1", "100 http://mirror.example/pub/debian "
                   "bookworm-backports/main amd64 Packages"),
-                 ("6.1.192-3", "500 http://m/debian bookworm/main amd64 "
+                 ("6.1.192-3", "500 http://mirror.example/pub/debian bookworm/main amd64 "
                   "Packages")]
         self.assertEqual(lg.pick_meta_versions(cands), {
             "7.3": "7.3~rc7-1~exp1", "7.2": "7.2.13-1",
