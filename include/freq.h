@@ -74,6 +74,7 @@ extern const unsigned freq_claim_count;
 
 struct run_results;
 /* Fills advertised values and, with window_ms > 0, measures against
- * whichever of hpet/acpi_pm measured ok (their sources are prepared). */
-void freq_measure(struct freq_result *out, struct run_results *r, uint32_t window_ms);
+ * whichever of hpet/acpi_pm measured ok (their sources are prepared),
+ * stamping them through the engine's context. */
+void freq_measure(struct freq_result *out, struct run_results *r, const struct measure_ctx *ctx, uint32_t window_ms);
 #endif

@@ -12,5 +12,5 @@ bool kvmclock_register_area(struct pvclock_time_info *cpu_area);
 uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area);
 void kvmclock_unregister_this_cpu(void);
 /* MSR write/read costs, once the harness is known. */
-void kvmclock_measure_msrs(const struct measure_plan *plan);
+void kvmclock_measure_msrs(const struct measure_ctx *ctx);
 #endif

@@ -36,7 +36,7 @@ struct source_desc {
 	char reason[160];     /* why absent / what failed */
 };
 
-struct measure_plan;
+struct measure_ctx;
 struct source_facts;
 
 /* What a source says about itself while running (watch mode re-reads it
@@ -60,7 +60,7 @@ struct clock_source {
 	void (*finish)(void);
 	/* Source-specific measurements after the read cost (may be NULL):
 	 * kvm-clock times its MSR registration and read-back. */
-	void (*measure_extra)(const struct measure_plan *plan);
+	void (*measure_extra)(const struct measure_ctx *ctx);
 	/* Copies what the source learned into its result (may be NULL); run
 	 * after measurement and again before the report, since some counts
 	 * (pvclock retries) grow while other stages read the source. */

@@ -43,6 +43,7 @@ void watch_json_section(struct json *j, const struct watch_result *w);
 void watch_watchdog_sentence(char *buf, size_t cap, const struct watch_result *w);
 
 struct run_results;
+struct measure_ctx;
 /* Runs the watch (hardware side); fills *out, emits one record per interval. */
-void watch_run(struct watch_result *out, struct run_results *r);
+void watch_run(struct watch_result *out, struct run_results *r, const struct measure_ctx *ctx);
 #endif

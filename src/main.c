@@ -134,7 +134,7 @@ static void classify_read_paths(struct run_results *r)
 	}
 }
 
-static void measure_sources(struct run_results *r, const struct measure_plan *plan)
+static void measure_sources(struct run_results *r, const struct measure_ctx *ctx)
 {
 	for (unsigned i = 0; i < SOURCE_ID_COUNT && i < MAX_SOURCES; i++) {
 		struct source_result *s = &r->sources[r->source_count++];
@@ -142,17 +142,17 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 		s->status = s->src->prepare(&s->desc, &r->facts);
 		if (s->status == SOURCE_OK) {
 			progress(s->src->name);
-			measure_behaviour(&s->behaviour, &s->desc, plan);
+			measure_behaviour(ctx, &s->behaviour, &s->desc);
 			if (s->behaviour.frozen) {
 				s->status = SOURCE_ERROR;
 				str_copy(s->desc.reason, sizeof s->desc.reason,
 					 "counter never moved during the behaviour test");
 			} else {
-				measure_op(&s->cost, s->desc.read, plan);
+				measure_op(ctx, &s->cost, s->desc.read);
 			}
 		}
 		if (s->status == SOURCE_OK && s->src->measure_extra)
-			s->src->measure_extra(plan);
+			s->src->measure_extra(ctx);
 		if (s->src->collect)
 			s->src->collect(&s->facts);
 	}
@@ -177,7 +177,7 @@ static void release_sources(struct run_results *r)
 
 /* The boot-time report stands on its own if the VM dies during the watch;
  * the final one repeats it with the watch section. */
-static bool watch_then_report(struct run_results *r, struct watch_result *w)
+static bool watch_then_report(struct run_results *r, struct watch_result *w, const struct measure_ctx *ctx)
 {
 	struct platform *plat = r->facts.plat;
 	const char *why = plat->leave_firmware ? plat->leave_firmware() : NULL;
@@ -191,7 +191,7 @@ static bool watch_then_report(struct run_results *r, struct watch_result *w)
 	} else {
 		progress("watch");
 		w->reason = NULL;
-		watch_run(w, r);
+		watch_run(w, r, ctx);
 	}
 	collect_sources(r);
 	r->faults_caught = fault_caught_count();
@@ -237,8 +237,10 @@ void probe_main(struct platform *plat)
 	}
 
 	static uint64_t *scratch;
-	/* Two arrays: the reads and the empty harness interleaved with them. */
-	scratch = plat->alloc_pages ? plat->alloc_pages(2 * f->settings.samples * sizeof(uint64_t)) : NULL;
+	static struct measure_ctx ctx;
+	/* Two arrays: the reads and the empty harness interleaved with them;
+	 * then one op's batch pairs. */
+	scratch = plat->alloc_pages ? plat->alloc_pages(2 * f->settings.samples * sizeof(uint64_t) + sizeof(struct batch_log)) : NULL;
 	if (!scratch) {
 		results_error(r, "NO_MEMORY", "cannot allocate the sample buffer");
 	} else {
@@ -248,25 +250,27 @@ void probe_main(struct platform *plat)
 			.window_deadline_cycles = facts_ms_to_cycles(f, 2),
 			.scratch = scratch,
 			.harness_scratch = scratch + f->settings.samples,
+			.batches = (struct batch_log *)(scratch + 2 * f->settings.samples),
 		};
 		serialization_choose(&r->serialization, &f->cpu);
-		r->method = measure_init(&r->serialization, f->cpu.rdtscp);
+		measure_ctx_init(&ctx, &r->serialization, f->cpu.rdtscp, &plan);
+		r->method = ctx.method;
+		ctx.totals = &r->baselines.totals;
 		progress("baselines");
-		measure_baselines(&r->baselines, &plan);
-		measure_sources(r, &plan);
+		measure_baselines(&ctx, &r->baselines);
+		measure_sources(r, &ctx);
 		/* Everything after this times itself with the TSC: a TSC that does
 		 * not tick (the tsc source's behaviour test) would only produce
 		 * numbers that mean nothing, so those stages say why instead. */
 		if (results_source_ok(r, SOURCE_ID_TSC)) {
 			progress("frequency and drift");
-			freq_measure(&r->freq, r, f->settings.freq_window_ms);
+			freq_measure(&r->freq, r, &ctx, f->settings.freq_window_ms);
 			progress("cross-CPU");
 			crosscpu_run(&r->xcpu, r);
 			progress("gaps");
-			gapscan_run(&r->gaps, results_tsc_hz(r), measure_tsc_step(), f->settings.gaps_window_ms,
-				    f->cpu.is_intel);
+			gapscan_run(&r->gaps, &ctx, results_tsc_hz(r), f->settings.gaps_window_ms, f->cpu.is_intel);
 			if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
-				gapscan_all_cpus(&r->gaps_cpus, r, measure_tsc_step());
+				gapscan_all_cpus(&r->gaps_cpus, r, &ctx);
 		} else {
 			results_error(r, "TSC_UNUSABLE",
 				      "the TSC source did not measure ok: frequency, cross-CPU and gap stages skipped");
@@ -292,7 +296,7 @@ void probe_main(struct platform *plat)
 	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	bool complete = report_emit(r);
 	if (watching)
-		complete = watch_then_report(r, &watch);
+		complete = watch_then_report(r, &watch, &ctx);
 	release_sources(r);
 	leave(complete ? DEBUG_EXIT_REPORT_COMPLETE : DEBUG_EXIT_PROBE_FAILED);
 }

@@ -43,9 +43,9 @@ static struct ref_track refs[WATCH_MAX_REFS];
 static unsigned ref_count;
 static char record[RECORD_CAP];
 
-static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
+static uint64_t stamp(const struct measure_ctx *ctx, const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
-	return measure_stamp(d, STAMP_TRIES, tsc_mid, bracket);
+	return measure_stamp(ctx, d, STAMP_TRIES, tsc_mid, bracket);
 }
 
 static uint64_t ns_of(uint64_t ticks, uint64_t hz) { return hz ? mul_div_u64(ticks, 1000000000ull, hz) : 0; }
@@ -81,6 +81,7 @@ static void follow_narrow(void)
 struct watch_ctx {
 	struct watch_result *w;
 	struct run_results *r;
+	const struct measure_ctx *mctx;
 	uint64_t tsc_hz;          /* cycles -> ns for offsets */
 	uint64_t believed_hz;     /* the rate a guest kernel would use (watchdog replay) */
 	uint64_t start_tsc;
@@ -108,7 +109,7 @@ static void watchdog_tick(struct watch_ctx *c)
 		if (!fed)
 			continue;
 		uint64_t mid, bracket;
-		uint64_t ticks = counter_ext_feed(&t->ext, stamp(&t->s->desc, &mid, &bracket));
+		uint64_t ticks = counter_ext_feed(&t->ext, stamp(c->mctx, &t->s->desc, &mid, &bracket));
 		if (t->wd_started) {
 			struct wd_tick tick = {
 				.at_ms = rate_cycles_to_ns(mid - c->watch_start_tsc, c->tsc_hz) / 1000000,
@@ -208,7 +209,7 @@ static void boundary(struct watch_ctx *c, struct watch_interval *iv, const struc
 		struct ref_track *t = &refs[i];
 		struct watch_ref_sample *s = &iv->ref[iv->ref_count++];
 		uint64_t mid, bracket;
-		uint64_t ticks = counter_ext_feed(&t->ext, stamp(&t->s->desc, &mid, &bracket));
+		uint64_t ticks = counter_ext_feed(&t->ext, stamp(c->mctx, &t->s->desc, &mid, &bracket));
 		uint64_t hz = t->s->desc.freq_hz;
 		s->name = t->s->src->name;
 		s->valid = true;
@@ -288,7 +289,7 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 									    : "no other CPU answered the re-check";
 		}
 	}
-	gapscan_run(&recheck_gaps, c->tsc_hz, measure_tsc_step(), RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
+	gapscan_run(&recheck_gaps, c->mctx, c->tsc_hz, RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
 	out->gaps_measured = recheck_gaps.measured;
 	out->gap_window_ms = RECHECK_GAP_WINDOW_MS;
 	out->gap_count = recheck_gaps.g.count;
@@ -333,10 +334,10 @@ static void tsc_rate(struct watch_result *w, const struct watch_interval *iv, ui
 	}
 }
 
-void watch_run(struct watch_result *w, struct run_results *r)
+void watch_run(struct watch_result *w, struct run_results *r, const struct measure_ctx *ctx)
 {
 	const struct probe_facts *f = &r->facts;
-	struct watch_ctx c = { .w = w, .r = r };
+	struct watch_ctx c = { .w = w, .r = r, .mctx = ctx };
 	w->status = "ok";
 	w->watch_s = f->settings.watch_seconds;
 	w->interval_s = f->settings.watch_interval_seconds;
@@ -375,7 +376,7 @@ void watch_run(struct watch_result *w, struct run_results *r)
 		w->rtc_reason = c.rtc_first.why;
 	c.watch_start_tsc = c.rtc_ok ? c.rtc_first.tsc : rdtsc();
 	for (unsigned i = 0; i < ref_count; i++) {
-		uint64_t raw = stamp(&refs[i].s->desc, &refs[i].tsc_mid, &refs[i].bracket);
+		uint64_t raw = stamp(ctx, &refs[i].s->desc, &refs[i].tsc_mid, &refs[i].bracket);
 		counter_ext_init(&refs[i].ext, refs[i].s->desc.width_bits, refs[i].s->desc.counts_down, raw);
 		refs[i].ticks = 0;
 	}

@@ -123,16 +123,16 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 }
 
 /* MSR costs are measured once the harness is known (engine order). */
-void kvmclock_measure_msrs(const struct measure_plan *plan)
+void kvmclock_measure_msrs(const struct measure_ctx *ctx)
 {
 	if (!active)
 		return;
-	struct measure_plan few = *plan;
+	struct measure_ctx few = *ctx;
 	/* Each write makes the host rewrite the page: fewer samples than the
 	 * reads get (the batch throughput adds its own fixed count). */
-	few.samples = MIN(plan->samples, 512u);
-	measure_op(&facts.msr_write, op_register, &few);
-	measure_op(&facts.msr_read, op_read_back, &few);
+	few.plan.samples = MIN(ctx->plan.samples, 512u);
+	measure_op(&few, &facts.msr_write, op_register);
+	measure_op(&few, &facts.msr_read, op_read_back);
 }
 
 static void kvmclock_finish(void)
