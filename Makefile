@@ -30,7 +30,8 @@ PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/decode/*.c src/analysis/*.c src/
 # Private headers of pure modules (include/ holds the public ones).
 PURE_HDRS  := $(wildcard src/decode/*.h src/verdict/*.h src/report/*.h)
 # Hardware-touching core shared by every boot path.
-CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/discover/*.c src/sources/*.c src/measure/*.c src/console/*.c) src/main.c)
+CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/discover/*.c src/sources/*.c src/measure/*.c src/console/*.c \
+	src/run/*.c) src/main.c)
 CORE_ASM   := $(sort $(wildcard src/arch/*.S))
 UEFI_SRCS  := src/platform/uefi.c
 

@@ -189,6 +189,18 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 void measure_baselines(struct measure_ctx *ctx, struct baselines *b);
 void measure_behaviour(const struct measure_ctx *ctx, struct behaviour *out, const struct source_desc *d);
 
+/* One prepared source (s->src, s->desc, s->status from its prepare):
+ * behaviour, read cost and its own extra measurements while it is OK, its
+ * facts collected either way (sources.c). */
+void measure_source(const struct measure_ctx *ctx, struct source_result *s);
+struct run_results;
+/* Every source's facts again: some counts (pvclock retries) grow while
+ * later stages read the sources. */
+void sources_collect(struct run_results *r);
+/* Every source handed back (HPET configuration, pvclock page): after the
+ * last reading, the watch's included. */
+void sources_release(struct run_results *r);
+
 /* One reference reading for a rate or an offset: of `tries` reads, the one
  * with the narrowest TSC bracket (an interrupt or a preempted vCPU widens
  * it); returns the raw value, with the bracket's midpoint and width

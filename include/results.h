@@ -101,6 +101,10 @@ const char *results_source_name(const struct run_results *r, enum source_id id);
 const struct source_facts *results_facts(const struct run_results *r, enum source_id id);
 /* The TSC rate used to turn cycles into ns everywhere in the report. */
 uint64_t results_tsc_hz(const struct run_results *r);
+/* Labels every measured source's read path (native, exit, device_model,
+ * ...) against the run's yardsticks, and names a harness anomaly
+ * (read_paths.c). */
+void results_judge_read_paths(struct run_results *r);
 /* Fills the verdict's plain-fact input from everything measured. */
 void results_verdict_input(const struct run_results *r, struct verdict_input *in);
 void results_error(struct run_results *r, const char *code, const char *message);
