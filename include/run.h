@@ -8,6 +8,10 @@
 #include "results.h"
 #include "watch.h"
 
+/* The report's buffer; a watch record's. */
+#define RUN_REPORT_CAP (4u << 20)
+#define RUN_RECORD_CAP (64u << 10)
+
 struct run {
 	struct run_results results;
 	struct verdict_input verdict_input;
@@ -15,6 +19,11 @@ struct run {
 	bool measuring;  /* the sample buffers exist: the measuring stages run */
 	bool timed;      /* ...and the tsc source measured ok: the stages timed by it run */
 	bool complete;   /* the last report went out whole */
+	/* The last report that went out whole, kept so a late console gets
+	 * the very same bytes (leave.c); len 0: none yet. */
+	char *report;
+	size_t report_len;
+	char record[RUN_RECORD_CAP];
 };
 
 /* The fault guard, COM1 and the settings: what even discovery needs. */

@@ -1,12 +1,12 @@
 /* Watch mode, the probe side: keeps stamping every working clock source and
  * the CMOS RTC against the TSC, interval after interval, feeds the pure
- * event detector and the Linux watchdog replay, and emits one framed record
- * per interval.  Every wait has an iteration bound and a TSC deadline; a
- * source that stops answering becomes an event, not a stop. */
+ * event detector and the Linux watchdog replay, and hands each interval's
+ * figures to the run, which sends them out as a framed record.  Every wait
+ * has an iteration bound and a TSC deadline; a source that stops answering
+ * becomes an event, not a stop. */
 #include "watch.h"
 #include "arch.h"
 #include "cmos_rtc.h"
-#include "console.h"
 #include "counter.h"
 #include "crosscpu.h"
 #include "gapscan.h"
@@ -22,7 +22,6 @@
 /* Loop iterations per second of waiting: a spin is at least a few ns, so
  * this ends a wait whose TSC stopped, long after any real deadline. */
 #define SPINS_PER_SECOND 400000000ull
-#define RECORD_CAP (64u << 10)
 /* The per-interval re-checks, a tenth of the boot-time warp test and a
  * short gap scan: tens of ms of an interval of seconds.  A partner CPU
  * that does not answer costs at most RECHECK_STALL_MS. */
@@ -41,7 +40,6 @@ struct ref_track {
 
 static struct ref_track refs[WATCH_MAX_REFS];
 static unsigned ref_count;
-static char record[RECORD_CAP];
 
 static uint64_t stamp(const struct measure_ctx *ctx, const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
@@ -297,26 +295,6 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 	out->gap_total_ns = ns_of(recheck_gaps.g.total, c->tsc_hz);
 }
 
-static void emit_record(struct watch_result *w)
-{
-	struct json j;
-	json_init(&j, record, sizeof record);
-	watch_json_record(&j, w);
-	if (json_ok(&j)) {
-		con_emit_watch_record(w->seq, record, j.len);
-	} else {
-		/* Too many events for the buffer: the record still goes out, its
-		 * seq kept, saying so, rather than leaving a gap. */
-		json_init(&j, record, sizeof record);
-		json_object_begin(&j, NULL);
-		json_u64(&j, "seq", w->seq);
-		json_string(&j, "run_id", w->run_id);
-		json_string(&j, "error", "record overflowed its buffer");
-		json_object_end(&j);
-		con_emit_watch_record(w->seq, record, j.len);
-	}
-}
-
 static void tsc_rate(struct watch_result *w, const struct watch_interval *iv, uint64_t tsc_hz)
 {
 	/* Against the first counter that moved (HPET before the PM timer in
@@ -334,7 +312,8 @@ static void tsc_rate(struct watch_result *w, const struct watch_interval *iv, ui
 	}
 }
 
-void watch_run(struct watch_result *w, struct run_results *r, const struct measure_ctx *ctx)
+void watch_run(struct watch_result *w, struct run_results *r, const struct measure_ctx *ctx,
+	       void (*record)(void *arg, const struct watch_result *w), void *arg)
 {
 	const struct probe_facts *f = &r->facts;
 	struct watch_ctx c = { .w = w, .r = r, .mctx = ctx };
@@ -409,7 +388,7 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 		w->elapsed_tsc_ms = rate_cycles_to_ns(rdtsc() - c.watch_start_tsc, c.tsc_hz) / 1000000;
 		if (c.rtc_ok)
 			w->elapsed_rtc_ms = (c.rtc_last.unix_seconds - c.rtc_first.unix_seconds) * 1000;
-		emit_record(w);
+		record(arg, w);
 		uint64_t done_ms = w->elapsed_tsc_ms > w->elapsed_rtc_ms ? w->elapsed_tsc_ms : w->elapsed_rtc_ms;
 		if (done_ms >= (uint64_t)w->watch_s * 1000)
 			break;

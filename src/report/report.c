@@ -1,7 +1,6 @@
 /* The machine-readable report: schema v1 of design.md.  Names here are a
  * contract with tools outside this repository: extend, never rename.
- * Built from the run's results alone; src/console/emit.c sends it out. */
-#include "watch.h"
+ * Built from the run's results alone; deliver.c hands it to the sink. */
 #include "report_parts.h"
 
 bool report_build_json(struct json *j, const struct run_results *r)

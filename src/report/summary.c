@@ -6,7 +6,6 @@
 #include "gaps.h"
 #include "rate.h"
 #include "strbuf.h"
-#include "watch.h"
 
 static void line_start(struct strbuf *sb, char *buf, size_t cap)
 {

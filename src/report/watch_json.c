@@ -1,5 +1,5 @@
 /* The watch record and the report's watch section, from the results alone. */
-#include "watch.h"
+#include "report.h"
 #include "strbuf.h"
 
 static void offsets(struct json *j, const struct watch_result *w)

@@ -5,7 +5,6 @@
 #include "console.h"
 #include "fault.h"
 #include "ioports.h"
-#include "report.h"
 #include "strbuf.h"
 
 #define DEFAULT_WAIT_KEY_SECONDS 30
@@ -34,11 +33,9 @@ void run_leave(struct run *run)
 	if (wait_s < 0)
 		wait_s = harness || !plat->wait_key ? 0 : DEFAULT_WAIT_KEY_SECONDS;
 	if (wait_s > 0) {
-		size_t len;
-		const char *report = report_built(&len);
 		uint64_t hz = results_tsc_hz(r);
-		con_linger((uint32_t)wait_s, r->facts.settings.resend_seconds, hz ? hz : FACTS_ASSUMED_TSC_HZ, report,
-			   len);
+		con_linger((uint32_t)wait_s, r->facts.settings.resend_seconds, hz ? hz : FACTS_ASSUMED_TSC_HZ,
+			   run->report_len ? run->report : NULL, run->report_len);
 	}
 	/* Hand the firmware its own IDT back before it runs the last calls. */
 	fault_guard_remove();

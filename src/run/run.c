@@ -201,10 +201,21 @@ void stage_decide(struct run *run, struct measure_ctx *ctx)
 	verdict_decide(&r->verdict, &run->verdict_input);
 }
 
-static void stamp_report(struct run_results *r)
+/* The report as it stands now, through the console's sink: its buffer is
+ * taken once, after the measurements. */
+static void send_report(struct run *run)
 {
+	struct run_results *r = &run->results;
+	struct platform *p = r->facts.plat;
 	r->faults_caught = fault_caught_count();
 	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
+	if (!run->report && p->alloc_pages)
+		run->report = p->alloc_pages(RUN_REPORT_CAP);
+	struct sink out = console_sink(p);
+	size_t len = report_deliver(r, run->report, RUN_REPORT_CAP, &out);
+	if (len)
+		run->report_len = len;
+	run->complete = len != 0;
 }
 
 /* The boot-time report stands on its own if the VM dies during the watch;
@@ -223,8 +234,16 @@ void stage_report(struct run *run, struct measure_ctx *ctx)
 		w->reason = "the watch runs after this report; its final report follows";
 	}
 	r->serial = con.uart;
-	stamp_report(r);
-	run->complete = report_emit(r);
+	send_report(run);
+}
+
+/* Each interval's record, built from the watch's figures, out through the
+ * same sink as the report. */
+static void send_watch_record(void *arg, const struct watch_result *w)
+{
+	struct run *run = arg;
+	struct sink out = console_sink(run->results.facts.plat);
+	watch_record_deliver(w, run->record, sizeof run->record, &out);
 }
 
 /* After the boot-time report: the watch, then a final report with its
@@ -247,11 +266,10 @@ void stage_watch(struct run *run, struct measure_ctx *ctx)
 	} else {
 		progress("watch");
 		w->reason = NULL;
-		watch_run(w, r, ctx);
+		watch_run(w, r, ctx, send_watch_record, run);
 	}
 	sources_collect(r);
-	stamp_report(r);
-	run->complete = report_emit(r);
+	send_report(run);
 }
 
 /* After the last reading (the watch reads the sources too). */

@@ -4,7 +4,7 @@
  * Linux watchdog replay per era, the record's JSON and the settings. */
 #include "check.h"
 #include "settings.h"
-#include "watch.h"
+#include "report.h"
 
 /* ---- events ------------------------------------------------------------ */
 
