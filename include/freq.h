@@ -4,6 +4,7 @@
 #ifndef CP_FREQ_H
 #define CP_FREQ_H
 #include "measure.h"
+#include "source.h"
 
 #define FREQ_MAX_DRIFT 6
 

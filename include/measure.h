@@ -2,10 +2,11 @@
  * source, known only through struct clock_source / source_desc. */
 #ifndef CP_MEASURE_H
 #define CP_MEASURE_H
-#include "source.h"
 #include "stats.h"
-#include "readpath.h"
-#include "pvclock.h"
+
+struct cpu_info;
+struct source_desc;
+struct source_result;
 
 /* Samples per interrupt-masked window: short against the firmware's 10 ms
  * tick, long enough to amortise the mask/unmask around it. */
@@ -58,54 +59,6 @@ struct behaviour {
 	uint64_t min_step_ticks;   /* smallest non-zero forward step */
 	uint64_t max_backward_ticks;
 	bool frozen;               /* every read returned the same value */
-};
-
-/* What a source learned beyond its read cost.  Each source fills its own
- * member through its collect hook; everything else reads it here, in the
- * run's results, never through the source's file. */
-struct kvmclock_facts {
-	bool registered;
-	uint32_t msr;
-	struct op_cost msr_write; /* registering the page: a VM exit */
-	struct op_cost msr_read;
-	struct pvclock_time_info snapshot; /* fields after registration */
-	bool stable;              /* flag set and CPUID bit 24 allows honouring it */
-	uint64_t tsc_hz;          /* implied by mul/shift */
-	uint32_t retries;         /* version changes seen while reading */
-};
-
-struct hpet_facts {
-	bool read;                /* capabilities were read */
-	uint64_t capabilities;    /* the general capabilities register */
-	bool enabled_by_probe;    /* the probe started a halted counter */
-};
-
-struct acpi_pm_facts {
-	unsigned fadt_width_bits;
-	const char *width_evidence; /* why 24 or 32 bits */
-};
-
-struct hv_tsc_page_facts {
-	struct hv_ref_tsc_page snapshot; /* the page as prepare found it */
-	uint32_t invalid_reads;
-};
-
-struct source_facts {
-	struct kvmclock_facts kvmclock;
-	struct hpet_facts hpet;
-	struct acpi_pm_facts acpi_pm;
-	struct hv_tsc_page_facts hv_tsc_page;
-};
-
-struct source_result {
-	const struct clock_source *src;
-	struct source_desc desc;
-	enum source_status status;
-	struct op_cost cost;
-	struct behaviour behaviour;
-	struct source_facts facts;
-	enum read_path read_path;
-	char read_path_basis[200]; /* which yardsticks decided the label */
 };
 
 /* The run-wide spread of the interleaved harness: the range of every

@@ -4,6 +4,8 @@
 #define CP_RESULTS_H
 #include "facts.h"
 #include "measure.h"
+#include "readpath.h"
+#include "source.h"
 #include "smbios.h"
 #include "verdict.h"
 #include "freq.h"
@@ -14,6 +16,18 @@
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
+
+/* One source of the registry as the run found and measured it. */
+struct source_result {
+	const struct clock_source *src;
+	struct source_desc desc;
+	enum source_status status;
+	struct op_cost cost;
+	struct behaviour behaviour;
+	union source_facts facts;
+	enum read_path read_path;
+	char read_path_basis[200]; /* which yardsticks decided the label */
+};
 
 struct run_error {
 	const char *code;
@@ -60,6 +74,11 @@ struct run_identity {
 struct watch_result;
 
 struct run_results {
+	/* Every source this probe knows, measured or not (a source's own
+	 * report section stands in every report); sources[] below holds the
+	 * ones this run set up, in the same order. */
+	const struct clock_source *const *registry;
+	unsigned registry_count;
 	struct probe_facts facts;
 	uint64_t start_tsc;
 	const char *phase;
@@ -98,7 +117,7 @@ const struct source_result *results_source_ok(const struct run_results *r, enum 
 /* The source's report name (Linux's clocksource name), "?" if never set up. */
 const char *results_source_name(const struct run_results *r, enum source_id id);
 /* What a source learned beyond its cost (all zero for one never prepared). */
-const struct source_facts *results_facts(const struct run_results *r, enum source_id id);
+const union source_facts *results_facts(const struct run_results *r, enum source_id id);
 /* The TSC rate used to turn cycles into ns everywhere in the report. */
 uint64_t results_tsc_hz(const struct run_results *r);
 /* Labels every measured source's read path (native, exit, device_model,

@@ -9,6 +9,7 @@
  * tally all come in the struct measure_ctx every function takes. */
 #include "ioports.h"
 #include "measure.h"
+#include "source.h"
 #include "arch.h"
 #include "counter.h"
 

@@ -1,4 +1,5 @@
 #include "measure.h"
+#include "source.h"
 #include "arch.h"
 
 uint64_t measure_stamp(const struct measure_ctx *ctx, const struct source_desc *d, unsigned tries,
