@@ -175,6 +175,12 @@ struct acpi_info {
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,
 	       void *ctx);
 
+/* Where firmware without a handover leaves the RSDP (ACPI spec, "Finding
+ * the RSDP on IA-PC Systems"): the first 16-byte boundary in [start,
+ * start + len) holding "RSD PTR " whose first 20 bytes sum to zero; 0 when
+ * none does.  The direct-boot build scans the EBDA and 0xE0000-0xFFFFF. */
+uint64_t acpi_rsdp_scan(acpi_map_fn map, void *ctx, uint64_t start, uint64_t len);
+
 /* The n-th (0-based) listed table with this 4-character signature, or
  * NULL.  For raw dumps map (address, length) of a readable entry. */
 const struct acpi_table *acpi_find_table(const struct acpi_info *info,

@@ -3,22 +3,11 @@
  * and drift between every pair of sources over that same window. */
 #ifndef CP_FREQ_H
 #define CP_FREQ_H
+#include "freq_keys.h"
 #include "measure.h"
 #include "source.h"
 
 #define FREQ_MAX_DRIFT 6
-
-enum freq_key {
-	FREQ_CPUID_15,
-	FREQ_CPUID_16,
-	FREQ_HYPERVISOR_LEAF,
-	FREQ_PVCLOCK,
-	FREQ_VMWARE_GETHZ,
-	FREQ_HYPERV_MSR,
-	FREQ_MEASURED_HPET,
-	FREQ_MEASURED_ACPI_PM,
-	FREQ_KEY_COUNT,
-};
 
 struct freq_drift {
 	enum source_id a, b;
@@ -62,8 +51,6 @@ struct freq_result {
  * 100 ppm used here is a common crystal rating, this project's choice). */
 #define FREQ_HPET_TOLERANCE_PPM 500
 #define FREQ_ACPI_PM_TOLERANCE_PPM 100
-
-const char *freq_key_name(enum freq_key k);
 
 /* Advertised TSC rates in the order Linux's platform code takes them:
  * kvmclock's pvclock, Hyper-V's frequency MSR, VMware's GETHZ (each via

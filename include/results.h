@@ -3,6 +3,7 @@
 #ifndef CP_RESULTS_H
 #define CP_RESULTS_H
 #include "facts.h"
+#include "fault.h"
 #include "measure.h"
 #include "readpath.h"
 #include "source.h"
@@ -41,14 +42,6 @@ struct vmware_backdoor {
 	bool gethz_valid;
 	uint64_t tsc_hz, apic_hz;
 };
-
-struct fault_selfcheck {
-	int noncanonical_vector;   /* expected FAULT_GP */
-	uint32_t bogus_msr;
-	int bogus_msr_vector;      /* FAULT_GP on KVM/bare metal; TCG answers */
-	uint64_t bogus_msr_value;
-};
-void fault_selfcheck(struct fault_selfcheck *out);
 
 /* The dump setting's raw material, captured during discovery so the report
  * writer only formats: every CPUID leaf and how undefined leaves answer.

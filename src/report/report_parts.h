@@ -5,7 +5,7 @@
 #include "report.h"
 #include "freq.h"
 #include "hpet_regs.h"
-#include "fault.h"
+#include "fault_names.h"
 #include "probe.h"
 #include "rate.h"
 #include "strbuf.h"

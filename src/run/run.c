@@ -51,6 +51,7 @@ struct run *run_start(struct platform *plat)
 	 * after discovery. */
 	uart_init(&con.uart, COM1_PORT, "COM1 (default)");
 	settings_defaults(&f->settings);
+	f->settings.parse_kernel = verdict_kernel_parse;
 	if (plat->read_settings)
 		plat->read_settings(&f->settings);
 	return &the_run;

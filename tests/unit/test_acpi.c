@@ -387,6 +387,29 @@ TEST(rsdp_missing_or_zero)
 	fixture_free(&f);
 }
 
+/* The direct-boot build's search for SeaBIOS's RSDP in 0xE0000-0xFFFFF:
+ * only a 16-byte boundary with a right checksum counts. */
+TEST(rsdp_scan_of_the_bios_area)
+{
+	struct fixture f;
+	static uint8_t bios[0x20000];
+
+	fixture_load(&f, "seabios-q35");
+	const struct region *rsdp = region(&f, "RSDP.bin");
+	memset(bios, 0, sizeof bios);
+	memcpy(bios + 0x100, "RSD PTR ", 8);                    /* checksum wrong */
+	memcpy(bios + 0x208, rsdp->data, rsdp->len);            /* not on a 16-byte boundary */
+	memcpy(bios + (rsdp->addr - 0xe0000), rsdp->data, rsdp->len);
+	add_region(&f, "BIOS", 0xe0000, bios, sizeof bios);
+	CHECK_EQ_U64(acpi_rsdp_scan(fixture_map, &f, 0xe0000, 0x20000), 0xf59e0);
+	CHECK_EQ_I64(acpi_parse(&info, 0xf59e0, fixture_map, &f), 0);
+	CHECK(info.fadt.present);
+	/* An EBDA that maps nowhere, a range too short for an RSDP. */
+	CHECK_EQ_U64(acpi_rsdp_scan(fixture_map, &f, 0x9fc00, 1024), 0);
+	CHECK_EQ_U64(acpi_rsdp_scan(fixture_map, &f, 0xf59e0, 19), 0);
+	fixture_free(&f);
+}
+
 TEST(rsdp_bad_checksum_still_parsed)
 {
 	struct fixture f;
