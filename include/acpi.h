@@ -96,7 +96,7 @@ struct acpi_pm_timer_info {
 	struct acpi_gas gas;
 	uint32_t width_bits;    /* 24, or 32 with TMR_VAL_EXT */
 	const char *source;     /* "X_PM_TMR_BLK", "PM_TMR_BLK" or NULL */
-	char absent_reason[80];
+	const char *reason;     /* why not present; NULL when present */
 };
 
 struct acpi_hpet_info {
@@ -108,7 +108,7 @@ struct acpi_hpet_info {
 	uint8_t sequence;
 	uint16_t min_tick;
 	uint8_t page_protection; /* the whole byte; low 4 bits are the protection */
-	char absent_reason[80]; /* why not present/usable; "" when usable */
+	const char *reason;     /* why not present/usable; NULL when usable */
 };
 
 struct acpi_madt_cpu {

@@ -30,7 +30,7 @@ void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_
 
 struct gaps_per_cpu {
 	bool requested;
-	char note[96];
+	const char *reason;     /* why not every CPU scanned, NULL when all did */
 	uint32_t cpus;              /* entries in cpu[] */
 	struct gaps_report cpu[GAPSCAN_MAX_CPUS];
 	bool ran[GAPSCAN_MAX_CPUS];

@@ -86,7 +86,7 @@ struct run_results {
 	const char *method;
 	struct serialization serialization;
 	/* Why the empty harness looks wrong (an RDTSC that traps), or NULL. */
-	const char *harness_anomaly;
+	const char *harness_anomaly_reason;
 	struct baselines baselines;
 	struct source_result sources[MAX_SOURCES];
 	unsigned source_count;

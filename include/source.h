@@ -20,7 +20,7 @@ struct source_desc {
 	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
 	bool reads_tsc;       /* one read executes RDTSC/RDTSCP (an exit where RDTSC traps) */
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
-	char reason[160];     /* why absent / what failed */
+	char reason[REASON_LEN]; /* why absent / what failed */
 };
 
 struct measure_ctx;

@@ -361,13 +361,12 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	out->tested = 1;
 	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
 	if (r->cpus_enabled < 2) {
-		str_copy(out->absent_reason, sizeof out->absent_reason, "only one CPU: nothing to compare");
+		out->reason = "only one CPU: nothing to compare";
 		out->ran = true;
 		return;
 	}
 	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
-		str_copy(out->absent_reason, sizeof out->absent_reason,
-			 "this boot path cannot run code on other CPUs");
+		out->reason = "this boot path cannot run code on other CPUs";
 		return;
 	}
 	memset(&sh, 0, sizeof sh);

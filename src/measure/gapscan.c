@@ -96,7 +96,7 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const str
 	struct platform *p = r->facts.plat;
 	out->requested = true;
 	if (!p->ap_start || !p->aps_wait) {
-		str_copy(out->note, sizeof out->note, "this boot path cannot run code on other CPUs");
+		out->reason = "this boot path cannot run code on other CPUs";
 		return;
 	}
 	job.ctx = ctx;
@@ -117,5 +117,5 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const str
 	gapscan_run(&out->cpu[bsp], job.ctx, job.tsc_hz, job.window_ms, job.read_smi);
 	out->ran[bsp] = true;
 	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))
-		str_copy(out->note, sizeof out->note, "not every AP finished its scan in time");
+		out->reason = "not every AP finished its scan in time";
 }

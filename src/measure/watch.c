@@ -265,10 +265,10 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 	memset(out, 0, sizeof *out);
 	out->xcpu_iterations = RECHECK_WARP_ITERATIONS;
 	if (r->cpus_enabled < 2) {
-		out->xcpu_absent = "only one CPU: nothing to compare";
+		out->xcpu_reason = "only one CPU: nothing to compare";
 	} else if (!p->ap_start || !p->aps_wait) {
 		/* UEFI's MP services are boot services: gone with them. */
-		out->xcpu_absent = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
+		out->xcpu_reason = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
 						     : "this boot path cannot run code on other CPUs";
 	} else {
 		uint64_t t0 = rdtsc();
@@ -280,9 +280,9 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 			out->warps = recheck_xcpu.warps;
 			out->max_warp_ns = ns_of(recheck_xcpu.max_warp, c->tsc_hz);
 			out->skew_bound_ns = ns_of(recheck_xcpu.max_skew_cycles, c->tsc_hz);
-			out->xcpu_stopped = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
+			out->xcpu_stopped_reason = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
 		} else {
-			out->xcpu_absent = recheck_xcpu.absent_reason[0]  ? recheck_xcpu.absent_reason
+			out->xcpu_reason = recheck_xcpu.reason ? recheck_xcpu.reason
 					   : recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason
 									    : "no other CPU answered the re-check";
 		}
@@ -352,7 +352,7 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	c.rtc_last = c.rtc_first;
 	w->rtc_valid = c.rtc_ok;
 	if (!c.rtc_ok)
-		w->rtc_reason = c.rtc_first.why;
+		w->rtc_reason = c.rtc_first.reason;
 	c.watch_start_tsc = c.rtc_ok ? c.rtc_first.tsc : rdtsc();
 	for (unsigned i = 0; i < ref_count; i++) {
 		uint64_t raw = stamp(ctx, &refs[i].s->desc, &refs[i].tsc_mid, &refs[i].bracket);

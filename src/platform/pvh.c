@@ -145,8 +145,8 @@ static void copy_memmap(const struct hvm_start_info *si)
 
 static const char *pvh_mmio_write_refusal(uint64_t phys, uint64_t len)
 {
-	static char why[96];
-	return memmap_write_refusal(memmap, memmap_count, "PVH memory map", phys, len, why, sizeof why);
+	static char reason[REASON_LEN];
+	return memmap_write_refusal(memmap, memmap_count, "PVH memory map", phys, len, reason, sizeof reason);
 }
 
 static void *pvh_alloc_pages(size_t bytes)
@@ -220,7 +220,7 @@ void pvh_main(uint32_t start_info_phys)
 	find_smbios();
 
 	plat.boot = "pvh";
-	plat.firmware_absent_reason = "direct kernel boot (PVH): no firmware";
+	plat.firmware_reason = "direct kernel boot (PVH): no firmware";
 	plat.alloc_pages = pvh_alloc_pages;
 	plat.read_settings = pvh_read_settings;
 	plat.mmio_write_refusal = pvh_mmio_write_refusal;

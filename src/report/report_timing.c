@@ -17,8 +17,8 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_u64(j, "max_warp_cycles", x->max_warp);
 	json_string(j, "method", x->method);
 	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
-	if (x->absent_reason[0])
-		json_string(j, "note", x->absent_reason);
+	if (x->reason)
+		json_string(j, "note", x->reason);
 	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
 	json_array_begin(j, "per_cpu");
 	for (uint32_t i = 0; i < x->cpu_count; i++) {
@@ -133,8 +133,8 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 	json_array_end(j);
 	histogram_json(j, &g->g.hist);
 	if (all->requested) {
-		if (all->note[0])
-			json_string(j, "per_cpu_note", all->note);
+		if (all->reason)
+			json_string(j, "per_cpu_note", all->reason);
 		json_array_begin(j, "per_cpu");
 		for (uint32_t i = 0; i < all->cpus; i++) {
 			json_object_begin(j, NULL);

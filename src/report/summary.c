@@ -236,10 +236,10 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->baselines.port.cycles.p50);
 	emit(buf, false);
 
-	if (r->harness_anomaly) {
+	if (r->harness_anomaly_reason) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "Harness anomaly: ");
-		sb_str(&sb, r->harness_anomaly);
+		sb_str(&sb, r->harness_anomaly_reason);
 		sb_str(&sb, " - read costs here are distorted");
 		emit(buf, true);
 	}

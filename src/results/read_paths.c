@@ -36,9 +36,9 @@ void results_judge_read_paths(struct run_results *r)
 	}
 	/* Raw harness per call against CPUID net of it: where CPUID exits, a
 	 * harness dearer than it can only be RDTSC exiting too. */
-	r->harness_anomaly = harness_anomaly(b->harness.cycles.p50, b->cpuid.cycles.p50, r->facts.tsc_hz_rough,
+	r->harness_anomaly_reason = harness_anomaly(b->harness.cycles.p50, b->cpuid.cycles.p50, r->facts.tsc_hz_rough,
 					     !rb.cpuid_cheap);
-	rb.rdtsc_traps = r->harness_anomaly != NULL;
+	rb.rdtsc_traps = r->harness_anomaly_reason != NULL;
 	for (unsigned i = 0; i < r->source_count; i++) {
 		struct source_result *s = &r->sources[i];
 		if (s->status == SOURCE_OK)

@@ -133,8 +133,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->freq_references_disagree = r->freq.references_disagree;
 	in->freq_references_ppm = r->freq.cross_ppm;
 	in->freq_references_uncertainty_ppm = r->freq.cross_combined_ppm;
-	in->harness_anomaly = r->harness_anomaly != NULL;
-	in->harness_anomaly_reason = r->harness_anomaly;
+	in->harness_anomaly = r->harness_anomaly_reason != NULL;
+	in->harness_anomaly_reason = r->harness_anomaly_reason;
 	if (r->gaps.measured) {
 		in->gaps_measured = true;
 		in->gap_count = r->gaps.g.count;

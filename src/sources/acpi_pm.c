@@ -56,7 +56,7 @@ static enum source_status acpi_pm_prepare(struct source_desc *d, const struct pr
 	}
 	if (!pm->present) {
 		str_copy(d->reason, sizeof d->reason,
-			 pm->absent_reason[0] ? pm->absent_reason : "FADT names no PM timer");
+			 pm->reason ? pm->reason : "FADT names no PM timer");
 		return SOURCE_ABSENT;
 	}
 	fadt_width = pm->width_bits;

@@ -52,7 +52,7 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 	const struct acpi_hpet_info *h = &f->acpi.hpet;
 	if (!h->present || !h->usable) {
 		str_copy(d->reason, sizeof d->reason,
-			 h->absent_reason[0] ? h->absent_reason
+			 h->reason ? h->reason
 					     : (f->acpi_parsed ? "no HPET table in ACPI" : "no usable ACPI tables"));
 		return SOURCE_ABSENT;
 	}
