@@ -44,9 +44,10 @@ def _run(argv, cwd=None, timeout=900):
     return p.returncode, p.stdout, p.stderr
 
 
-def check_host(keyring=DEBIAN_KEYRING):
+def check_host(keyring=None):
     """Raise FetchError unless apt-get, dpkg-deb and Debian's keyring are
     here (a Debian host)."""
+    keyring = keyring or DEBIAN_KEYRING
     if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
         raise FetchError("apt-get/dpkg-deb not found (not a Debian host)")
     if not os.path.isfile(keyring):
@@ -158,12 +159,12 @@ class AptRepo:
     """
 
     def __init__(self, root, suites, required=None, mirrors=None,
-                 keyring=DEBIAN_KEYRING, component="main"):
+                 keyring=None, component="main"):
         self.root = root
         self.suites = tuple(suites)
         self.required = self.suites if required is None else tuple(required)
         self.mirrors = mirrors
-        self.keyring = keyring
+        self.keyring = keyring or DEBIAN_KEYRING
         self.component = component
 
     def options(self):
@@ -289,16 +290,18 @@ def unpack(deb, dest):
         raise FetchError("cannot unpack %s: %s" % (deb, (err or out).strip()))
 
 
-def fetch(packages, suites, dest, apt_dir, debs_dir=None, log=print):
+def fetch(packages, suites, dest, apt_dir, debs_dir=None, log=print,
+          mirrors=None):
     """Fetch the newest of each package in `suites` through the host's apt
     sources and unpack them all into dest.
 
     apt_dir: the private apt configuration (AptRepo's root); debs_dir:
-    where the .debs are kept (default apt_dir/debs).  Every suite is
+    where the .debs are kept (default apt_dir/debs); mirrors: as
+    debian_mirrors() gives (the default: the host's).  Every suite is
     required.  Returns {package: {"version", "suite", "deb"}}; raises
     FetchError naming what is missing."""
     check_host()
-    repo = AptRepo(apt_dir, suites)
+    repo = AptRepo(apt_dir, suites, mirrors=mirrors)
     repo.update(log)
     debs_dir = debs_dir or os.path.join(apt_dir, "debs")
     got = {}
