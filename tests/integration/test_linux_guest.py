@@ -38,6 +38,7 @@ fetch, ~180 MB into build/linux); the booting tests are skipped with the
 reason when that fails.  LINUX_GUEST_NO_FETCH=1 skips instead of fetching.
 """
 
+import concurrent.futures
 import importlib.machinery
 import importlib.util
 import json
@@ -621,6 +622,24 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertEqual(entries["bin/sh"][1], b"busybox")
         self.assertEqual(entries["bin/busybox"][1][:4], b"\x7fELF")
         self.assertEqual(len(blob) % 512, 0)
+
+    def test_initrd_built_by_threads_at_once(self):
+        """compare -j N: every thread that finds the initramfs stale
+        writes its own temporary file; all finish, one archive stays."""
+        if not os.path.isfile(lg.BUSYBOX):
+            self.skipTest("busybox not fetched (scripts/linux-guest fetch)")
+        d = tempfile.mkdtemp(prefix="lg-test-")
+        try:
+            dest = os.path.join(d, "initrd.cpio")
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                done = list(pool.map(lambda _: lg.build_initrd(dest),
+                                     range(8)))
+            self.assertEqual(done, [dest] * 8)
+            self.assertEqual(os.listdir(d), ["initrd.cpio"])
+            with open(dest, "rb") as f:
+                self.assertIn("init", read_newc(f.read()))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
     def test_expected_table_covers_configs(self):
         exp = load_expected()
