@@ -8,16 +8,6 @@ static const struct rule_step *const steps[] = {
 	&step_cpu_flags, &step_tsc_khz, &step_register, &step_boot_unstable, &step_watchdog,
 };
 
-bool kernel_has(unsigned kver, unsigned since, const unsigned *backported)
-{
-	if (since == KV_OPEN || kver >= since)
-		return true;
-	for (size_t i = 0; backported && i < MAX_BACKPORT_LINES && backported[i]; i++)
-		if (backported[i] == kver)
-			return true;
-	return false;
-}
-
 static bool rule_in_range(const struct rule *r, unsigned kver)
 {
 	if (!kernel_has(kver, r->since, r->backported))

@@ -3,7 +3,8 @@
  * The module replays Linux's clocksource selection on measured facts:
  * facts.c digests the input once, rules.c and watchdog.c hold the rules as
  * tables (one per step of Linux's boot order), predict.c runs them for one
- * kernel version and picks the winner, decide.c fills struct verdict for
+ * kernel version and picks the winner (kver.c answers which release
+ * carries a change, for it and for watchdog.c alike), decide.c fills struct verdict for
  * the main kernel and every era, warnings.c names the problems with one
  * fix table in fixes.c, text.c and json.c write it out.  The public API is
  * include/verdict.h; the rules and their citations: docs/verdict-rules.md. */
@@ -120,9 +121,9 @@ struct rule {
 	unsigned backported[MAX_BACKPORT_LINES];	/* lines before `since` that have it */
 };
 
-/* kver holds a change made in mainline `since` and backported to the
- * long-term lines listed (0-terminated): a stable line is modelled by its
- * newest release, the one its users run. */
+/* kver.c: kver holds a change made in mainline `since` and backported to
+ * the long-term lines listed (0-terminated): a stable line is modelled by
+ * its newest release, the one its users run. */
 bool kernel_has(unsigned kver, unsigned since, const unsigned *backported);
 
 /* One step of Linux's boot order: its rules in table order, after `enter`
