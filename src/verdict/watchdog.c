@@ -106,19 +106,21 @@ const struct rule_step step_boot_unstable = {
  * change (docs/verdict-rules.md names the stable releases). */
 static const unsigned lts_margins[] = { KV(5, 10), 0 };
 static const unsigned lts_readback[] = { KV(5, 10), 0 };
-/* c86ff8c55b8a (5.17; in 5.16.y, 5.15.y and, with the margins, 5.10.y)
- * put WATCHDOG_MAX_SKEW back to 100 us and added the wd-wd skip. */
-static const unsigned lts_skew_100us[] = { KV(5, 10), KV(5, 15), 0 };
+/* c86ff8c55b8a (5.17) put WATCHDOG_MAX_SKEW back to 100 us and added the
+ * wd-wd skip.  The stable-rc pushes of 2022-01-24 carry it into
+ * linux-5.16.y (7bbfb15b9540) and linux-5.15.y (e420d259aa32) alone, and
+ * into 5.10.y with the margins (2e27e793e280): the newest 5.16.y has it. */
+static const unsigned lts_skew_100us[] = { KV(5, 10), KV(5, 15), KV(5, 16), 0 };
 static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV(6, 6), KV(6, 7), 0 };
 
 /* What one era's clocksource_watchdog() tolerates, from its source:
  * 4.19 compares |cs - wd| per 0.5 s interval with WATCHDOG_THRESHOLD
  * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins
  * (2e27e793e280, 5.14: git describe v5.13-rc4-26) with the sum of both
- * sources' margins, each at least 2 * WATCHDOG_MAX_SKEW: 50 us in
- * 5.14..5.16 (2e27e793e280 cut it from 100 us; Waiman Long, LKML
- * 2021-11-10) -> 4 * 50 us = 200 us per 0.5 s (400 ppm); 100 us again
- * from c86ff8c55b8a (5.17, and the stable lines): 4 * 100 us = 400 us per
+ * sources' margins, each at least 2 * WATCHDOG_MAX_SKEW: 50 us in 5.14
+ * (2e27e793e280 cut it from 100 us; Waiman Long, LKML 2021-11-10) -> 4 *
+ * 50 us = 200 us per 0.5 s (400 ppm); 100 us again from c86ff8c55b8a
+ * (5.17, and the stable lines 5.10.y, 5.15.y, 5.16.y): 4 * 100 us = 400 us per
  * 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
  * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
  * Debian's 6.12 config: 1000 ppm); 7.1 (the rewrite) with delta >> 11 (488 ppm) when
@@ -140,9 +142,9 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
 /* cs_watchdog_read() (db3a34e17433, 5.14: git describe v5.13-rc4-23;
  * 5.10.y): a wd-cs-wd read-back longer than the bound is retried; every
  * retry over the bound marks the TSC unstable.  The bound is
- * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14..5.16; 100 us with a
- * skip when one wd-wd read-back exceeds half of it from c86ff8c55b8a
- * (5.17, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
+ * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14; 100 us with a skip
+ * when one wd-wd read-back exceeds half of it from c86ff8c55b8a (5.17,
+ * 5.16.y, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
  * (c37e85c135ce raised WATCHDOG_MAX_SKEW); from 6.12 (4ac1dd3245b9, git
  * describe v6.11-rc1-5) the two sources' margins (2 x 250 us) with skip
  * at the watchdog's (250 us) (6.12.118 cs_watchdog_read()). */

@@ -125,13 +125,15 @@ TEST(watchdog_margin_per_era)
 	CHECK_STR(v.available_clocksource, "hpet acpi_pm");
 	/* The margins came with 2e27e793e280 (5.14) at WATCHDOG_MAX_SKEW 50
 	 * us: 4 x 50 us per 0.5 s = 400 ppm until c86ff8c55b8a (5.17) put
-	 * 100 us back; 5.15 is judged as 5.15.y, which has that backport. */
+	 * 100 us back; 5.15 and 5.16 are judged as 5.15.y and 5.16.y, whose
+	 * stable-rc pushes of 2022-01-24 carry that backport (e420d259aa32,
+	 * 7bbfb15b9540): 800 ppm. */
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "5.14"), "hpet");
 	drift(&in, "hpet", 600);
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "5.14"), "hpet");
-	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "tsc");
 	CHECK_STR(on(&in, "5.15"), "tsc");
 	CHECK_STR(on(&in, "5.17"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "tsc");
@@ -282,13 +284,14 @@ TEST(watchdog_readback_per_era)
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(on(&in, "7.2"), "tsc");
-	/* 5.14..5.16 (WATCHDOG_MAX_SKEW 50 us, no wd-wd skip until
-	 * c86ff8c55b8a in 5.17): a 60 us HPET read alone is over the bound on
-	 * every retry -> hpet; 6.1's 100 us bound passes it -> tsc. */
+	/* 5.14 (WATCHDOG_MAX_SKEW 50 us, no wd-wd skip until c86ff8c55b8a
+	 * in 5.17): a 60 us HPET read alone is over the bound on every retry
+	 * -> hpet; 6.1's 100 us bound passes it -> tsc, and so does 5.16.y's
+	 * (the backport of c86ff8c55b8a). */
 	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
 	set_source(&in, VERDICT_SRC_HPET, Y, 60000000);
 	CHECK_STR(on(&in, "5.14"), "hpet");
-	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "tsc");
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "tsc");
 	/* A 60 us HPET read and a 70 us trapping TSC read: 130 us.  6.3..6.11
