@@ -97,16 +97,24 @@ const struct rule_step step_cpu_flags = { cpu_flag_rules, ARRAY_SIZE(cpu_flag_ru
 
 /* ---- tsc_khz: advertised, calibrated, or nothing ---------------------------- */
 
-static void r_khz_known(const struct facts *f, struct model *m)
+static void khz_from(struct model *m, enum khz_origin by)
 {
 	m->tsc_khz_known = true;
+	m->khz_by = by;
 }
+
+static void r_khz_kvmclock(const struct facts *f, struct model *m) { khz_from(m, KHZ_KVMCLOCK); }
+static void r_khz_hyperv(const struct facts *f, struct model *m) { khz_from(m, KHZ_HYPERV); }
+static void r_khz_vmware(const struct facts *f, struct model *m) { khz_from(m, KHZ_VMWARE); }
+static void r_khz_xen(const struct facts *f, struct model *m) { khz_from(m, KHZ_XEN); }
+static void r_khz_acrn(const struct facts *f, struct model *m) { khz_from(m, KHZ_ACRN); }
+static void r_khz_cpuid(const struct facts *f, struct model *m) { khz_from(m, KHZ_CPUID); }
 
 /* Linux measures the rate itself: a loop against the PIT, HPET or PM timer
  * that a preempted vCPU can fool (the tsc-calibration race in watchdog.c). */
 static void r_khz_calibrated(const struct facts *f, struct model *m)
 {
-	r_khz_known(f, m);
+	khz_from(m, KHZ_CALIBRATED);
 	m->tsc_calibrated = true;
 }
 
@@ -172,22 +180,22 @@ static void r_tsc_unregistered(const struct facts *f, struct model *m)
  * timer: the first that knows the rate wins. */
 static const struct rule tsc_khz_rules[] = {
 	{ "khz-kvmclock", "arch/x86/kernel/kvmclock.c kvm_get_tsc_khz()",
-	  KV_OPEN, KV_OPEN, r_khz_kvmclock_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_kvmclock_applies, r_khz_kvmclock,
 	  "TSC frequency from kvm-clock (pvclock mul/shift)", { 0 } },
 	{ "khz-hyperv", "arch/x86/kernel/cpu/mshyperv.c hv_get_tsc_khz()",
-	  KV_OPEN, KV_OPEN, r_khz_hyperv_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_hyperv_applies, r_khz_hyperv,
 	  "TSC frequency from the Hyper-V frequency MSR", { 0 } },
 	{ "khz-vmware", "arch/x86/kernel/cpu/vmware.c vmware_platform_setup() GETHZ",
-	  KV_OPEN, KV_OPEN, r_khz_vmware_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_vmware_applies, r_khz_vmware,
 	  "TSC frequency from the VMware backdoor (GETHZ)", { 0 } },
 	{ "khz-xen", "arch/x86/xen/time.c xen_tsc_khz()",
-	  KV_OPEN, KV_OPEN, r_khz_xen_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_xen_applies, r_khz_xen,
 	  "TSC frequency from Xen's vcpu_time_info", { 0 } },
 	{ "khz-acrn", "arch/x86/kernel/cpu/acrn.c acrn_get_tsc_khz()",
-	  KV_OPEN, KV_OPEN, r_khz_acrn_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_acrn_applies, r_khz_acrn,
 	  "TSC frequency from ACRN's CPUID 0x40000010", { 0 } },
 	{ "khz-cpuid", "arch/x86/kernel/tsc.c native_calibrate_tsc() (Intel only)",
-	  KV_OPEN, KV_OPEN, r_khz_cpuid_applies, r_khz_known,
+	  KV_OPEN, KV_OPEN, r_khz_cpuid_applies, r_khz_cpuid,
 	  "TSC frequency from CPUID 0x15/0x16 (Linux reads them on Intel only)", { 0 } },
 	{ "khz-calibrate", "arch/x86/kernel/tsc.c quick_pit_calibrate()/pit_hpet_ptimer_calibrate_cpu()",
 	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_calibrated,

@@ -76,6 +76,20 @@ struct facts {
 	bool possible_guessed, packages_guessed;
 };
 
+/* Where Linux took tsc_khz from (the tsc_khz rules in rules.c): the rate
+ * its TSC clocksource runs at, which the watchdog compares with its own. */
+enum khz_origin {
+	KHZ_NONE = 0,
+	KHZ_KVMCLOCK,	/* kvm_get_tsc_khz(): the pvclock scale */
+	KHZ_HYPERV,	/* HV_X64_MSR_TSC_FREQUENCY */
+	KHZ_VMWARE,	/* GETHZ */
+	KHZ_XEN,	/* vcpu_time_info */
+	KHZ_ACRN,	/* 0x40000010 */
+	KHZ_CPUID,	/* CPUID 0x15/0x16, Intel only */
+	KHZ_SECURE_TSC,	/* SEV-SNP Secure TSC: GUEST_TSC_FREQ / TSC_INFO */
+	KHZ_CALIBRATED,	/* Linux's own loops against the PIT, HPET or PM timer */
+};
+
 /* Linux's state for one kernel version, built up by the rules. */
 struct model {
 	unsigned kver;
@@ -89,6 +103,11 @@ struct model {
 	bool tsc_known_freq;	/* X86_FEATURE_TSC_KNOWN_FREQ: no refined calibration */
 	bool tsc_sync_skipped;	/* TSC_ADJUST: warps seen but the sync test skipped */
 	bool tsc_calibrated;	/* Linux measured tsc_khz itself (no advertised rate) */
+	enum khz_origin khz_by;
+	/* The watched TSC drifts against the watchdog in the probe's figures,
+	 * but at a rate Linux does not use and cannot be judged (watchdog.c
+	 * linux_rate_drift()). */
+	bool drift_unjudged;
 	const char *demote_why;	/* which watchdog check demotes it, for the note */
 	/* the drift that demoted it (NULL: a gap did), for the evidence */
 	const struct verdict_drift *demoting_drift;

@@ -231,20 +231,92 @@ static void pick_watchdog(const struct facts *f, struct model *m)
 	m->watchdog = best;
 }
 
-/* The first measured drift between the TSC and `name`, either way round. */
-static const struct verdict_drift *drift_against(const struct facts *f, const char *name)
+/* The first measured drift between sources a and b, either way round. */
+static const struct verdict_drift *drift_between(const struct facts *f, int a, int b)
 {
 	const struct verdict_input *in = f->in;
+	const char *na = verdict_source_name(a), *nb = verdict_source_name(b);
 
 	for (uint32_t i = 0; i < in->drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		const struct verdict_drift *d = &in->drift[i];
 		if (!d->a || !d->b)
 			continue;
-		const char *tsc = verdict_source_name(VERDICT_SRC_TSC);
-		if ((str_equal(d->a, tsc) && str_equal(d->b, name)) ||
-		    (str_equal(d->b, tsc) && str_equal(d->a, name)))
+		if ((str_equal(d->a, na) && str_equal(d->b, nb)) || (str_equal(d->b, na) && str_equal(d->a, nb)))
 			return d;
 	}
+	return NULL;
+}
+
+/* tsc.c tsc_refine_calibration_work(): without TSC_KNOWN_FREQ the rate is
+ * measured again over a second against the HPET when is_hpet_enabled(),
+ * else the PM timer (tsc_read_refs()); none (ref_start == ref_stop) keeps
+ * the early rate.  -1: no refinement. */
+static int refine_reference(const struct model *m)
+{
+	if (m->tsc_known_freq)
+		return -1;
+	if (m->reg[VERDICT_SRC_HPET])
+		return VERDICT_SRC_HPET;
+	return m->reg[VERDICT_SRC_ACPI_PM] ? VERDICT_SRC_ACPI_PM : -1;
+}
+
+/* The probe's drift of the TSC against another clock is taken at the rate
+ * it believed (the first advertised one: pvclock, Hyper-V MSR, GETHZ,
+ * 0x40000010, CPUID 0x15; freq.c tsc_basis()).  It shows what Linux's
+ * watchdog sees only when Linux took its rate from the same place. */
+static bool probe_basis_is_linux_rate(const struct facts *f, const struct model *m)
+{
+	enum verdict_freq_by by = f->in->freq_by;
+
+	switch (m->khz_by) {
+	case KHZ_KVMCLOCK:
+	case KHZ_XEN: return by == VERDICT_FREQ_PVCLOCK;
+	case KHZ_HYPERV: return by == VERDICT_FREQ_HYPERV_MSR;
+	case KHZ_VMWARE: return by == VERDICT_FREQ_VMWARE_GETHZ;
+	case KHZ_ACRN: return by == VERDICT_FREQ_HYPERVISOR_LEAF;
+	case KHZ_CPUID: return by == VERDICT_FREQ_CPUID_15 || by == VERDICT_FREQ_CPUID_16;
+	default: return false;
+	}
+}
+
+/* The refinement keeps its own result only within 1 % of the early rate
+ * ("Make sure we're within 1%"); an advertised rate that far from what the
+ * reference measures is kept instead. */
+#define REFINE_WINDOW_PPM 10000
+
+static bool refinement_adopted(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+
+	if (m->khz_by == KHZ_CALIBRATED || !probe_basis_is_linux_rate(f, m) || !in->freq_disagreement_known)
+		return true;
+	return !beyond(in->freq_disagreement_ppm, REFINE_WINDOW_PPM, in->freq_disagreement_uncertainty_ppm);
+}
+
+/* The drift the watchdog sees between the TSC at the rate Linux ends up
+ * using and itself, as the probe measured it; NULL when it sees none or
+ * the probe's figures cannot tell (m->drift_unjudged then).
+ *  - kvm-clock watching a TSC rated by kvm_get_tsc_khz(): both run off the
+ *    same pvclock scale, so no rate error between them;
+ *  - a refined TSC watched by its refinement reference: Linux measured the
+ *    rate against that very clock, so none either (a refinement against
+ *    one clock watched by another sees the drift between those two);
+ *  - an advertised rate Linux keeps (TSC_KNOWN_FREQ, or the refinement
+ *    rejected): the probe's TSC drift against the watchdog, when the probe
+ *    took the TSC at that same advertised rate. */
+static const struct verdict_drift *linux_rate_drift(const struct facts *f, const struct model *m, bool *unjudged)
+{
+	*unjudged = false;
+	if (m->watchdog == VERDICT_SRC_KVMCLOCK && m->khz_by == KHZ_KVMCLOCK)
+		return NULL;
+	int ref = refine_reference(m);
+	if (ref >= 0 && refinement_adopted(f, m))
+		return ref == m->watchdog ? NULL : drift_between(f, ref, m->watchdog);
+	if (m->khz_by == KHZ_CALIBRATED)
+		return NULL; /* the early calibration kept: the tsc_calibration race */
+	if (probe_basis_is_linux_rate(f, m))
+		return drift_between(f, VERDICT_SRC_TSC, m->watchdog);
+	*unjudged = drift_between(f, VERDICT_SRC_TSC, m->watchdog) != NULL;
 	return NULL;
 }
 
@@ -252,9 +324,32 @@ static const struct verdict_drift *drift_against(const struct facts *f, const ch
  * era's margin by more than the measurement's own uncertainty. */
 static const struct verdict_drift *demoting_drift(const struct facts *f, const struct model *m)
 {
-	const struct verdict_drift *d = drift_against(f, verdict_source_name(m->watchdog));
+	bool unjudged;
+	const struct verdict_drift *d = linux_rate_drift(f, m, &unjudged);
 
 	return d && beyond(d->ppm, skew_ppm(m), d->uncertainty_ppm) ? d : NULL;
+}
+
+/* A drift of the TSC against the watchdog, beyond the era's margin, that
+ * Linux's watchdog does not see (same scale, or refined against it). */
+static bool invisible_drift(const struct facts *f, const struct model *m)
+{
+	bool unjudged;
+	const struct verdict_drift *raw = drift_between(f, VERDICT_SRC_TSC, m->watchdog);
+
+	return raw && beyond(raw->ppm, skew_ppm(m), raw->uncertainty_ppm) && !linux_rate_drift(f, m, &unjudged) &&
+	       !unjudged;
+}
+
+static bool unjudged_drift(const struct facts *f, const struct model *m)
+{
+	bool unjudged;
+
+	linux_rate_drift(f, m, &unjudged);
+	if (!unjudged)
+		return false;
+	const struct verdict_drift *raw = drift_between(f, VERDICT_SRC_TSC, m->watchdog);
+	return raw && beyond(raw->ppm, skew_ppm(m), raw->uncertainty_ppm);
 }
 
 static bool tsc_watched(const struct model *m)
@@ -303,6 +398,31 @@ static bool r_watchdog_adjust_packages_applies(const struct facts *f, const stru
 static bool r_watchdog_drift_applies(const struct facts *f, const struct model *m)
 {
 	return tsc_watched(m) && !m->tsc_demoted && demoting_drift(f, m);
+}
+
+static bool r_watchdog_same_scale_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && m->watchdog == VERDICT_SRC_KVMCLOCK && invisible_drift(f, m);
+}
+
+static bool r_watchdog_refined_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && m->watchdog != VERDICT_SRC_KVMCLOCK && invisible_drift(f, m);
+}
+
+static void r_nothing(const struct facts *f, struct model *m)
+{
+}
+
+static bool r_watchdog_unjudged_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && unjudged_drift(f, m);
+}
+
+static void r_watchdog_unjudged(const struct facts *f, struct model *m)
+{
+	m->drift_unjudged = true;
+	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
 }
 
 static void r_watchdog_drift(const struct facts *f, struct model *m)
@@ -439,9 +559,18 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-wrap", "kernel/time/clocksource.c clocksource_watchdog(), before the > 1 s skip (644649553508, 6.8)",
 	  KV_OPEN, KV_OPEN, r_watchdog_wrap_applies, r_watchdog_wrap,
 	  "a measured gap longer than the PM timer's wrap while acpi_pm watches: TSC marked unstable", { 0 } },
-	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
+	{ "watchdog-same-scale", "arch/x86/kernel/kvmclock.c kvm_get_tsc_khz(): tsc_khz from the pvclock scale",
+	  KV_OPEN, KV_OPEN, r_watchdog_same_scale_applies, r_nothing,
+	  "the TSC drifts against real time, but Linux rates it by kvm-clock's own scale: the kvm-clock watchdog sees no drift", { 0 } },
+	{ "watchdog-refined", "arch/x86/kernel/tsc.c tsc_refine_calibration_work(): refined against the HPET, else the PM timer",
+	  KV_OPEN, KV_OPEN, r_watchdog_refined_applies, r_nothing,
+	  "the TSC drifts at the probe's rate, but Linux refines its rate against the watchdog clock itself: the watchdog sees no drift", { 0 } },
+	{ "watchdog-rate-unjudged", "kernel/time/clocksource.c clocksource_watchdog(); the probe's drift basis (freq.c tsc_basis())",
+	  KV_OPEN, KV_OPEN, r_watchdog_unjudged_applies, r_watchdog_unjudged,
+	  "the probe measured the TSC's drift at another rate than the one Linux takes: whether the watchdog rejects it is not judged", { 0 } },
+	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins, at Linux's TSC rate",
 	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
-	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
+	  "the TSC, at the rate Linux uses, drifts against the watchdog clock beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
 	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.1+ (763aacf86f1b)",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
 	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },

@@ -78,6 +78,14 @@ static const char *on(const struct verdict_input *base, const char *kernel)
 	return v.linux_clocksource;
 }
 
+static bool reasoning_says(const char *text)
+{
+	for (uint32_t i = 0; i < v.reasoning_count; i++)
+		if (strstr(v.reasoning[i], text))
+			return true;
+	return false;
+}
+
 static void drift(struct verdict_input *in, const char *against, int64_t ppm)
 {
 	in->drift[0] = (struct verdict_drift){ "tsc", against, ppm, 1000, 0 };
@@ -110,15 +118,21 @@ TEST(watchdog_long_interval_per_era)
 	CHECK_STR(on(&in, "7.2"), "tsc");
 }
 
-/* Item 1, the margin.  TCG-like AMD guest, one CPU, HPET: the TSC is
- * calibrated against the HPET and watched by it.  A steady 900 ppm drift:
- * 4.19's WATCHDOG_THRESHOLD is 62.5 ms per 0.5 s (12.5 %) -> tsc; 6.1's
- * md = 2 x 2 x WATCHDOG_MAX_SKEW (100 us) = 400 us per 0.5 s = 800 ppm ->
- * hpet; 6.12 (MAX_SKEW 125 us: 1000 ppm) -> tsc; 7.2 watchdog_check_freq()
- * with both clocks CLOCK_SOURCE_CALIBRATED: delta >> 11 (488 ppm) -> hpet. */
+/* Item 1, the margin (issue #28 item 1: at the rate Linux uses).  Intel
+ * Skylake-Server under TCG, one CPU, HPET, CPUID 0x15 with a crystal:
+ * native_calibrate_tsc() takes that rate and sets TSC_KNOWN_FREQ, so
+ * init_tsc_clocksource() skips the refinement and the HPET watchdog sees
+ * the advertised rate's error, here a steady 900 ppm drift.  4.19's
+ * WATCHDOG_THRESHOLD is 62.5 ms per 0.5 s (12.5 %) -> tsc; 6.1's md = 2 x
+ * 2 x WATCHDOG_MAX_SKEW (100 us) = 400 us per 0.5 s = 800 ppm -> hpet; 6.12
+ * (MAX_SKEW 125 us: 1000 ppm) -> tsc; 7.1+ watchdog_check_freq() with a
+ * TSC that is not CLOCK_SOURCE_CALIBRATED (known frequency, no refinement):
+ * delta >> 8 (3906 ppm) -> tsc, 4500 ppm -> hpet. */
 TEST(watchdog_margin_per_era)
 {
-	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, true);
+	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x55, 1, 1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_15;
+	in.tsc_known_freq = Y;
 	drift(&in, "hpet", 900);
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "hpet");
@@ -139,53 +153,112 @@ TEST(watchdog_margin_per_era)
 	CHECK_STR(on(&in, "6.1"), "tsc");
 	drift(&in, "hpet", 900);
 	CHECK_STR(on(&in, "6.12"), "tsc");
-	CHECK_STR(on(&in, "7.2"), "hpet");
 	/* The rewrite (763aacf86f1b) came with the 7.1 merge window: 7.0
-	 * still has the 1000 ppm margin, 7.1 the 488 ppm one. */
+	 * still has the 1000 ppm margin, 7.1 delta >> 8 for a TSC that is
+	 * not calibrated. */
 	CHECK_STR(on(&in, "7.0"), "tsc");
-	CHECK_STR(on(&in, "7.1"), "hpet");
-	/* A TSC of known frequency skips the refined calibration
-	 * (init_tsc_clocksource()), so it is not CALIBRATED: 1/256 (3906
-	 * ppm) on 7.2 -> tsc. */
-	in.tsc_known_freq = Y;
 	CHECK_STR(on(&in, "7.2"), "tsc");
 	drift(&in, "hpet", 4500);
+	CHECK_STR(on(&in, "7.0"), "hpet");
 	CHECK_STR(on(&in, "7.2"), "hpet");
+	/* The same drift on a TSC Linux rates itself (AMD qemu64: nothing it
+	 * reads advertises a rate): calibrated, then refined over a second
+	 * against the HPET (tsc_refine_calibration_work(), is_hpet_enabled()),
+	 * which is also the watchdog: no era sees a rate error -> tsc. */
+	in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, true);
+	drift(&in, "hpet", 4500);
+	CHECK_STR(on(&in, "4.19"), "tsc");
+	CHECK_STR(on(&in, "5.14"), "tsc");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(reasoning_says("refines its rate against the watchdog clock itself"));
+	/* Without HPET the refinement uses the PM timer, which then watches. */
+	in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, false);
+	drift(&in, "acpi_pm", 4500);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	/* An advertised rate Linux refines (no TSC_KNOWN_FREQ: here CPUID
+	 * 0x16 alone) is replaced by the HPET's within 1 % ("Make sure we're
+	 * within 1%") -> no error left; 1.5 % away the refinement is thrown
+	 * out and the advertised rate stays, which the watchdog sees -> hpet. */
+	in = guest(VERDICT_VENDOR_INTEL, 6, 0x55, 1, 1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_16;
+	in.freq_disagreement_known = true;
+	in.freq_disagreement_ppm = 4500;
+	drift(&in, "hpet", 4500);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	in.freq_disagreement_ppm = 15000;
+	drift(&in, "hpet", 15000);
+	CHECK_STR(on(&in, "6.1"), "hpet");
+	CHECK_STR(on(&in, "7.2"), "hpet");
+}
+
+/* Item 1 of issue #28, kvm-clock.  KVM with invariant TSC (kvm-clock 299,
+ * tsc 300 wins) and no TSC_ADJUST (no exemption): kvm-clock, the best
+ * non-MUST_VERIFY source, watches the TSC.  The host's pvclock rate is 2000
+ * ppm off the HPET; kvm_get_tsc_khz() gives Linux that same pvclock rate
+ * for the TSC, so the kvm-clock watchdog sees no drift -> tsc on 6.12
+ * (was kvm-clock here); 5.0 rates kvm-clock 400 (no 299 before 5.1) ->
+ * kvm-clock. */
+TEST(kvmclock_watchdog_sees_the_pvclock_rate)
+{
+	struct verdict_input in = kvm_guest(true, false, 1);
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 2000, 1000, 0 };
+	in.drift[1] = (struct verdict_drift){ "kvm-clock", "tsc", 2000, 1000, 0 };
+	in.drift_count = 2;
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK(reasoning_says("kvm-clock's own scale"));
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK_STR(on(&in, "5.0"), "kvm-clock");
+}
+
+static struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
+
+/* The era verdict_watchdog_eras() gives for `kernel`. */
+static const struct verdict_wd_era *era_on(const struct verdict_input *in, const char *kernel)
+{
+	unsigned kv, n = verdict_watchdog_eras(in, eras, VERDICT_MAX_WD_ERAS);
+	CHECK(verdict_kernel_parse(kernel, strlen(kernel), &kv));
+	for (unsigned i = 0; i < n; i++) {
+		unsigned to = 0;
+		if (eras[i].kver <= kv && (!eras[i].to || (verdict_kernel_parse(eras[i].to, strlen(eras[i].to), &to) && kv <= to)))
+			return &eras[i];
+	}
+	CHECK(!"no era");
+	return &eras[0];
 }
 
 /* Item 2, the exemption.  KVM, invariant TSC and TSC_ADJUST: kvm-clock is
  * 299 (kvmclock_init(), 5.1+) so tsc wins, watched by kvm-clock unless
- * check_system_tsc_reliable() exempts it.  A 2000 ppm drift against
- * kvm-clock shows who watches.  5 packages, 1 NUMA node: 6.6..6.11 count
- * nr_online_nodes <= 4 -> exempt -> tsc; 6.12 counts
- * topology_max_packages() <= 4 -> watched, 2000 > 1000 ppm -> kvm-clock.
- * 3 nodes: 6.1 (nr_online_nodes <= 2, 6.1.176) watched -> kvm-clock, 6.6
- * exempt -> tsc. */
+ * check_system_tsc_reliable() exempts it.  5 packages, 1 NUMA node:
+ * 6.6..6.11 count nr_online_nodes <= 4 -> exempt; 6.12 counts
+ * topology_max_packages() <= 4 -> watched (by kvm-clock, which sees no
+ * drift at the pvclock rate: tsc either way).  3 nodes, 1 package: 6.1
+ * (nr_online_nodes <= 2, 6.1.176) watched, 6.6 exempt. */
 TEST(watchdog_exemption_per_era)
 {
 	struct verdict_input in = kvm_guest(true, true, 5);
 	in.numa_nodes = 1;
-	drift(&in, "kvm-clock", 2000);
-	CHECK_STR(on(&in, "6.11"), "tsc");
-	CHECK_STR(on(&in, "6.12"), "kvm-clock");
-	CHECK_STR(v.available_clocksource, "kvm-clock hpet acpi_pm");
+	CHECK(era_on(&in, "6.11")->exempt);
+	CHECK(era_on(&in, "6.12")->watched);
+	CHECK_STR(era_on(&in, "6.12")->watchdog, "kvm-clock");
+	CHECK_STR(on(&in, "6.12"), "tsc");
 	in.packages = 1;
 	in.numa_nodes = 3;
-	CHECK_STR(on(&in, "6.1"), "kvm-clock");
-	CHECK_STR(on(&in, "6.6"), "tsc");
-	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK(era_on(&in, "6.1")->watched);
+	CHECK(era_on(&in, "6.6")->exempt);
+	CHECK(era_on(&in, "6.12")->exempt);
 	/* 5.10.y carries b50db7095fe0 (5.10.262 source); 5.11..5.15 mainline
-	 * has neither it nor the margins (62.5 ms): tsc on both, and 5.0 had
-	 * kvm-clock at 400 (no 299 yet) -> kvm-clock. */
+	 * does not: watched; 5.0 had kvm-clock at 400 (no 299 yet) ->
+	 * kvm-clock. */
 	in.numa_nodes = 1;
-	CHECK_STR(on(&in, "5.10"), "tsc");
-	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK(era_on(&in, "5.10")->exempt);
+	CHECK(era_on(&in, "5.13")->watched);
 	CHECK_STR(on(&in, "5.0"), "kvm-clock");
-	/* Without TSC_ADJUST no era exempts it; 7.2's margin against the
-	 * uncalibrated kvm-clock is 3906 ppm -> tsc. */
+	/* Without TSC_ADJUST no era exempts it. */
 	in.tsc_adjust = N;
-	CHECK_STR(on(&in, "6.12"), "kvm-clock");
-	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(era_on(&in, "6.12")->watched);
+	CHECK(era_on(&in, "7.2")->watched);
 }
 
 /* Item 3.  Invariant TSC, TSC_ADJUST, one package, and the probe saw the
@@ -311,14 +384,6 @@ TEST(watchdog_readback_per_era)
 	in.sources[VERDICT_SRC_HPET].read_p99_ns = 80000;
 	CHECK_STR(on(&in, "6.1"), "tsc");
 	CHECK(v.confidence != VERDICT_CONFIDENCE_HIGH);
-}
-
-static bool reasoning_says(const char *text)
-{
-	for (uint32_t i = 0; i < v.reasoning_count; i++)
-		if (strstr(v.reasoning[i], text))
-			return true;
-	return false;
 }
 
 /* Item 8.  early_init_intel(): before 6.15 every family 6 model >= 0x0e
