@@ -611,12 +611,55 @@ const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rul
  * unstable due to frequency skew", acpi_pm interval 36 us .. 22 ms).
  * Seen in all 4 boots of 7.2.13 and 7.3-rc7 without HPET in one run and
  * in none of 4 in the next; with HPET watching they kept tsc every time. */
+/* long_watchdog_round: before the rewrite the margins are fixed
+ * nanoseconds (md = cs->uncertainty_margin + watchdog->uncertainty_margin,
+ * 4.19's WATCHDOG_THRESHOLD alike), compared with |cs_nsec - wd_nsec| over
+ * however long the round took.  A vCPU stall stretches a round, and a
+ * constant rate error's skew grows with it: a round of 0.5 s + the stall.
+ * From 644649553508 (6.8; 5.15.149, 6.1.78, 6.6.15, 6.7.3, and 5.10.y) a
+ * round longer than WATCHDOG_INTERVAL_MAX_NS (1 s) is skipped, so a round
+ * is stretched to 1 s at most.  Whether a stall lands in a round depends
+ * on when it comes: a risk, not the prediction. */
+static bool long_round_loses(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+	struct verdict_wd_era e = { 0 };
+	bool unjudged;
+
+	if (!in->gaps_measured || !in->gap_max_ns)
+		return false;
+	watchdog_figures(m, &e);
+	const struct verdict_drift *d = linux_rate_drift(f, m, &unjudged);
+	if (e.check != VERDICT_WD_MARGIN || !d)
+		return false;
+	uint64_t stall = in->gap_max_ns;
+	if (e.skip_long_interval && stall > e.long_interval_ns - e.interval_ns)
+		stall = e.long_interval_ns - e.interval_ns;
+	uint64_t round_ns = e.interval_ns + stall;
+	uint64_t err = abs64(d->ppm);
+	uint64_t unc = d->uncertainty_ppm;
+	if (unc >= err)
+		return false;
+	/* the skew at the near end of the measurement's uncertainty */
+	uint64_t skew_ns = mul_div_u64(err - unc, round_ns, 1000000u);
+	return skew_ns > e.margin_ns;
+}
+
 void tsc_race(const struct facts *f, struct model *m)
 {
 	m->risk_reason = NULL;
 	m->risk_why = NULL;
-	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted || !vcpu_unsteady(f))
+	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
 		return;
+	if (!vcpu_unsteady(f)) {
+		if (m->watchdog >= 0 && long_round_loses(f, m)) {
+			m->risk_reason = "long_watchdog_round";
+			m->risk_why = "a measured vCPU stall stretches a watchdog round, and the TSC's measured rate "
+				      "error against the watchdog grows past the era's fixed margin over it; the TSC "
+				      "may be marked unstable";
+		}
+		return;
+	}
 	if (m->watchdog == VERDICT_SRC_ACPI_PM && m->kver < KV_WATCHDOG_REWRITE) {
 		m->risk_reason = "jiffies_watchdog";
 		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
@@ -639,8 +682,10 @@ void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 	if (!m->risk_reason)
 		return;
 	bool calibration = str_equal(m->risk_reason, "tsc_calibration");
-	cap_confidence(m, calibration ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
+	bool long_round = str_equal(m->risk_reason, "long_watchdog_round");
+	cap_confidence(m, calibration || long_round ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
 	add_reason(v, m->risk_why,
+		   long_round ? "kernel/time/clocksource.c clocksource_watchdog(): md over the round; 644649553508 skips rounds over 1 s" :
 		   calibration ? "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG" :
 		   str_equal(m->risk_reason, "jiffies_watchdog") ?
 				 "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :

@@ -212,6 +212,58 @@ TEST(kvmclock_watchdog_sees_the_pvclock_rate)
 	CHECK_STR(on(&in, "5.0"), "kvm-clock");
 }
 
+/* Issue #28 item 2, long rounds.  clocksource_watchdog() before the
+ * rewrite compares |cs_nsec - wd_nsec| with fixed nanoseconds (md = the
+ * two uncertainty margins) however long the round was; 644649553508
+ * (6.8; 5.15.149, 6.1.78, 6.6.15, 6.7.3 and 5.10.y) skips a round longer
+ * than WATCHDOG_INTERVAL_MAX_NS (1 s).  Intel, CPUID 0x15 rate (known,
+ * no refinement) 300 ppm off the HPET that watches it, one stall of 1 s
+ * in 10 minutes (a steady vCPU).  At 0.5 s: 150 us, within every margin.
+ * A round stretched to 1.5 s: 450 us, beyond 5.14's 200 us and 5.16.y's
+ * 400 us (no skip there) -> risk long_watchdog_round (hpet if lost), the
+ * prediction stays tsc; 6.1.78 caps the round at 1 s: 300 us < 400 us ->
+ * none; 6.3..6.5 (500 us, no skip): none at 1.5 s, a risk with a 2 s
+ * stall (750 us) while 6.6.15 caps it (300 us); 7.x checks a frequency
+ * (delta >> shift), which stretching does not change -> none. */
+TEST(long_watchdog_round_is_a_risk)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x55, 1, 1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_15;
+	in.tsc_known_freq = Y;
+	drift(&in, "hpet", 300);
+	in.gaps_measured = true;
+	in.gap_count = 1;
+	in.gap_max_ns = in.gap_total_ns = 1000000000ull;
+	in.gap_window_ms = 600000;
+	CHECK_STR(on(&in, "5.14"), "tsc");
+	CHECK_STR(v.risk.reason, "long_watchdog_round");
+	CHECK_STR(v.risk.linux_clocksource, "hpet");
+	CHECK(v.confidence == VERDICT_CONFIDENCE_MEDIUM);
+	CHECK_STR(on(&in, "5.16"), "tsc");
+	CHECK_STR(v.risk.reason, "long_watchdog_round");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK_STR(on(&in, "6.5"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	in.gap_max_ns = in.gap_total_ns = 2000000000ull;
+	CHECK_STR(on(&in, "6.5"), "tsc");
+	CHECK_STR(v.risk.reason, "long_watchdog_round");
+	CHECK_STR(on(&in, "6.6"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK_STR(on(&in, "6.7"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	/* 4.19's 62.5 ms: a 2 s stall stretches 300 ppm to 0.75 ms -> none */
+	CHECK_STR(on(&in, "4.19"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	/* the by_kernel ranges carry it too */
+	bool named = false;
+	for (uint32_t r = 0; r < v.by_kernel_count; r++)
+		named |= v.by_kernel[r].risk.reason && str_equal(v.by_kernel[r].risk.reason, "long_watchdog_round");
+	CHECK(named);
+}
+
 static struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
 
 /* The era verdict_watchdog_eras() gives for `kernel`. */
