@@ -165,6 +165,9 @@ struct verdict_input {
 	enum verdict_tri xen_present;	/* Xen's CPUID leaves answered */
 	int32_t xen_tsc_mode;	/* Xen leaf base+3 EBX; -1 = unknown */
 	enum verdict_tri tdx;	/* an Intel TDX guest (CPUID 0x21 "IntelTDX") */
+	/* An SEV-SNP guest with Secure TSC: SEV_STATUS (MSR 0xC0010131) bit 11,
+	 * MSR_AMD64_SNP_SECURE_TSC. */
+	enum verdict_tri secure_tsc;
 
 	/* The kernel the main prediction is for, KV-style major*100+minor
 	 * (612 = 6.12); 0 = the default, the newest long-term release.  Not

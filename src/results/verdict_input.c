@@ -151,8 +151,13 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->xen_present = tri(true, h->xen.found);
 	in->xen_tsc_mode = h->xen.found && h->xen.tsc_leaf_valid ? (int32_t)h->xen.tsc_mode : -1;
 	/* A TDX guest answers leaf 0x21 ("IntelTDX    "); without that leaf
-	 * it is none.  The leaf itself is not read yet. */
+	 * it is none.  With it: the leaf-0x21 signature from the probe's
+	 * CPUID facts (the confidential-VM decoding), wired when it lands. */
 	in->tdx = c->max_basic < 0x21 ? VERDICT_NO : VERDICT_UNKNOWN;
+	/* SEV_STATUS bit 11 (MSR_AMD64_SNP_SECURE_TSC) from the probe's
+	 * SEV_STATUS facts (MSR 0xC0010131 through the fault guard), wired
+	 * when that reading lands. */
+	in->secure_tsc = VERDICT_UNKNOWN;
 	in->kernel = r->facts.settings.linux_kernel;
 	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		in->drift[i].a = results_source_name(r, r->freq.drift[i].a);

@@ -46,6 +46,7 @@ static const struct field fields[] = {
 	F("xen_present", K_TRI, xen_present),
 	F("xen_tsc_mode", K_I32_OR_NULL, xen_tsc_mode),
 	F("tdx", K_TRI, tdx),
+	F("secure_tsc", K_TRI, secure_tsc),
 	F("tsc", K_TRI, tsc),
 	F("invariant_tsc", K_TRI, invariant_tsc),
 	F("tsc_adjust", K_TRI, tsc_adjust),

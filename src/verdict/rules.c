@@ -52,6 +52,11 @@ static void r_constant_only(const struct facts *f, struct model *m)
 	m->constant_tsc = true;
 }
 
+static bool r_secure_tsc_applies(const struct facts *f, const struct model *m)
+{
+	return yes(f->in->secure_tsc);
+}
+
 static bool r_hv_invariant_applies(const struct facts *f, const struct model *m)
 {
 	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_invariant_control);
@@ -85,6 +90,9 @@ static const struct rule cpu_flag_rules[] = {
 	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.6+ (9ee4318c157b)",
 	  KV(6, 6), KV_OPEN, r_tdx_applies, r_reliable,
 	  "TDX guest: Linux forces TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
+	{ "secure-tsc-reliable", "arch/x86/mm/mem_encrypt_amd.c sme_early_init(): MSR_AMD64_SNP_SECURE_TSC, 6.14+ (0a2a98f691f2)",
+	  KV(6, 14), KV_OPEN, r_secure_tsc_applies, r_reliable,
+	  "SEV-SNP Secure TSC: Linux forces TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
 	{ "hyperv-invariant", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(), 5.5+ (dce7cd62754b)",
 	  KV(5, 5), KV_OPEN, r_hv_invariant_applies, r_reliable_invariant,
 	  "Hyper-V offers TSC invariant control: Linux enables it, gets invariant TSC and forces TSC_RELIABLE", { 0 } },
@@ -116,6 +124,19 @@ static void r_khz_calibrated(const struct facts *f, struct model *m)
 {
 	khz_from(m, KHZ_CALIBRATED);
 	m->tsc_calibrated = true;
+}
+
+/* snp_secure_tsc_init() installs securetsc_get_tsc_khz() in tsc_early_init(),
+ * after the hypervisor's platform setup, and sets TSC_KNOWN_FREQ. */
+static bool r_khz_secure_tsc_applies(const struct facts *f, const struct model *m)
+{
+	return !m->tsc_khz_known && yes(f->in->secure_tsc);
+}
+
+static void r_khz_secure_tsc(const struct facts *f, struct model *m)
+{
+	khz_from(m, KHZ_SECURE_TSC);
+	m->tsc_known_freq = true;
 }
 
 static bool r_khz_kvmclock_applies(const struct facts *f, const struct model *m)
@@ -179,6 +200,9 @@ static void r_tsc_unregistered(const struct facts *f, struct model *m)
 /* Platform code first (x86_platform.calibrate_tsc), then CPUID, then a
  * timer: the first that knows the rate wins. */
 static const struct rule tsc_khz_rules[] = {
+	{ "khz-secure-tsc", "arch/x86/coco/sev/core.c snp_secure_tsc_init(), tsc.c tsc_early_init(), 6.14+ (73bbf3b0fbba)",
+	  KV(6, 14), KV_OPEN, r_khz_secure_tsc_applies, r_khz_secure_tsc,
+	  "TSC frequency from SEV-SNP Secure TSC (GUEST_TSC_FREQ), taken as known", { 0 } },
 	{ "khz-kvmclock", "arch/x86/kernel/kvmclock.c kvm_get_tsc_khz()",
 	  KV_OPEN, KV_OPEN, r_khz_kvmclock_applies, r_khz_kvmclock,
 	  "TSC frequency from kvm-clock (pvclock mul/shift)", { 0 } },

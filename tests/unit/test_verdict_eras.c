@@ -382,7 +382,7 @@ TEST(xen_hvm)
 /* Item 6.  TDX: tdx_early_init() forces X86_FEATURE_TSC_RELIABLE (6.12.118,
  * not 6.1.176): no sync check, no watchdog.  With warps and no
  * TSC_ADJUST, 6.1's check_tsc_sync_source() turns the TSC off; 6.12 keeps
- * it.  (SEV-SNP Secure TSC only sets TSC_KNOWN_FREQ, sev/core.c, 7.2.) */
+ * it.  (SEV-SNP Secure TSC: secure_tsc_is_reliable_from_6_14 below.) */
 TEST(tdx_forces_reliable)
 {
 	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x8f, 4, 1, false);
@@ -392,6 +392,42 @@ TEST(tdx_forces_reliable)
 	CHECK_STR(on(&in, "6.1"), "acpi_pm");
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
+}
+
+/* Issue #28 item 3.  An SEV-SNP guest with Secure TSC on KVM, AMD, the
+ * invariant bit set, no TSC_ADJUST, and the probe saw the TSC warp.  From
+ * 6.14 sme_early_init() forces TSC_RELIABLE when SEV_STATUS has
+ * MSR_AMD64_SNP_SECURE_TSC (0a2a98f691f2) and snp_secure_tsc_init() rates
+ * the TSC from GUEST_TSC_FREQ with TSC_KNOWN_FREQ (73bbf3b0fbba): no sync
+ * check (check_tsc_sync_source() returns on tsc_clocksource_reliable), no
+ * watchdog, tsc 300 over kvm-clock 299 -> tsc.  6.13 has neither: the
+ * sync check turns the warping TSC off -> kvm-clock.  Without the
+ * invariant bit kvm-clock keeps 400 and wins on 6.14 too, the TSC listed
+ * below it. */
+TEST(secure_tsc_is_reliable_from_6_14)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0x19, 0x11, 4, 1, false);
+	named(&in, "kvm");
+	in.kvm_clocksource = in.kvm_clocksource2 = in.kvm_stable_bit = in.pvclock_stable = Y;
+	in.freq_by = VERDICT_FREQ_PVCLOCK;
+	in.tsc_known_freq = Y;
+	set_source(&in, VERDICT_SRC_KVMCLOCK, Y, 30000);
+	in.invariant_tsc = Y;
+	in.secure_tsc = Y;
+	in.xcpu_warps = 1;
+	CHECK_STR(on(&in, "6.13"), "kvm-clock");
+	CHECK_STR(v.available_clocksource, "kvm-clock acpi_pm");
+	CHECK_STR(on(&in, "6.14"), "tsc");
+	CHECK(reasoning_says("Secure TSC: Linux forces TSC_RELIABLE"));
+	CHECK(reasoning_says("TSC frequency from SEV-SNP Secure TSC"));
+	CHECK(era_on(&in, "6.14")->exempt);
+	CHECK(!era_on(&in, "6.13")->watched);
+	in.invariant_tsc = N;
+	CHECK_STR(on(&in, "6.14"), "kvm-clock");
+	CHECK_STR(v.available_clocksource, "kvm-clock tsc acpi_pm");
+	in.secure_tsc = VERDICT_UNKNOWN;
+	CHECK_STR(on(&in, "6.14"), "kvm-clock");
+	CHECK_STR(v.available_clocksource, "kvm-clock acpi_pm");
 }
 
 /* Item 7.  cs_watchdog_read() (5.10.262, 6.1.176): a wd-cs-wd read-back
