@@ -109,6 +109,11 @@ struct verdict_input {
 	 * control; whether the TSC page showed a valid (non-zero) sequence. */
 	enum verdict_tri hv_ref_counter, hv_tsc_page, hv_freq_msrs;
 	enum verdict_tri hv_tsc_invariant_control, hv_tsc_page_valid;
+	/* EBX[0] (the root partition's view) and EBX[22] (an isolated VM,
+	 * leaf 0x4000000C: EAX[0] paravisor, EBX[3:0] isolation type: 0 none,
+	 * 1 VBS, 2 SNP, 3 TDX; -1 unknown). */
+	enum verdict_tri hv_root, hv_isolated, hv_paravisor;
+	int32_t hv_isolation_type;
 
 	/* VMware backdoor GETHZ returned a frequency (EBX != 0xffffffff). */
 	enum verdict_tri vmware_gethz;

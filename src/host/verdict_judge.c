@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 		}
 	}
 	in.xen_tsc_mode = -1;
+	in.hv_isolation_type = -1;
 	while (n < MAX_LINES && fgets(lines[n], LINE_LEN, stdin)) {
 		const char *why;
 		lines[n][strcspn(lines[n], "\n")] = '\0';

@@ -91,6 +91,10 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->hv_tsc_page = tri(true, h->hyperv.tsc_page);
 	in->hv_freq_msrs = tri(true, h->hyperv.frequency_msrs);
 	in->hv_tsc_invariant_control = tri(true, h->hyperv.tsc_invariant_control);
+	in->hv_root = tri(h->hyperv.found, h->hyperv.root_partition);
+	in->hv_isolated = tri(h->hyperv.found, h->hyperv.isolated);
+	in->hv_paravisor = tri(h->hyperv.isolated, h->hyperv.paravisor);
+	in->hv_isolation_type = !h->hyperv.found ? -1 : h->hyperv.isolated ? (int32_t)h->hyperv.isolation_type : 0;
 	in->vmware_gethz = tri(r->vmware.probed, r->vmware.gethz_valid);
 	in->tsc = tri(true, c->tsc);
 	in->invariant_tsc = tri(true, c->invariant_tsc);

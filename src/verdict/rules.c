@@ -293,7 +293,26 @@ static void r_pv_vdso(const struct facts *f, struct model *m)
 
 static bool r_hv_page_applies(const struct facts *f, const struct model *m)
 {
-	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_page);
+	return f->plat == PLAT_HYPERV && yes(f->in->hv_tsc_page) && !m->hv_page_withheld;
+}
+
+/* HV_ISOLATION_TYPE_TDX (3) without a paravisor: ms_hyperv_init_platform()
+ * clears HV_MSR_REFERENCE_TSC_AVAILABLE before hv_init_clocksource() looks
+ * at it ("Mark the Hyper-V TSC page feature as disabled in a TDX VM without
+ * paravisor so that the Invariant TSC ... is used instead"). */
+#define HV_ISOLATION_TYPE_TDX 3
+
+static bool r_hv_tdx_no_page_applies(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+
+	return f->plat == PLAT_HYPERV && yes(in->hv_tsc_page) && yes(in->hv_isolated) &&
+	       in->hv_isolation_type == HV_ISOLATION_TYPE_TDX && no(in->hv_paravisor);
+}
+
+static void r_hv_tdx_no_page(const struct facts *f, struct model *m)
+{
+	m->hv_page_withheld = true;
 }
 
 static unsigned hv_page_rating(unsigned kver)
@@ -401,6 +420,9 @@ static const struct rule register_rules[] = {
 	{ "kvmclock-vdso", "arch/x86/kernel/kvmclock.c kvm_setup_vsyscall_timeinfo()",
 	  KV_OPEN, KV_OPEN, r_kvmclock_vdso_applies, r_pv_vdso,
 	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode", { 0 } },
+	{ "hyperv-tdx-no-page", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(): TDX without paravisor clears HV_MSR_REFERENCE_TSC_AVAILABLE, 6.6+",
+	  KV(6, 6), KV_OPEN, r_hv_tdx_no_page_applies, r_hv_tdx_no_page,
+	  "Hyper-V TDX guest without a paravisor: Linux withholds the reference TSC page (the TSC, or the MSR, is read instead)", { 0 } },
 	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 250 (5.6, 9e0333ae38ee), 500 (5.13)",
 	  KV_OPEN, KV_OPEN, r_hv_page_applies, r_hv_page,
 	  "Hyper-V reference TSC page registered (vDSO HVCLOCK)", { 0 } },

@@ -114,6 +114,7 @@ struct model {
 	int watchdog;		/* source index or -1 */
 	bool pv_vdso;		/* kvm-clock / xen: PVCLOCK vDSO mode */
 	bool hv_page_vdso;
+	bool hv_page_withheld;	/* ms_hyperv_init_platform() cleared the TSC page feature */
 	int chosen;		/* source index, -1 = jiffies */
 	bool vdso;
 	/* A race the TSC can lose on an unsteady vCPU (watchdog.c

@@ -430,6 +430,42 @@ TEST(secure_tsc_is_reliable_from_6_14)
 	CHECK_STR(v.available_clocksource, "kvm-clock acpi_pm");
 }
 
+/* Issue #28 item 4.  A Hyper-V TDX guest (isolation type 3) without a
+ * paravisor, reference counter and TSC page offered, no TSC invariant
+ * control: ms_hyperv_init_platform() clears HV_MSR_REFERENCE_TSC_AVAILABLE
+ * in such a VM (6.6+; the comment of 7f828d5fff7d, "Cc: stable # 6.6+":
+ * without Invariant TSC "the slower Hyper-V MSR-based Ref Counter should
+ * end up being the clocksource") -> hyperv_clocksource_msr, no vDSO.  With
+ * a paravisor the page stays -> hyperv_clocksource_tsc_page.  With TSC
+ * invariant control the TSC is reliable and wins either way.  6.5 kept the
+ * page for every guest (modelled; whether 6.5 ran such guests at all is
+ * not established). */
+TEST(hyperv_tdx_without_paravisor_has_no_tsc_page)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x8f, 4, 1, false);
+	named(&in, "hyperv");
+	in.hv_ref_counter = in.hv_tsc_page = in.hv_freq_msrs = Y;
+	in.hv_tsc_invariant_control = N;
+	in.hv_isolated = Y;
+	in.hv_isolation_type = 3;
+	in.hv_paravisor = N;
+	in.freq_by = VERDICT_FREQ_HYPERV_MSR;
+	in.tsc_known_freq = Y;
+	CHECK_STR(on(&in, "6.6"), "hyperv_clocksource_msr");
+	CHECK(!v.vdso);
+	CHECK(reasoning_says("withholds the reference TSC page"));
+	CHECK_STR(on(&in, "6.12"), "hyperv_clocksource_msr");
+	CHECK_STR(v.available_clocksource, "hyperv_clocksource_msr acpi_pm");
+	CHECK_STR(on(&in, "6.5"), "hyperv_clocksource_tsc_page");
+	in.hv_paravisor = Y;
+	CHECK_STR(on(&in, "6.12"), "hyperv_clocksource_tsc_page");
+	CHECK(v.vdso);
+	in.hv_paravisor = N;
+	in.hv_tsc_invariant_control = Y;
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK_STR(v.available_clocksource, "tsc hyperv_clocksource_msr acpi_pm");
+}
+
 /* Item 7.  cs_watchdog_read() (5.10.262, 6.1.176): a wd-cs-wd read-back
  * over WATCHDOG_MAX_SKEW (100 us) is retried, a wd-wd read-back over half
  * of it skips the check, every retry over the bound marks the TSC
