@@ -7,9 +7,52 @@
 
 /* ---- CPU capability flags ------------------------------------------------ */
 
+/* The invariant bit is turned into CONSTANT_TSC and NONSTOP_TSC by each
+ * vendor's early_init_*() (intel, amd, hygon, centaur, zhaoxin.c): a CPU
+ * whose vendor Linux has no cpu_dev for gets the generic default_cpu and
+ * neither flag.  Zhaoxin ("  Shanghai  ") has one since 761fdd5e3327
+ * (5.3); no other vendor string does on x86-64.  An unknown vendor is
+ * taken as known. */
+static bool linux_knows_vendor(const struct facts *f, const struct model *m)
+{
+	switch (f->in->vendor) {
+	case VERDICT_VENDOR_ZHAOXIN: return m->kver >= KV(5, 3);
+	case VERDICT_VENDOR_OTHER: return false;
+	default: return true;
+	}
+}
+
 static bool r_invariant_applies(const struct facts *f, const struct model *m)
 {
-	return yes(f->in->invariant_tsc);
+	return yes(f->in->invariant_tsc) && linux_knows_vendor(f, m);
+}
+
+static bool r_vendor_unknown_applies(const struct facts *f, const struct model *m)
+{
+	return yes(f->in->invariant_tsc) && !linux_knows_vendor(f, m);
+}
+
+static void r_no_flags(const struct facts *f, struct model *m)
+{
+}
+
+/* early_init_zhaoxin(): family >= 6 sets CONSTANT_TSC, invariant bit or not. */
+static bool r_zhaoxin_constant_applies(const struct facts *f, const struct model *m)
+{
+	return f->in->vendor == VERDICT_VENDOR_ZHAOXIN && !m->constant_tsc && f->in->family >= 6;
+}
+
+/* early_init_centaur(): family 6 model >= 0xf (VIA Nano and later) sets
+ * CONSTANT_TSC in every release here; family >= 7 from 33b4711df4c1. */
+static bool r_centaur_constant_applies(const struct facts *f, const struct model *m)
+{
+	return f->in->vendor == VERDICT_VENDOR_CENTAUR && !m->constant_tsc && f->in->family == 6 &&
+	       f->in->model >= 0xf;
+}
+
+static bool r_centaur7_constant_applies(const struct facts *f, const struct model *m)
+{
+	return f->in->vendor == VERDICT_VENDOR_CENTAUR && !m->constant_tsc && f->in->family >= 7;
 }
 
 static void r_invariant(const struct facts *f, struct model *m)
@@ -81,6 +124,18 @@ static const struct rule cpu_flag_rules[] = {
 	{ "cpu-invariant", "arch/x86/kernel/cpu/{intel,amd,hygon,centaur,zhaoxin}.c early_init: x86_power bit 8",
 	  KV_OPEN, KV_OPEN, r_invariant_applies, r_invariant,
 	  "CPUID 0x80000007 EDX[8] (invariant TSC): Linux sets CONSTANT_TSC and NONSTOP_TSC", { 0 } },
+	{ "vendor-unknown", "arch/x86/kernel/cpu/common.c get_cpu_vendor(): no cpu_dev, default_cpu has no c_early_init",
+	  KV_OPEN, KV_OPEN, r_vendor_unknown_applies, r_no_flags,
+	  "a CPU vendor Linux has no support file for (Zhaoxin before 5.3): the invariant bit sets no CONSTANT_TSC/NONSTOP_TSC", { 0 } },
+	{ "zhaoxin-constant", "arch/x86/kernel/cpu/zhaoxin.c early_init_zhaoxin(), 5.3+ (761fdd5e3327)",
+	  KV(5, 3), KV_OPEN, r_zhaoxin_constant_applies, r_constant_only,
+	  "Zhaoxin family >= 6: CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
+	{ "centaur-constant", "arch/x86/kernel/cpu/centaur.c early_init_centaur(): family 6 model >= 0xf",
+	  KV_OPEN, KV_OPEN, r_centaur_constant_applies, r_constant_only,
+	  "Centaur family 6 model >= 0xf: CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
+	{ "centaur7-constant", "arch/x86/kernel/cpu/centaur.c early_init_centaur(): family >= 7, 5.10+ (33b4711df4c1)",
+	  KV(5, 10), KV_OPEN, r_centaur7_constant_applies, r_constant_only,
+	  "Centaur family >= 7: CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
 	{ "intel-constant", "arch/x86/kernel/cpu/intel.c early_init_intel(), before 6.15",
 	  KV_OPEN, KV(6, 14), r_intel_constant_applies, r_constant_only,
 	  "Intel family 6 model >= 0x0e (or 0xf >= 3): CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },

@@ -466,6 +466,39 @@ TEST(hyperv_tdx_without_paravisor_has_no_tsc_page)
 	CHECK_STR(v.available_clocksource, "tsc hyperv_clocksource_msr acpi_pm");
 }
 
+/* Issue #28 item 5, vendors Linux trusts.  Zhaoxin ("  Shanghai  ")
+ * family 7 under TCG, 2 vCPUs in one package, no invariant bit, HPET.
+ * early_init_zhaoxin() sets CONSTANT_TSC for family >= 6 (zhaoxin.c,
+ * 761fdd5e3327, x86/cpu pull for 5.3), so unsynchronized_tsc() returns 0
+ * -> tsc from 5.3 (was hpet up to 6.11 here); 5.2 has no Zhaoxin cpu_dev:
+ * non-Intel, no CONSTANT_TSC, 2 possible CPUs -> marked unstable -> hpet,
+ * and even the invariant bit gives it nothing.  Centaur: family 6 model
+ * >= 0xf has CONSTANT_TSC in every release (early_init_centaur()),
+ * family >= 7 from 5.10 (33b4711df4c1, x86/cpu pull for 5.10). */
+TEST(zhaoxin_and_centaur_constant_tsc)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_ZHAOXIN, 7, 0x3b, 2, 1, true);
+	named(&in, "tcg");
+	CHECK_STR(on(&in, "5.2"), "hpet");
+	CHECK_STR(on(&in, "5.3"), "tsc");
+	CHECK(reasoning_says("Zhaoxin family >= 6"));
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	in.invariant_tsc = Y;
+	CHECK_STR(on(&in, "5.2"), "hpet");
+	CHECK(reasoning_says("no support file"));
+	in = guest(VERDICT_VENDOR_CENTAUR, 7, 0x1b, 2, 1, true);
+	named(&in, "tcg");
+	CHECK_STR(on(&in, "5.9"), "hpet");
+	CHECK_STR(on(&in, "5.10"), "tsc");
+	in.family = 6;
+	in.model = 0xf;
+	CHECK_STR(on(&in, "4.19"), "tsc");
+	CHECK(reasoning_says("Centaur family 6 model >= 0xf"));
+	in.model = 0xd;
+	CHECK_STR(on(&in, "4.19"), "hpet");
+}
+
 /* Item 7.  cs_watchdog_read() (5.10.262, 6.1.176): a wd-cs-wd read-back
  * over WATCHDOG_MAX_SKEW (100 us) is retried, a wd-wd read-back over half
  * of it skips the check, every retry over the bound marks the TSC
