@@ -227,19 +227,94 @@ static bool r_khz_cpuid_applies(const struct facts *f, const struct model *m)
 		f->in->freq_by == VERDICT_FREQ_CPUID_16);
 }
 
-/* An unknown PIT, HPET or PM timer may still be there for Linux. */
-static bool calibration_reference_possible(const struct facts *f)
+/* What pit_hpet_ptimer_calibrate_cpu() needs (quick_pit_calibrate()
+ * needs no less).  Its PIT loop (pit_calibrate_tsc()) polls port 0x61
+ * until channel 2's OUT goes high and gives up with fewer than loopmin
+ * reads in the window: 1000 in 10 ms (CAL_PIT_LOOPS, CAL_MS), then 5000 in
+ * 50 ms (CAL2_*), one read per 10 us either way; without a legacy PIC it
+ * does not run at all.  The probe's PIT read is three port accesses (the
+ * latch, two bytes): one of them stands for a loop iteration. */
+#define PIT_LOOP_READ_MAX_NS 10000u
+#define PIT_READ_PORT_ACCESSES 3u
+/* Its reference reads (tsc_read_refs() with tsc_khz still 0) must take
+ * under TSC_DEFAULT_THRESHOLD (0x20000) TSC cycles in one of five tries:
+ * the HPET when is_hpet_enabled(), else the PM timer. */
+#define REF_READ_MAX_CYCLES 0x20000u
+
+static bool pit_calibration_usable(const struct facts *f, struct strbuf *why)
 {
 	const struct verdict_input *in = f->in;
+	const struct verdict_source_fact *pit = &in->sources[VERDICT_SRC_PIT];
 
-	return !no(in->sources[VERDICT_SRC_PIT].present) ||
-	       !no(in->sources[VERDICT_SRC_HPET].present) || f->has[VERDICT_SRC_ACPI_PM] ||
-	       (!no(in->sources[VERDICT_SRC_ACPI_PM].present) && !no(in->acpi));
+	if (no(pit->present)) {
+		if (why)
+			sb_str(why, "no PIT");
+		return false;
+	}
+	if (no(in->legacy_pic)) {
+		if (why)
+			sb_str(why, "no legacy PIC (MADT PCAT_COMPAT clear): the PIT loop does not run");
+		return false;
+	}
+	uint64_t per_read = pit->read_ns_milli / PIT_READ_PORT_ACCESSES;
+	if (per_read <= PIT_LOOP_READ_MAX_NS * 1000ull)
+		return true; /* or not measured: it may work */
+	if (why) {
+		sb_str(why, "a PIT port access costs ");
+		sb_ns(why, per_read);
+		sb_str(why, ", over the 10 us a loop iteration may take (1000 reads in 10 ms)");
+	}
+	return false;
+}
+
+static uint64_t tsc_hz_known(const struct verdict_input *in)
+{
+	return in->freq_measured_hz ? in->freq_measured_hz : in->freq_advertised_hz;
+}
+
+static bool ref_calibration_usable(const struct facts *f, struct strbuf *why)
+{
+	const struct verdict_input *in = f->in;
+	int ref = !no(in->sources[VERDICT_SRC_HPET].present) ? VERDICT_SRC_HPET :
+		  (f->has[VERDICT_SRC_ACPI_PM] || (!no(in->sources[VERDICT_SRC_ACPI_PM].present) && !no(in->acpi))) ?
+								       VERDICT_SRC_ACPI_PM :
+								       -1;
+	if (ref < 0) {
+		if (why)
+			sb_str(why, "no HPET and no PM timer to calibrate against");
+		return false;
+	}
+	uint64_t hz = tsc_hz_known(in), cost = in->sources[ref].read_ns_milli;
+	uint64_t cycles = hz ? mul_div_u64(cost, hz, 1000000000000ull) : 0;
+	if (cycles < REF_READ_MAX_CYCLES)
+		return true; /* or not measured */
+	if (why) {
+		sb_str(why, verdict_source_name(ref));
+		sb_str(why, " reads cost ");
+		sb_ns(why, cost);
+		sb_str(why, " (");
+		sb_u64(why, cycles);
+		sb_str(why, " TSC cycles), over tsc_read_refs()' 131072-cycle bound on every try");
+	}
+	return false;
+}
+
+bool calibration_fails(const struct facts *f, struct strbuf *why)
+{
+	if (pit_calibration_usable(f, NULL) || ref_calibration_usable(f, NULL))
+		return false;
+	if (why) {
+		sb_str(why, "PIT: ");
+		pit_calibration_usable(f, why);
+		sb_str(why, "; ");
+		ref_calibration_usable(f, why);
+	}
+	return true;
 }
 
 static bool r_khz_calibrate_applies(const struct facts *f, const struct model *m)
 {
-	return !m->tsc_khz_known && calibration_reference_possible(f);
+	return !m->tsc_khz_known && !calibration_fails(f, NULL);
 }
 
 static bool r_khz_none_applies(const struct facts *f, const struct model *m)
@@ -279,9 +354,9 @@ static const struct rule tsc_khz_rules[] = {
 	{ "khz-calibrate", "arch/x86/kernel/tsc.c quick_pit_calibrate()/pit_hpet_ptimer_calibrate_cpu()",
 	  KV_OPEN, KV_OPEN, r_khz_calibrate_applies, r_khz_calibrated,
 	  "no advertised TSC frequency: Linux calibrates against the PIT, HPET or PM timer", { 0 } },
-	{ "khz-none", "arch/x86/kernel/tsc.c tsc_init(): \"could not calculate TSC khz\"",
+	{ "khz-none", "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu() returns 0; tsc_init(): \"could not calculate TSC khz\"",
 	  KV_OPEN, KV_OPEN, r_khz_none_applies, r_tsc_unregistered,
-	  "no TSC frequency and no PIT/HPET/PM timer to calibrate against: TSC not registered", { 0 } },
+	  "no advertised TSC frequency and Linux's calibration cannot succeed (no usable PIT loop, no usable HPET/PM timer reference): TSC not registered", { 0 } },
 };
 
 /* TSC_KNOWN_FREQ (kvmclock.c, mshyperv.c, vmware.c, native_calibrate_tsc()

@@ -221,6 +221,10 @@ void digest(struct facts *f, const struct verdict_input *in);
 bool tsc_present(const struct facts *f);
 void add_reason(struct verdict *v, const char *text, const char *cite);
 
+/* rules.c: pit_hpet_ptimer_calibrate_cpu() can get no rate here (no
+ * advertised one considered); why, when given, says what each way lacks. */
+bool calibration_fails(const struct facts *f, struct strbuf *why);
+
 /* predict.c */
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);

@@ -499,6 +499,49 @@ TEST(zhaoxin_and_centaur_constant_tsc)
 	CHECK_STR(on(&in, "4.19"), "hpet");
 }
 
+/* Issue #28 item 6, a calibration that cannot succeed (the field report:
+ * Windows Hypervisor Platform on AMD, every PIT read an exit to the VMM).
+ * AMD, hypervisor bit without a signature, 1 vCPU, no HPET, nothing
+ * advertised that Linux reads on AMD.  The probe's PIT read (three port
+ * accesses) costs 90 us: 30 us a port access, so pit_calibrate_tsc() sees
+ * about 333 reads in its 10 ms window (needs 1000) and 1666 in 50 ms
+ * (needs 5000): ULONG_MAX both times ("Unable to calibrate against PIT").
+ * A PM timer read of 60 us is 150000 TSC cycles at 2.5 GHz, over
+ * tsc_read_refs()' TSC_DEFAULT_THRESHOLD (0x20000) on all five tries:
+ * "HPET/PMTIMER calibration failed", return 0; tsc_init(): "could not
+ * calculate TSC khz" -> the TSC is never registered -> acpi_pm.  A 40 us
+ * PM read (100000 cycles) passes: "using PMTIMER reference calibration"
+ * -> tsc.  A fast PIT (3 us a read) passes by itself.  Without a PM
+ * timer either: nothing but refined-jiffies. */
+TEST(calibration_that_cannot_succeed)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0x17, 0x31, 1, 1, false);
+	in.freq_measured_hz = 2500000000ull;
+	in.legacy_pic = Y;
+	set_source(&in, VERDICT_SRC_PIT, Y, 90000000);
+	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 60000000);
+	CHECK_STR(on(&in, "6.1"), "acpi_pm");
+	CHECK_STR(v.available_clocksource, "acpi_pm");
+	const struct verdict_warning *w = verdict_find_warning(&v, "NO_CALIBRATION_REFERENCE");
+	CHECK(w && strstr(w->evidence, "a PIT port access costs 30.0 us"));
+	CHECK(w && strstr(w->evidence, "acpi_pm reads cost 60.0 us (150000 TSC cycles)"));
+	CHECK_STR(on(&in, "6.12"), "acpi_pm");
+	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 40000000);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK(verdict_find_warning(&v, "NO_CALIBRATION_REFERENCE") == NULL);
+	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 60000000);
+	set_source(&in, VERDICT_SRC_PIT, Y, 9000000);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	/* no legacy PIC: the PIT loop returns at once */
+	in.legacy_pic = N;
+	CHECK_STR(on(&in, "6.1"), "acpi_pm");
+	in.legacy_pic = Y;
+	set_source(&in, VERDICT_SRC_PIT, Y, 90000000);
+	in.acpi = N;
+	set_source(&in, VERDICT_SRC_ACPI_PM, N, 0);
+	CHECK_STR(on(&in, "6.1"), "jiffies");
+}
+
 /* Item 7.  cs_watchdog_read() (5.10.262, 6.1.176): a wd-cs-wd read-back
  * over WATCHDOG_MAX_SKEW (100 us) is retried, a wd-wd read-back over half
  * of it skips the check, every retry over the bound marks the TSC
