@@ -664,11 +664,18 @@ void tsc_race(const struct facts *f, struct model *m)
 		m->risk_reason = "jiffies_watchdog";
 		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
 			      "ticks on an unsteady vCPU; the TSC may be marked unstable at boot";
+	} else if (m->watchdog < 0 && m->kver < KV_WATCHDOG_REWRITE) {
+		/* Nothing registered but the TSC: clocksource_select_watchdog()
+		 * keeps refined-jiffies (rating 2, not MUST_VERIFY) for good. */
+		m->risk_reason = "jiffies_watchdog";
+		m->risk_why = "no HPET, PM timer or paravirtual clock: refined-jiffies watches the TSC for good "
+			      "and loses ticks on an unsteady vCPU; the TSC may be marked unstable, leaving jiffies";
 	} else if (m->watchdog == VERDICT_SRC_ACPI_PM) {
 		m->risk_reason = "watchdog_short_round";
 		m->risk_why = "no HPET: on an unsteady vCPU a short round of the rewritten watchdog against "
 			      "acpi_pm reads as frequency skew; the TSC may be marked unstable";
-	} else if (m->tsc_calibrated) {
+	} else if (m->tsc_calibrated && m->watchdog >= 0) {
+		/* 7.1+ with nothing to watch the TSC: a mis-rated TSC stays */
 		m->risk_reason = "tsc_calibration";
 		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
 			      "wrong rate that Linux trusts, and the watchdog then marks the TSC unstable";

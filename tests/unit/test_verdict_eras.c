@@ -542,6 +542,33 @@ TEST(calibration_that_cannot_succeed)
 	CHECK_STR(on(&in, "6.1"), "jiffies");
 }
 
+/* Issue #28 item 7.  QEMU TCG q35 with acpi=off and hpet=off: no PM timer
+ * (no FADT), no HPET, no paravirtual clock; the PIT calibrates the TSC.
+ * Before the rewrite clocksource_select_watchdog() takes any registered
+ * source without CLOCK_SOURCE_MUST_VERIFY, and refined-jiffies (rating 2,
+ * register_refined_jiffies()) is the only one: it watches the TSC for good,
+ * and on a TCG vCPU that loses ticks ("circulus vitiosus", b50db7095fe0's
+ * changelog: jiffies accuracy depends on not missing a timer interrupt).
+ * The TSC stays the prediction; the race is named, with jiffies as its
+ * outcome.  1432f9d4e8aa (7.1) never lets a non-continuous source watch:
+ * no watchdog, no race. */
+TEST(refined_jiffies_watchdog_is_a_race)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, false);
+	named(&in, "tcg");
+	in.acpi = N;
+	set_source(&in, VERDICT_SRC_ACPI_PM, N, 0);
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK_STR(v.risk.reason, "jiffies_watchdog");
+	CHECK_STR(v.risk.linux_clocksource, "jiffies");
+	CHECK(reasoning_says("refined-jiffies watches the TSC for good"));
+	CHECK(v.confidence == VERDICT_CONFIDENCE_LOW);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(v.risk.reason, "jiffies_watchdog");
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason == NULL);
+}
+
 /* Item 7.  cs_watchdog_read() (5.10.262, 6.1.176): a wd-cs-wd read-back
  * over WATCHDOG_MAX_SKEW (100 us) is retried, a wd-wd read-back over half
  * of it skips the check, every retry over the bound marks the TSC
