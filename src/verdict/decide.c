@@ -309,4 +309,5 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	fill_by_kernel(&f, out);
 	add_warnings(&f, &m, out);
 	fill_why_text(&f, &m, out);
+	decide_windows(in, &out->windows);
 }

@@ -92,6 +92,7 @@ static const struct field fields[] = {
 	F("gap_total_ns", K_U64, gap_total_ns),
 	F("gap_window_ms", K_U64, gap_window_ms),
 	F("gap_share_ppm", K_U64, gap_share_ppm),
+	F("hpet_freq_hz", K_U64, hpet_freq_hz),
 	F("harness_anomaly", K_BOOL, harness_anomaly),
 	F("harness_anomaly_reason", K_STR, harness_anomaly_reason),
 };

@@ -77,7 +77,7 @@ static const char *select_note(const struct facts *f, const struct model *m)
 	if (m->tsc_unstable && tsc_present(f)) {
 		if (!m->tsc_khz_known)
 			return "TSC frequency unknown: TSC not registered";
-		if (f->plat == PLAT_HYPERV && !yes(f->in->hv_tsc_invariant_control))
+		if (f->plat == PLAT_HYPERV && (m->kver < KV(5, 5) || !yes(f->in->hv_tsc_invariant_control)))
 			return "Hyper-V without TSC invariant control: TSC marked unstable (\"running on Hyper-V\")";
 		if (f->in->xcpu_warps && !m->tsc_reliable)
 			return "TSC warps between CPUs: boot sync check turns it off";

@@ -225,6 +225,11 @@ void add_reason(struct verdict *v, const char *text, const char *cite);
  * advertised one considered); why, when given, says what each way lacks. */
 bool calibration_fails(const struct facts *f, struct strbuf *why);
 
+/* windows.c: verdict.windows from the same inputs, and its JSON */
+void decide_windows(const struct verdict_input *in, struct verdict_windows *w);
+struct json;
+void windows_to_json(struct json *j, const struct verdict_windows *w);
+
 /* predict.c */
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);
