@@ -645,6 +645,16 @@ static bool long_round_loses(const struct facts *f, const struct model *m)
 	return skew_ns > e.margin_ns;
 }
 
+static void long_round(const struct facts *f, struct model *m)
+{
+	if (m->watchdog >= 0 && long_round_loses(f, m)) {
+		m->risk_reason = "long_watchdog_round";
+		m->risk_why = "a measured vCPU stall stretches a watchdog round, and the TSC's measured rate "
+			      "error against the watchdog grows past the era's fixed margin over it; the TSC "
+			      "may be marked unstable";
+	}
+}
+
 void tsc_race(const struct facts *f, struct model *m)
 {
 	m->risk_reason = NULL;
@@ -652,12 +662,7 @@ void tsc_race(const struct facts *f, struct model *m)
 	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
 		return;
 	if (!vcpu_unsteady(f)) {
-		if (m->watchdog >= 0 && long_round_loses(f, m)) {
-			m->risk_reason = "long_watchdog_round";
-			m->risk_why = "a measured vCPU stall stretches a watchdog round, and the TSC's measured rate "
-				      "error against the watchdog grows past the era's fixed margin over it; the TSC "
-				      "may be marked unstable";
-		}
+		long_round(f, m);
 		return;
 	}
 	if (m->watchdog == VERDICT_SRC_ACPI_PM && m->kver < KV_WATCHDOG_REWRITE) {
@@ -679,6 +684,8 @@ void tsc_race(const struct facts *f, struct model *m)
 		m->risk_reason = "tsc_calibration";
 		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
 			      "wrong rate that Linux trusts, and the watchdog then marks the TSC unstable";
+	} else {
+		long_round(f, m);
 	}
 }
 
