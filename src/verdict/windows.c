@@ -170,8 +170,11 @@ static bool tsc_usable(struct win *c)
 		reason(c, "the TSCs warp between CPUs: Windows cannot synchronise them, QPC leaves the TSC");
 		return false;
 	}
-	if (in->xcpu_tested < 2 && in->logical_cpus > 1)
-		lower(c->w, VERDICT_CONFIDENCE_MEDIUM);
+	if (in->xcpu_tested < 2 && in->logical_cpus > 1) {
+		lower(c->w, VERDICT_CONFIDENCE_LOW);
+		reason(c, "the cross-CPU TSC test did not cover 2+ CPUs: whether Windows finds the TSCs in step is "
+			  "not known");
+	}
 	return true;
 }
 

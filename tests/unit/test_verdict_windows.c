@@ -130,6 +130,12 @@ TEST(invariant_tsc_is_read_directly)
 	in.xcpu_warps = 3;
 	w = judge(in, "2022");
 	CHECK_STR(w->qpc_source, "acpi_pm");
+	/* the warp test did not run on 2+ CPUs: no evidence of sync */
+	in = kvm(true);
+	in.xcpu_tested = 0;
+	w = judge(in, "10");
+	CHECK_STR(w->qpc_source, "tsc");
+	CHECK(w->confidence == VERDICT_CONFIDENCE_LOW);
 	/* a trapping RDTSC (harness anomaly): the TSC read itself exits */
 	in = kvm(true);
 	in.harness_anomaly = true;
