@@ -201,13 +201,10 @@ static void progress(const char *fmt, const char *arg)
 static void identity(void)
 {
 	uint8_t rnd[16];
-	if (sys_random(rnd, sizeof rnd)) {
+	R.run_id_source = sys_random(rnd, sizeof rnd);
+	if (R.run_id_source)
 		for (int i = 0; i < 16; i++)
 			sprintf(R.run_id + 2 * i, "%02x", rnd[i]);
-		R.run_id_source = "getrandom";
-	} else {
-		R.run_id_source = NULL;
-	}
 	struct timespec ts;
 	struct tm tm;
 	if (clock_gettime(CLOCK_REALTIME, &ts) == 0 && gmtime_r(&ts.tv_sec, &tm))
@@ -672,8 +669,11 @@ int main(int argc, char **argv)
 	cpu_facts();
 	smbios_facts();
 	clocksource_facts();
-	if (settle_s)
-		progress("watching the clocksource for %s s", "--settle");
+	if (settle_s) {
+		char secs[16];
+		snprintf(secs, sizeof secs, "%u", settle_s);
+		progress("watching current_clocksource for %s s", secs);
+	}
 	settle(settle_s);
 	history();
 

@@ -240,7 +240,31 @@ int sys_read_klog(klog_cb cb, void *ctx, const char **source, char *why, size_t 
 	return e;
 }
 
-bool sys_random(void *buf, size_t n)
+#ifndef GRND_INSECURE
+#define GRND_INSECURE 0x0004
+#endif
+
+const char *sys_random(void *buf, size_t n)
 {
-	return getrandom(buf, n, GRND_NONBLOCK) == (ssize_t)n;
+	/* Early in a guest's boot the pool may not be initialised yet: then
+	 * GRND_INSECURE (5.6+) still answers at once, and older kernels
+	 * always have /proc/sys/kernel/random/uuid.  A run id needs to be
+	 * unique, not secret. */
+	if (getrandom(buf, n, GRND_NONBLOCK) == (ssize_t)n)
+		return "getrandom";
+	if (getrandom(buf, n, GRND_INSECURE) == (ssize_t)n)
+		return "getrandom (GRND_INSECURE: pool not initialised yet)";
+	char text[64];
+	size_t len, k = 0;
+	if (sys_read_file("/proc/sys/kernel/random/uuid", text, sizeof text, &len) != 0)
+		return NULL;
+	uint8_t *out = buf;
+	for (size_t i = 0; i + 1 < len && k < n; i++) {
+		unsigned v;
+		if (text[i] == '-' || sscanf(text + i, "%2x", &v) != 1)
+			continue;
+		out[k++] = (uint8_t)v;
+		i++;
+	}
+	return k == n ? "/proc/sys/kernel/random/uuid" : NULL;
 }

@@ -57,6 +57,6 @@ int sys_raw_clock_gettime(clockid_t clk, struct timespec *ts);
 typedef bool (*klog_cb)(void *ctx, const char *rec, size_t len, bool kmsg);
 int sys_read_klog(klog_cb cb, void *ctx, const char **source, char *why, size_t cap);
 
-/* Fills buf with random bytes (getrandom); false when it fails. */
-bool sys_random(void *buf, size_t n);
+/* Fills buf with random bytes; returns where they came from, or NULL. */
+const char *sys_random(void *buf, size_t n);
 #endif
