@@ -180,6 +180,14 @@ struct guest_results {
 	struct guest_error errors[GUEST_MAX_ERRORS];
 };
 
+/* Where the next kernel-log clock line goes.  A VM up for months logs far
+ * more than GUEST_MAX_LINES: the first half is kept (the boot's choice),
+ * the rest is a ring of the latest lines (*ring_next, start at 0), and
+ * lines_dropped counts what falls out in between.  history_finish() puts
+ * the ring in log order. */
+struct klog_line *history_slot(struct guest_results *r, uint32_t *ring_next);
+void history_finish(struct guest_results *r, uint32_t ring_next);
+
 void guest_skip(struct guest_results *r, const char *what, const char *reason);
 void guest_error(struct guest_results *r, const char *code, const char *message);
 

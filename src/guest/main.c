@@ -382,6 +382,8 @@ static void settle(uint32_t seconds)
 		snprintf(R.current, sizeof R.current, "%s", cs);
 }
 
+static uint32_t klog_ring_next;	/* history_slot()'s ring position */
+
 static bool klog_record_cb(void *ctx, const char *rec, size_t len, bool kmsg)
 {
 	(void)ctx;
@@ -399,11 +401,7 @@ static bool klog_record_cb(void *ctx, const char *rec, size_t len, bool kmsg)
 	R.records_read++;
 	if (!klog_is_clock_line(kr.msg, kr.msg_len))
 		return true;
-	if (R.n_lines >= GUEST_MAX_LINES) {
-		R.lines_dropped++;
-		return true;
-	}
-	struct klog_line *l = &R.lines[R.n_lines++];
+	struct klog_line *l = history_slot(&R, &klog_ring_next);
 	l->has_ts = kr.has_ts;
 	l->t_us = kr.t_us;
 	klog_classify(&l->ev, kr.msg, kr.msg_len);
@@ -427,6 +425,7 @@ static void history(void)
 		return;
 	}
 	R.history_status = "ok";
+	history_finish(&R, klog_ring_next);
 }
 
 /* tsc_khz as the kernel uses it: a sysfs file where a kernel exports it,

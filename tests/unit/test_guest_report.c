@@ -252,3 +252,24 @@ TEST(vdso_symbol_in_this_process)
 	CHECK_EQ_U64(vdso_symbol_offset(NULL, 0, "__vdso_clock_gettime"), 0);
 	free(copy);
 }
+
+TEST(history_keeps_the_first_and_the_latest_lines)
+{
+	static struct klog_line store[GUEST_MAX_LINES];
+	for (uint32_t total = 10; total <= 1003; total += 331) {
+		memset(&R, 0, sizeof R);
+		R.lines = store;
+		uint32_t ring = 0;
+		for (uint32_t i = 0; i < total; i++)
+			history_slot(&R, &ring)->t_us = i;
+		history_finish(&R, ring);
+		uint32_t kept = total < GUEST_MAX_LINES ? total : GUEST_MAX_LINES;
+		CHECK_EQ_U64(R.n_lines, kept);
+		CHECK_EQ_U64(R.lines_dropped, total - kept);
+		for (uint32_t i = 0; i < kept; i++) {
+			/* 0..199, then the latest 200 in order */
+			uint64_t want = i < GUEST_MAX_LINES / 2 ? i : total - (kept - i);
+			CHECK_EQ_U64(R.lines[i].t_us, want);
+		}
+	}
+}
