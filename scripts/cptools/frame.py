@@ -206,12 +206,15 @@ def load_any_report_file(path):
     if stripped.startswith("{"):
         try:
             obj = json.loads(stripped)
-        except ValueError:
-            obj = None
-        if is_guest_report(obj):
-            return obj, "guest", None
-    if GUEST_BEGIN_RE.search(text) and not BEGIN_RE.search(text):
+        except ValueError as e:
+            if "CLOCKPROBE " not in text:
+                return None, "probe", "JSON does not parse: %s" % e
+        else:
+            if isinstance(obj, dict):   # as load_report_file takes it
+                return obj, "guest" if is_guest_report(obj) else "probe", \
+                    None
+    if "CLOCKPROBE GUEST BEGIN" in text and not BEGIN_RE.search(text):
         report, err = extract_guest_report(text)
         return report, "guest", err
-    report, err = load_report_file(path)
+    report, err = extract_report(text)
     return report, "probe", err

@@ -304,6 +304,33 @@ class CommandLine(unittest.TestCase):
                           rep["guest"]["label_source"]), ("vm-42", "--label"))
 
 
+class GuestSchema(unittest.TestCase):
+    def test_valid_and_every_name_described_with_its_unit(self):
+        gs = schema.load_guest_schema()
+        schema.check_schema(gs)
+        missing, no_unit = [], []
+        for path, node in schema.described_paths(gs):
+            if "description" not in node:
+                missing.append(path)
+            types = node.get("type", [])
+            types = types if isinstance(types, list) else [types]
+            leaf = path.rsplit(".", 1)[-1]
+            if any(t in ("integer", "number") for t in types) and \
+                    leaf.endswith(("_ns", "_ms", "_us", "_s", "_khz", "_ppm",
+                                   "_cycles")) and "x-unit" not in node:
+                no_unit.append(path)
+        self.assertEqual((missing, no_unit), ([], []))
+        # The probe's schema names it.
+        ref = schema.load_schema()["$defs"]["guest_report"]["$ref"]
+        self.assertEqual(ref, os.path.basename(schema.GUEST_SCHEMA_PATH))
+
+    def test_coverage_names_an_undescribed_name(self):
+        rep = {"schema": 1, "guest": {"version": "0.1.0", "made_up": 1},
+               "measurements": [{"clocksource": "tsc", "p42": 0}]}
+        self.assertEqual(schema.undocumented(rep, schema.load_guest_schema()),
+                         ["guest.made_up", "measurements[].p42"])
+
+
 class GuestFrame(unittest.TestCase):
     """cptools.frame on guest frames: the probe's rules, its own marker."""
 
