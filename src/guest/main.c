@@ -530,7 +530,7 @@ static void switch_all(const struct measure_cfg *cfg)
 	}
 	/* Can we write at all?  An open for writing says so without changing
 	 * anything; the reason names the permission when it fails. */
-	int e = sys_write_file(cs_current_path, "", 0);
+	int e = sys_can_write(cs_current_path);
 	if (e) {
 		snprintf(why, sizeof why, "%s: %s%s", cs_current_path, strerror(e),
 			 (e == EACCES || e == EPERM) ? " (--switch needs root)" : "");

@@ -65,6 +65,15 @@ int sys_write_file(const char *path, const char *data, size_t len)
 	return e;
 }
 
+int sys_can_write(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
 bool sys_cpuid_usable(char *why, size_t cap)
 {
 	/* 1: CPUID runs; 0: it faults (ARCH_SET_CPUID 0).  Kernels before

@@ -13,6 +13,9 @@ int sys_read_file(const char *path, char *buf, size_t cap, size_t *len);
 /* Writes data to path (one write(2), as sysfs wants); 0 or an errno. */
 int sys_write_file(const char *path, const char *data, size_t len);
 
+/* Whether path opens for writing (nothing written); 0 or an errno. */
+int sys_can_write(const char *path);
+
 /* CPUID from user space (a cpuid_fn); sys_cpuid_usable() first: the
  * kernel can make CPUID fault (arch_prctl ARCH_SET_CPUID). */
 bool sys_cpuid_usable(char *why, size_t cap);
