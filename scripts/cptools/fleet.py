@@ -30,16 +30,15 @@ import os
 import re
 import zlib
 
-from . import frame, query
+from . import frame, query, watchlog
 from .untrusted import cap
-from .watchrec import extract_watch_records
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
 # A JSON object with none of these is some other file (a matrix run's
 # results.json), not a report.
 REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
-# Watch records (cptools/watchrec.py) in the long format: name = seq.
+# Watch records (cptools/watchlog.py) in the long format: name = seq.
 WATCH_SECTION = "watch_records"
 LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
                 "unit")
@@ -154,26 +153,11 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     guest_runs = []
     for index, (p, from_dir) in enumerate(files):
         report, kind, why = frame.load_any_report_file(p)
-        if kind == "guest":
-            if report is not None and guests is None:
-                report, why = None, "a clockprobe-guest report, not a " \
-                    "probe report"
-            if report is None:
-                warn("compare: %s: rejected: %s" % (p, why))
-                rejected.append((p, why))
-                continue
-            rid = guest_run_id(report)
-            if rid in seen and (from_dir or seen[rid].from_dir):
-                dups.append((p, seen[rid].path))
-                warn("compare: %s: same run as %s (%s), counted once"
-                     % (p, seen[rid].path, rid))
-                continue
-            run = Run(report, p, rid)
-            run.from_dir, run.input_index, run.kind = from_dir, index, "guest"
-            seen.setdefault(rid, run)
-            guest_runs.append(run)
-            continue
-        if report is not None and not REPORT_KEYS.intersection(report):
+        guest = kind == "guest"
+        if guest and report is not None and guests is None:
+            report, why = None, "a clockprobe-guest report, not a probe report"
+        if not guest and report is not None and \
+                not REPORT_KEYS.intersection(report):
             if from_dir:    # results.json of a matrix run, other tools' JSON
                 warn("compare: %s: not a clockprobe report, skipped" % p)
                 continue
@@ -183,23 +167,22 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
             warn("compare: %s: rejected: %s" % (p, why))
             rejected.append((p, why))
             continue
-        rid = canonical_run_id(report)
+        rid = guest_run_id(report) if guest else canonical_run_id(report)
         if rid in seen and (from_dir or seen[rid].from_dir):
             dups.append((p, seen[rid].path))
             warn("compare: %s: same run as %s (%s), counted once"
                  % (p, seen[rid].path, rid))
             continue
         run = Run(report, p, rid)
-        run.from_dir = from_dir
-        run.input_index = index
+        run.from_dir, run.input_index = from_dir, index
+        run.kind = "guest" if guest else "probe"
         seen.setdefault(rid, run)
-        runs.append(run)
-        if not p.endswith(".json"):
+        (guest_runs if guest else runs).append(run)
+        if not guest and not p.endswith(".json"):
             run.watch = _watch_records(p, run, rejected, warn)
     need_file_label = []
     for r in runs + guest_runs:
-        probe_label = r.get("guest.label" if getattr(r, "kind", None) ==
-                            "guest" else "probe.label")
+        probe_label = r.get(r.kind + ".label")
         if r.input_index < len(labels):
             r.label = labels[r.input_index]
         elif isinstance(probe_label, str) and probe_label.strip():
@@ -226,15 +209,25 @@ def guest_run_id(report):
 
 def _watch_records(path, run, rejected, warn):
     """The verified watch records of the log that holds run's report;
-    damaged ones, or ones of another run, go to rejected by name."""
+    damaged ones, or ones of another run, go to rejected by name.
+
+    Each frame is found and verified by watchlog.scan, the reader
+    scripts/watch uses, so the fleet database and the watch report can
+    never disagree on which records are sound."""
     try:
         with open(path, "rb") as f:
-            good, bad = extract_watch_records(f.read())
+            text = f.read().decode("utf-8", "replace")
     except OSError:
         return []
+    if "CLOCKPROBE WATCH BEGIN" not in text:  # most logs: nothing to scan
+        return []
     probe_id = run.get("probe.run_id")
-    out = []
-    for seq, rec in good:
+    out, bad = [], []
+    for entry in watchlog.scan(text):
+        seq, rec = entry["seq"], entry["record"]
+        if rec is None:
+            bad.append((seq, entry["error"]))
+            continue
         rid = rec.get("run_id")
         if probe_id is not None and rid is not None and rid != probe_id:
             bad.append((seq, "run_id %r is not the report's %r"
