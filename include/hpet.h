@@ -12,6 +12,10 @@ struct hpet_facts {
 
 struct json;
 union source_facts;
-/* Its "hpet" member in its sources[] entry (hpet_facts.c). */
+struct source_result;
+struct verdict_input;
+/* Its "hpet" member in its sources[] entry, and its rate for the verdict
+ * when the device is there (hpet_facts.c). */
 void hpet_report_extra(struct json *j, const union source_facts *f);
+void hpet_verdict_facts(struct verdict_input *in, const struct source_result *s);
 #endif

@@ -52,6 +52,7 @@ struct run *run_start(struct platform *plat)
 	uart_init(&con.uart, COM1_PORT, "COM1 (default)");
 	settings_defaults(&f->settings);
 	f->settings.parse_kernel = verdict_kernel_parse;
+	f->settings.parse_windows = verdict_windows_parse;
 	if (plat->read_settings)
 		plat->read_settings(&f->settings);
 	return &the_run;

@@ -135,4 +135,5 @@ const struct clock_source source_hpet = {
 	.finish = hpet_finish,
 	.collect = hpet_collect,
 	.report_extra = hpet_report_extra,
+	.verdict_facts = hpet_verdict_facts,
 };

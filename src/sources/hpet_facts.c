@@ -1,5 +1,5 @@
-/* What the HPET source learned beyond its read cost, as the report writes
- * it.  Pure (the hardware side is hpet.c). */
+/* What the HPET source learned beyond its read cost, as the report and
+ * the verdict take it.  Pure (the hardware side is hpet.c). */
 #include "hpet.h"
 #include "hpet_regs.h"
 #include "results.h"
@@ -14,4 +14,12 @@ void hpet_report_extra(struct json *j, const union source_facts *f)
 	json_u64(j, "vendor_id", (cap >> 16) & 0xffff);
 	json_bool(j, "enabled_by_probe", f->hpet.enabled_by_probe);
 	json_object_end(j);
+}
+
+/* The rate from its capabilities, whenever the device is there (it may
+ * still have failed later, a counter that never moved). */
+void hpet_verdict_facts(struct verdict_input *in, const struct source_result *s)
+{
+	if (s->status != SOURCE_ABSENT)
+		in->hpet_freq_hz = s->desc.freq_hz;
 }

@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct settings a, b;
 	settings_defaults(&a);
 	a.parse_kernel = verdict_kernel_parse;
+	a.parse_windows = verdict_windows_parse;
 	size_t n = settings_decode_file(&a, data, size, text, sizeof text);
 	if (n > SETTINGS_FILE_MAX || text[n] || strlen(text) != n)
 		abort();
@@ -40,11 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * every value the mode could have reset. */
 	settings_defaults(&b);
 	b.parse_kernel = verdict_kernel_parse;
+	b.parse_windows = verdict_windows_parse;
 	settings_parse(&b, text);
 	settings_parse(&b, "mode=quick");
 	struct settings c;
 	settings_defaults(&c);
 	c.parse_kernel = verdict_kernel_parse;
+	c.parse_windows = verdict_windows_parse;
 	memcpy(moved, "mode=quick\n", 11);
 	memcpy(moved + 11, text, n + 1);
 	settings_parse(&c, moved);
@@ -59,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	settings_defaults(&b);
 	b.parse_kernel = verdict_kernel_parse;
+	b.parse_windows = verdict_windows_parse;
 	settings_parse_load_options(&b, text);
 	check_ranges(&b);
 	return 0;

@@ -14,7 +14,7 @@ static const struct clock_source fake[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_HV_TSC_PAGE] = { .name = "hyperv_clocksource_tsc_page", .report_extra = hv_tsc_page_report_extra,
 				    .verdict_facts = hv_tsc_page_verdict_facts },
 	[SOURCE_ID_HV_MSR] = { .name = "hyperv_clocksource_msr" },
-	[SOURCE_ID_HPET] = { .name = "hpet", .report_extra = hpet_report_extra },
+	[SOURCE_ID_HPET] = { .name = "hpet", .report_extra = hpet_report_extra, .verdict_facts = hpet_verdict_facts },
 	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm", .report_extra = acpi_pm_report_extra },
 	[SOURCE_ID_PIT] = { .name = "pit" },
 };
@@ -104,6 +104,17 @@ TEST(facts_hpet_acpi_pm_and_tsc_page_members)
 	CHECK(strstr(buf, "\"hpet\":{\"period_fs\":10000000,\"counter_64bit\":true,\"timers\":3,\"vendor_id\":32902,"
 			  "\"enabled_by_probe\":true}") != NULL);
 	CHECK(strstr(buf, "\"fadt_width_bits\":24,\"width_evidence\":\"FADT: 24-bit (TMR_VAL_EXT clear)\"") != NULL);
+	/* The HPET's rate reaches the verdict whenever the device is there. */
+	h->desc.freq_hz = 100000000;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hpet_freq_hz, 100000000);
+	h->status = SOURCE_ERROR;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hpet_freq_hz, 100000000);
+	h->status = SOURCE_ABSENT;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hpet_freq_hz, 0);
+	h->status = SOURCE_OK;
 
 	/* The TSC page: present but invalid (sequence 0) is an error, and the
 	 * verdict learns it is not valid; absent leaves it unknown. */
