@@ -16,9 +16,13 @@ import shlex
 import shutil
 import subprocess
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-BUILD = os.path.join(REPO, "build")
+from . import paths
+
+# The source tree (or the install prefix) and its scratch folder; the
+# images come from paths.DATA: build/ in the tree, share/clockprobe/ once
+# installed (cptools/paths.py).
+REPO = paths.REPO
+BUILD = paths.BUILD
 
 QEMU = "qemu-system-x86_64"
 
@@ -31,10 +35,10 @@ EXIT_FAILED = (EXIT_VALUE_FAILED << 1) | 1  # 35
 BOOT_KINDS = ("uefi", "pvh", "iso", "fat")
 
 DEFAULT_IMAGES = {
-    "uefi": os.path.join(BUILD, "clockprobe.img"),
-    "iso": os.path.join(BUILD, "clockprobe.iso"),
-    "fat": os.path.join(BUILD, "clockprobe.efi"),
-    "pvh": os.path.join(BUILD, "clockprobe.elf"),
+    "uefi": os.path.join(paths.DATA, "clockprobe.img"),
+    "iso": os.path.join(paths.DATA, "clockprobe.iso"),
+    "fat": os.path.join(paths.DATA, "clockprobe.efi"),
+    "pvh": os.path.join(paths.DATA, "clockprobe.elf"),
 }
 
 OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf", "/usr/share/qemu")

@@ -12,11 +12,13 @@ lists the path, e.g. `platform.acpi.tables[].address_hex`).
 """
 
 import json
-import os
 import re
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCHEMA_PATH = os.path.join(REPO, "docs", "report-schema.json")
+from . import paths  # noqa: E402
+
+REPO = paths.REPO
+# docs/report-schema.json in the tree, share/clockprobe/ once installed.
+SCHEMA_PATH = paths.SCHEMA
 _COMBINERS = ("anyOf", "oneOf", "allOf")
 
 
