@@ -203,9 +203,9 @@ def known_images(out):
     seen, result = set(), []
     for d in (out, paths.DATA):
         for n in names:
-            p = os.path.abspath(os.path.join(d, n))
-            if p not in seen:
-                seen.add(p)
+            p = os.path.join(d, n)
+            if os.path.abspath(p) not in seen:
+                seen.add(os.path.abspath(p))
                 result.append(p)
     return result
 
