@@ -186,7 +186,8 @@ class Package(unittest.TestCase):
                          "needs qemu-system-x86_64 (qemu-system-x86)")
     def test_run_pvh_verdict_and_compare_from_the_unpacked_tree(self):
         p = self.clockprobe("run", "--boot", "pvh", "--accel", "tcg",
-                            "--quiet", "--timeout", "120", timeout=240)
+                            "--quiet", "--timeout", "120", "--label",
+                            "packaged", "--kernel", "6.1", timeout=240)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("report verified", p.stdout)
         # it booted the package's ELF
@@ -197,12 +198,16 @@ class Package(unittest.TestCase):
             report = json.load(f)
         self.assertEqual(report["probe"]["boot"], "pvh")
         self.assertEqual(report["probe"]["version"], probe_version())
+        # --label and --kernel reached the probe (on its command line)
+        self.assertEqual(report["probe"]["label"], "packaged")
+        self.assertEqual(report["verdict"]["linux_kernel"], "6.1")
+        self.assertIn("verdict: Linux 6.1 would use", p.stdout)
         # the packaged judge (no sanitizers) gives the probe's own verdict
         v = self.clockprobe("verdict", "--check", os.path.join(out, "report.raw.json"))
         self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
         self.assertIn(report["verdict"]["linux_clocksource"], v.stdout)
-        c = self.clockprobe("compare", "--label", "packaged",
-                            os.path.join(out, "report.json"),
+        # the run's label is compare's label for it (probe.label)
+        c = self.clockprobe("compare", os.path.join(out, "report.json"),
                             os.path.join(out, "serial.log"))
         self.assertEqual(c.returncode, 0, c.stderr)
         self.assertIn("packaged", c.stdout)
