@@ -17,8 +17,9 @@
 #   make dist   build/dist/: every image, the .deb, SHA256SUMS, README
 #
 # The version is the probe's PROBE_VERSION (include/probe.h), the one
-# source: VERSION for the installed tools, the package (debian/changelog
-# must name it: make deb refuses otherwise) and the release files.
+# source: PKG_VERSION here, PREFIX/lib/clockprobe/VERSION for the
+# installed tools, the package (debian/changelog must name it: make deb
+# refuses otherwise) and the release files.
 #
 # The Python package goes to PREFIX/lib/clockprobe/, not to Debian's
 # python3 path: cptools is clockprobe's private plumbing, not a library for
@@ -39,7 +40,7 @@ PKG_DOCFILES ?= README.md LICENSE
 # the .deb says /usr/bin/python3, Debian's python3 package.
 PYTHON_SHEBANG ?= /usr/bin/env python3
 
-VERSION    := $(shell sed -n 's/^\#define PROBE_VERSION "\(.*\)"/\1/p' include/probe.h)
+PKG_VERSION := $(shell sed -n 's/^\#define PROBE_VERSION "\(.*\)"/\1/p' include/probe.h)
 # The commands cptools/cli.py loads from their files, and what they import.
 PKG_SCRIPTS := run matrix compare verdict watch
 PKG_MODULES := cpqemu.py
@@ -49,7 +50,10 @@ PKG_IMAGES   = $(addprefix $(BUILD)/,clockprobe.efi clockprobe.img clockprobe.is
 # Reproducible images and packages: mtools, xorriso, help2man, gzip and
 # dpkg-deb take their dates from SOURCE_DATE_EPOCH (the last commit's,
 # unless one is given).
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+# (:= so that git runs once, not for every recipe line the export reaches.)
+ifeq ($(origin SOURCE_DATE_EPOCH),undefined)
+SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null)
+endif
 ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
 endif
@@ -99,7 +103,7 @@ install:
 		echo "  INSTALL $(DESTDIR)$(PKG_LIB)/boot/$$s"; \
 		$(call pkg_script,boot/$$s,$(DESTDIR)$(PKG_LIB)/boot/$$s); done
 	$(call pkg_script,scripts/clockprobe,$(DESTDIR)$(PKG_BIN)/clockprobe)
-	echo "$(VERSION)" > $(DESTDIR)$(PKG_LIB)/VERSION && chmod 0644 $(DESTDIR)$(PKG_LIB)/VERSION
+	echo "$(PKG_VERSION)" > $(DESTDIR)$(PKG_LIB)/VERSION && chmod 0644 $(DESTDIR)$(PKG_LIB)/VERSION
 	install -m 0755 $(BUILD)/pkg/verdict-judge $(DESTDIR)$(PKG_LIB)/verdict-judge
 	@# clockprobe-guest (issue 27) goes with the tools once the tree builds it.
 	@if [ -x $(BUILD)/clockprobe-guest ]; then \
@@ -126,7 +130,7 @@ install:
 # verdict-judge links against (libc6), and dpkg-deb --root-owner-group
 # (no fakeroot needed).
 DEB_ARCH    = $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
-DEB         = $(BUILD)/clockprobe_$(VERSION)_$(DEB_ARCH).deb
+DEB         = $(BUILD)/clockprobe_$(PKG_VERSION)_$(DEB_ARCH).deb
 DEB_WORK    = $(BUILD)/deb
 DEB_ROOT    = $(DEB_WORK)/root
 LINTIAN    ?= yes
@@ -134,9 +138,9 @@ LINTIAN    ?= yes
 deb:
 	@$(DEPS) deb
 	@changelog="$$(dpkg-parsechangelog -l debian/changelog -S Version)"; \
-	if [ "$$changelog" != "$(VERSION)" ]; then \
-		echo "deb: debian/changelog is at $$changelog, include/probe.h's PROBE_VERSION at $(VERSION):"; \
-		echo "deb: add a debian/changelog entry for $(VERSION) (dch -v $(VERSION))"; exit 1; fi
+	if [ "$$changelog" != "$(PKG_VERSION)" ]; then \
+		echo "deb: debian/changelog is at $$changelog, include/probe.h's PROBE_VERSION at $(PKG_VERSION):"; \
+		echo "deb: add a debian/changelog entry for $(PKG_VERSION) (dch -v $(PKG_VERSION))"; exit 1; fi
 	rm -rf $(DEB_WORK)
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr \
 		PKG_DOCFILES=README.md PYTHON_SHEBANG=/usr/bin/python3
@@ -174,9 +178,9 @@ dist:
 	$(MAKE) --no-print-directory deb
 	rm -rf $(DIST) && mkdir -p $(DIST)
 	cp $(DIST_FILES) $(DEB) $(DIST)/
-	sed 's/@VERSION@/$(VERSION)/g' docs/dist-README.txt > $(DIST)/README
+	sed 's/@VERSION@/$(PKG_VERSION)/g' docs/dist-README.txt > $(DIST)/README
 	cd $(DIST) && sha256sum $$(ls | grep -vx SHA256SUMS) > SHA256SUMS
-	@echo "dist: clockprobe $(VERSION) in $(DIST)/:"
+	@echo "dist: clockprobe $(PKG_VERSION) in $(DIST)/:"
 	@cd $(DIST) && while read sum name; do \
 		printf '  %-34s %10d  %s\n' "$${name#\*}" "$$(stat -c %s "$${name#\*}")" "$$sum"; \
 		done < SHA256SUMS
