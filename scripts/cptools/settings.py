@@ -91,6 +91,7 @@ def _disk_with_settings(image, line, work_dir):
         f.write(text.encode("ascii", "replace") + b"\r\n")
     p = subprocess.run(["mcopy", "-o", "-i", target, cfg, "::/" + CFG],
                        capture_output=True, text=True, env=MTOOLS_ENV)
+    os.unlink(cfg)
     if p.returncode != 0:
         raise SettingsError("writing \\%s on %s: %s" % (CFG, copy,
                                                        p.stderr.strip()))
