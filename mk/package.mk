@@ -63,16 +63,23 @@ endif
 # verdict-judge for an installed copy: the same sources as
 # build/host/verdict-judge, without ASan/UBSan (which need their runtime
 # libraries and slow every call) and with Debian's hardening flags where
-# dpkg-buildflags is there.
+# dpkg-buildflags is there.  Only src/lib and src/verdict: what the judge
+# links (a missing symbol fails the link, naming it).  The flags are asked
+# for once, at their first use (the $(eval) keeps the answer).
 PKG_HARDENING = DEB_BUILD_MAINT_OPTIONS=hardening=+all
-PKG_CFLAGS  = $(shell $(PKG_HARDENING) dpkg-buildflags --get CFLAGS 2>/dev/null || echo -O2 -g)
-PKG_CPPFLAGS = $(shell $(PKG_HARDENING) dpkg-buildflags --get CPPFLAGS 2>/dev/null)
-PKG_LDFLAGS = $(shell $(PKG_HARDENING) dpkg-buildflags --get LDFLAGS 2>/dev/null)
+PKG_FLAGS    = $(shell $(PKG_HARDENING) dpkg-buildflags --get $(1) 2>/dev/null || echo $(2))
+PKG_CFLAGS   = $(eval PKG_CFLAGS := $(call PKG_FLAGS,CFLAGS,-O2 -g))$(PKG_CFLAGS)
+PKG_CPPFLAGS = $(eval PKG_CPPFLAGS := $(call PKG_FLAGS,CPPFLAGS,))$(PKG_CPPFLAGS)
+PKG_LDFLAGS  = $(eval PKG_LDFLAGS := $(call PKG_FLAGS,LDFLAGS,))$(PKG_LDFLAGS)
+PKG_JUDGE_SRCS := src/host/verdict_judge.c $(sort $(wildcard src/lib/*.c src/verdict/*.c))
+PKG_JUDGE_OBJS := $(patsubst %.c,$(BUILD)/pkg/obj/%.o,$(PKG_JUDGE_SRCS))
 
-$(BUILD)/pkg/verdict-judge: src/host/verdict_judge.c $(PURE_SRCS) $(wildcard include/*.h) $(PURE_HDRS) mk/package.mk
+$(BUILD)/pkg/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) mk/package.mk
 	@mkdir -p $(dir $@)
-	@echo "  CC      $@"; $(CC) -std=gnu11 $(WARN) -Iinclude $(PKG_CPPFLAGS) $(PKG_CFLAGS) \
-		$(PKG_LDFLAGS) src/host/verdict_judge.c $(PURE_SRCS) -o $@
+	@echo "  PKGCC   $<"; $(CC) -std=gnu11 $(WARN) -Iinclude $(PKG_CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(BUILD)/pkg/verdict-judge: $(PKG_JUDGE_OBJS)
+	@echo "  PKGLD   $@"; $(CC) $(PKG_CFLAGS) $(PKG_LDFLAGS) $^ -o $@
 
 # The PVH ELF as installed and released: stripped of its symbols and
 # debug information (1.2 MB -> ~190 KB), as dh_strip would; the loaded
