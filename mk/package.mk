@@ -43,7 +43,7 @@ PYTHON_SHEBANG ?= /usr/bin/env python3
 PKG_VERSION := $(shell sed -n 's/^\#define PROBE_VERSION "\(.*\)"/\1/p' include/probe.h)
 # The commands cptools/cli.py loads from their files, and what they import.
 PKG_SCRIPTS := run matrix compare verdict watch
-PKG_MODULES := cpqemu.py
+PKG_MODULES := $(wildcard scripts/cpqemu.py)
 PKG_IMAGES   = $(addprefix $(BUILD)/,clockprobe.efi clockprobe.img clockprobe.iso) \
 	$(BUILD)/pkg/clockprobe.elf
 
@@ -102,7 +102,7 @@ install:
 		$(DESTDIR)$(PKG_DATA) $(DESTDIR)$(PKG_MAN)/man1 $(DESTDIR)$(PKG_MAN)/man5 \
 		$(DESTDIR)$(PKG_DOC) $(DESTDIR)$(PKG_COMP)
 	install -m 0644 scripts/cptools/*.py $(DESTDIR)$(PKG_LIB)/cptools/
-	install -m 0644 $(addprefix scripts/,$(PKG_MODULES)) $(DESTDIR)$(PKG_LIB)/
+	$(if $(PKG_MODULES),install -m 0644 $(PKG_MODULES) $(DESTDIR)$(PKG_LIB)/)
 	@set -e; for s in $(PKG_SCRIPTS); do \
 		echo "  INSTALL $(DESTDIR)$(PKG_LIB)/$$s"; \
 		$(call pkg_script,scripts/$$s,$(DESTDIR)$(PKG_LIB)/$$s); done
