@@ -90,9 +90,16 @@ $(BUILD)/pkg/clockprobe.elf: $(BUILD)/clockprobe.elf
 	@mkdir -p $(dir $@)
 	strip --strip-all --remove-section=.comment -o $@ $<
 
-# A script installed with its shebang set to PYTHON_SHEBANG.
+# The command, with its shebang set to PYTHON_SHEBANG.
 define pkg_script
 	sed '1s|^#!/usr/bin/env python3$$|#!$(PYTHON_SHEBANG)|' $(1) > $(2) && chmod 0755 $(2)
+endef
+# A tool the command loads as a module (cptools/cli.py reads scripts/run
+# and the others from their files; images.py runs boot/'s builders with
+# python3): no shebang, not executable -- `clockprobe COMMAND` is the way
+# in, and nothing in PREFIX/lib/clockprobe pretends to be a program.
+define pkg_module
+	sed '1{/^#!/d}' $(1) > $(2) && chmod 0644 $(2)
 endef
 
 install:
@@ -105,10 +112,10 @@ install:
 	$(if $(PKG_MODULES),install -m 0644 $(PKG_MODULES) $(DESTDIR)$(PKG_LIB)/)
 	@set -e; for s in $(PKG_SCRIPTS); do \
 		echo "  INSTALL $(DESTDIR)$(PKG_LIB)/$$s"; \
-		$(call pkg_script,scripts/$$s,$(DESTDIR)$(PKG_LIB)/$$s); done
+		$(call pkg_module,scripts/$$s,$(DESTDIR)$(PKG_LIB)/$$s); done
 	@set -e; for s in mkmedia.py mkova.py; do \
 		echo "  INSTALL $(DESTDIR)$(PKG_LIB)/boot/$$s"; \
-		$(call pkg_script,boot/$$s,$(DESTDIR)$(PKG_LIB)/boot/$$s); done
+		$(call pkg_module,boot/$$s,$(DESTDIR)$(PKG_LIB)/boot/$$s); done
 	$(call pkg_script,scripts/clockprobe,$(DESTDIR)$(PKG_BIN)/clockprobe)
 	echo "$(PKG_VERSION)" > $(DESTDIR)$(PKG_LIB)/VERSION && chmod 0644 $(DESTDIR)$(PKG_LIB)/VERSION
 	install -m 0755 $(BUILD)/pkg/verdict-judge $(DESTDIR)$(PKG_LIB)/verdict-judge

@@ -115,6 +115,18 @@ class Package(unittest.TestCase):
                 self.root, "usr/share/man/man1/clockprobe-%s.1.gz" % cmd)), cmd)
         pycache = [d for d, _, _ in os.walk(self.root) if d.endswith("__pycache__")]
         self.assertEqual(pycache, [])
+        # one program (bin/clockprobe) and one helper (verdict-judge); the
+        # tools in lib are modules the command loads
+        lib = os.path.join(self.root, "usr/lib/clockprobe")
+        executables = sorted(os.path.relpath(os.path.join(d, n), self.root)
+                             for d, _, files in os.walk(os.path.join(self.root, "usr"))
+                             for n in files if os.access(os.path.join(d, n), os.X_OK))
+        helpers = ["usr/lib/clockprobe/verdict-judge"]
+        if os.path.exists(os.path.join(lib, "clockprobe-guest")):  # issue 27
+            helpers.append("usr/lib/clockprobe/clockprobe-guest")
+        self.assertEqual(executables, sorted(["usr/bin/clockprobe"] + helpers))
+        with open(os.path.join(lib, "run")) as f:
+            self.assertFalse(f.readline().startswith("#!"))
 
     def test_version_and_help_from_the_unpacked_tree(self):
         p = self.clockprobe("--version")
@@ -220,6 +232,24 @@ class Package(unittest.TestCase):
                            env=self.env, capture_output=True)
         with open(os.path.join(out, "report.raw.json"), "rb") as f:
             self.assertEqual(e.stdout, f.read() + b"\n")
+
+    @unittest.skipUnless(shutil.which("qemu-img") and shutil.which("mformat"),
+                         "needs qemu-img (qemu-utils) and mtools")
+    def test_images_from_the_packaged_efi(self):
+        out = os.path.join(self.tmp, "images")
+        p = self.clockprobe("images", "--out", out, "--formats", "img,qcow2",
+                            "--settings", "wait=5")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(sorted(os.listdir(out)),
+                         ["clockprobe.img", "clockprobe.qcow2"])
+        # the listing also names the package's own images
+        self.assertIn(os.path.join(self.root, "usr/share/clockprobe/clockprobe.elf"),
+                      p.stdout)
+        same = subprocess.run(["qemu-img", "compare", "-f", "raw", "-F", "qcow2",
+                               os.path.join(out, "clockprobe.img"),
+                               os.path.join(out, "clockprobe.qcow2")],
+                              capture_output=True, text=True)
+        self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
 
     def test_bash_completion(self):
         bash = shutil.which("bash")
