@@ -63,22 +63,25 @@ endif
 # verdict-judge for an installed copy: the same sources as
 # build/host/verdict-judge, without ASan/UBSan (which need their runtime
 # libraries and slow every call) and with Debian's hardening flags where
-# dpkg-buildflags is there.  Only src/lib and src/verdict: what the judge
-# links (a missing symbol fails the link, naming it).  The flags are asked
-# for once, at their first use (the $(eval) keeps the answer).
+# dpkg-buildflags is there.  The pure sources go into an archive, so the
+# link takes what the judge uses (its verdict rules, and the decoders for
+# --cpuid) whatever that grows to.  The flags are asked for once, at
+# their first use (the $(eval) keeps the answer).
 PKG_HARDENING = DEB_BUILD_MAINT_OPTIONS=hardening=+all
 PKG_FLAGS    = $(shell $(PKG_HARDENING) dpkg-buildflags --get $(1) 2>/dev/null || echo $(2))
 PKG_CFLAGS   = $(eval PKG_CFLAGS := $(call PKG_FLAGS,CFLAGS,-O2 -g))$(PKG_CFLAGS)
 PKG_CPPFLAGS = $(eval PKG_CPPFLAGS := $(call PKG_FLAGS,CPPFLAGS,))$(PKG_CPPFLAGS)
 PKG_LDFLAGS  = $(eval PKG_LDFLAGS := $(call PKG_FLAGS,LDFLAGS,))$(PKG_LDFLAGS)
-PKG_JUDGE_SRCS := src/host/verdict_judge.c $(sort $(wildcard src/lib/*.c src/verdict/*.c))
-PKG_JUDGE_OBJS := $(patsubst %.c,$(BUILD)/pkg/obj/%.o,$(PKG_JUDGE_SRCS))
+PKG_PURE_OBJS := $(patsubst %.c,$(BUILD)/pkg/obj/%.o,$(PURE_SRCS))
 
 $(BUILD)/pkg/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) mk/package.mk
 	@mkdir -p $(dir $@)
 	@echo "  PKGCC   $<"; $(CC) -std=gnu11 $(WARN) -Iinclude $(PKG_CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-$(BUILD)/pkg/verdict-judge: $(PKG_JUDGE_OBJS)
+$(BUILD)/pkg/libpure.a: $(PKG_PURE_OBJS)
+	@rm -f $@; $(AR) rcs $@ $^
+
+$(BUILD)/pkg/verdict-judge: $(BUILD)/pkg/obj/src/host/verdict_judge.o $(BUILD)/pkg/libpure.a
 	@echo "  PKGLD   $@"; $(CC) $(PKG_CFLAGS) $(PKG_LDFLAGS) $^ -o $@
 
 # The PVH ELF as installed and released: stripped of its symbols and

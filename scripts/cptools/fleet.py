@@ -30,16 +30,15 @@ import os
 import re
 import zlib
 
-from . import frame, query
+from . import frame, query, watchlog
 from .untrusted import cap
-from .watchrec import extract_watch_records
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
 # A JSON object with none of these is some other file (a matrix run's
 # results.json), not a report.
 REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
-# Watch records (cptools/watchrec.py) in the long format: name = seq.
+# Watch records (cptools/watchlog.py) in the long format: name = seq.
 WATCH_SECTION = "watch_records"
 LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
                 "unit")
@@ -188,15 +187,25 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
 
 def _watch_records(path, run, rejected, warn):
     """The verified watch records of the log that holds run's report;
-    damaged ones, or ones of another run, go to rejected by name."""
+    damaged ones, or ones of another run, go to rejected by name.
+
+    Each frame is found and verified by watchlog.scan, the reader
+    scripts/watch uses, so the fleet database and the watch report can
+    never disagree on which records are sound."""
     try:
         with open(path, "rb") as f:
-            good, bad = extract_watch_records(f.read())
+            text = f.read().decode("utf-8", "replace")
     except OSError:
         return []
+    if "CLOCKPROBE WATCH BEGIN" not in text:  # most logs: nothing to scan
+        return []
     probe_id = run.get("probe.run_id")
-    out = []
-    for seq, rec in good:
+    out, bad = [], []
+    for entry in watchlog.scan(text):
+        seq, rec = entry["seq"], entry["record"]
+        if rec is None:
+            bad.append((seq, entry["error"]))
+            continue
         rid = rec.get("run_id")
         if probe_id is not None and rid is not None and rid != probe_id:
             bad.append((seq, "run_id %r is not the report's %r"

@@ -30,13 +30,15 @@ logs (tests/linux/fixtures), boot_guest's retry with QEMU replaced by canned
 runs, and check_config's skip with the boots replaced.
 
 Run: python3 -m unittest discover -s tests/integration -p 'test_linux*' -v
-Default: the "fast" configurations on 6.1 and/or 6.12, as their tuple in scripts/linux-guest says (about 90 s on two
+Default: the "fast" configurations on the kernels their `guest = fast ...`
+row of tests/matrix.conf lists (6.1 and/or 6.12; about 90 s on two
 cores).  Every configuration on every fetched kernel (Debian 13's 6.12,
 unstable's and experimental's too): LINUX_GUEST_FULL=1.  Kernels are fetched on first use (scripts/linux-guest
 fetch, ~180 MB into build/linux); the booting tests are skipped with the
 reason when that fails.  LINUX_GUEST_NO_FETCH=1 skips instead of fetching.
 """
 
+import concurrent.futures
 import importlib.machinery
 import importlib.util
 import json
@@ -56,7 +58,7 @@ EXPECTED = os.path.join(REPO, "tests", "linux", "expected.json")
 FIXTURES = os.path.join(REPO, "tests", "linux", "fixtures")
 PANIC_LOG = os.path.join(FIXTURES, "panic-in-interrupt-6.12.log")
 sys.path.insert(0, SCRIPTS)
-import cpqemu  # noqa: E402
+from cptools import debfetch, process, qemu  # noqa: E402
 
 
 def load_script(name):
@@ -117,7 +119,7 @@ def read_panic_log():
 
 class OfflineBootRetry:
     """boot_guest's retry of a crashed boot, with QEMU replaced by canned
-    serial logs (cpqemu.run_argv is what boot_guest runs per boot).  Mixed
+    serial logs (process.run_argv is what boot_guest runs per boot).  Mixed
     into OfflineParts."""
 
     def boot(self, runs, **kw):
@@ -132,13 +134,13 @@ class OfflineBootRetry:
             if log_path:
                 with open(log_path, "w", newline="") as f:
                     f.write(text)
-            return cpqemu.RunResult(status, timed_out, text, 12.0, argv, "")
+            return process.RunResult(status, timed_out, text, 12.0, argv, "")
         manifest = {"6.12": {"path": "/nonexistent/vmlinuz-6.12",
                              "release": "6.12.95-test"}}
         with mock.patch.object(lg, "load_manifest", lambda: manifest), \
                 mock.patch.object(lg, "_initrd_current", lambda: True), \
-                mock.patch.object(lg.cpqemu, "find_qemu", lambda: None), \
-                mock.patch.object(lg.cpqemu, "run_argv", fake_run_argv):
+                mock.patch.object(lg.qemu, "find_qemu", lambda: None), \
+                mock.patch.object(lg.process, "run_argv", fake_run_argv):
             res = lg.boot_guest("q35-qemu64-smp2", "6.12", **kw)
         for argv in calls:
             self.assertIn("/nonexistent/vmlinuz-6.12", argv)
@@ -232,7 +234,7 @@ class OfflineCrashSkips:
                                lambda config, k: dict(guests[k])), \
                 mock.patch.object(lg, "boot_probe",
                                   lambda config: (report, None)), \
-                mock.patch.dict(cpqemu.DEFAULT_IMAGES,
+                mock.patch.dict(qemu.DEFAULT_IMAGES,
                                 {"uefi": os.path.abspath(__file__)}):
             case.run(result)
         return result
@@ -299,9 +301,10 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                       " ".join(g["dmesg"]))
 
     def test_mirror_comes_from_the_hosts_apt_sources(self):
-        """The kernels are fetched through the host's own Debian mirror:
-        one-line and deb822 sources, security and disabled stanzas.  The
-        hosts are fictitious (.example); paths are joined at run time."""
+        """The kernels are fetched through the host's own Debian mirror
+        (cptools/debfetch.py): one-line and deb822 sources, security and
+        disabled stanzas.  The hosts are fictitious (.example); paths are
+        joined at run time."""
         deb, sec = "/debian", "/debian-security"
         mirror, src, off = ("http://mirror.example", "http://src.example",
                             "http://off.example")
@@ -319,15 +322,16 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                         "Types: deb\nURIs: %s%s/\n"
                         "Suites: bookworm-security\nComponents: main\n"
                         % (off, deb, secm, sec))
-            entries = lg._apt_source_entries((d,))
-            self.assertEqual(lg.debian_mirrors(entries), {
+            entries = debfetch.apt_source_entries((d,))
+            self.assertEqual(debfetch.debian_mirrors(entries), {
                 "debian": mirror + deb, "security": secm + sec})
             # No security entry: the main mirror's debian-security tree.
             m = "http://m.example"
-            self.assertEqual(lg.debian_mirrors(
+            self.assertEqual(debfetch.debian_mirrors(
                 [(m + deb + "/", ["bookworm"])])["security"], m + sec)
-            with self.assertRaises(lg.GuestError):
-                lg.debian_mirrors([("http://ppa.example/other", ["noble"])])
+            with self.assertRaises(debfetch.FetchError):
+                debfetch.debian_mirrors([("http://ppa.example/other",
+                                          ["noble"])])
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
@@ -619,6 +623,24 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertEqual(entries["bin/busybox"][1][:4], b"\x7fELF")
         self.assertEqual(len(blob) % 512, 0)
 
+    def test_initrd_built_by_threads_at_once(self):
+        """compare -j N: every thread that finds the initramfs stale
+        writes its own temporary file; all finish, one archive stays."""
+        if not os.path.isfile(lg.BUSYBOX):
+            self.skipTest("busybox not fetched (scripts/linux-guest fetch)")
+        d = tempfile.mkdtemp(prefix="lg-test-")
+        try:
+            dest = os.path.join(d, "initrd.cpio")
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                done = list(pool.map(lambda _: lg.build_initrd(dest),
+                                     range(8)))
+            self.assertEqual(done, [dest] * 8)
+            self.assertEqual(os.listdir(d), ["initrd.cpio"])
+            with open(dest, "rb") as f:
+                self.assertIn("init", read_newc(f.read()))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def test_expected_table_covers_configs(self):
         exp = load_expected()
         self.assertEqual(sorted(exp), sorted(lg.CONFIGS))
@@ -633,8 +655,10 @@ class RealGuests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if shutil.which(cpqemu.QEMU) is None:
-            raise unittest.SkipTest(cpqemu.QEMU + " not installed")
+        try:
+            qemu.find_qemu()  # the default one, or QEMU=PATH's
+        except qemu.QemuError as e:
+            raise unittest.SkipTest(str(e))
         if not lg.ready():
             if os.environ.get("LINUX_GUEST_NO_FETCH") == "1":
                 raise unittest.SkipTest("kernels not fetched and "
@@ -651,14 +675,13 @@ class RealGuests(unittest.TestCase):
         cls.expected = load_expected()
 
     def check_config(self, config):
-        fast = lg.CONFIGS[config]["fast"]
-        if not (FULL or fast):
+        row = lg.CONFIGS[config]
+        if not (FULL or row.guest == "fast"):
             self.skipTest("not a fast configuration (LINUX_GUEST_FULL=1)")
         kernels = sorted(self.kernels, key=lg._version)
         if not FULL:
-            kernels = [k for k in kernels if k in lg.DEFAULT_KERNELS]
-        if not FULL and isinstance(fast, tuple):
-            kernels = [k for k in kernels if k in fast]
+            # tests/matrix.conf: guest = fast KERNEL...
+            kernels = [k for k in kernels if k in row.guest_fast_kernels]
         expected = self.expected[config]
         guests, crashed = {}, {}
         for k in kernels:
@@ -685,7 +708,7 @@ class RealGuests(unittest.TestCase):
                                          evidence))
         if not guests:
             self.skip_crashed(config, crashed)
-        image = cpqemu.DEFAULT_IMAGES["uefi"]
+        image = qemu.DEFAULT_IMAGES["uefi"]
         if not os.path.isfile(image):
             self.skipTest("probe image %s missing (make all)" % image)
         report, err = lg.boot_probe(config)
