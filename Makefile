@@ -176,4 +176,5 @@ matrix:
 clean:
 	rm -rf $(BUILD)
 -include mk/pvh.mk
+-include mk/guest.mk
 -include mk/package.mk

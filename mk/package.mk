@@ -5,9 +5,11 @@
 #       PREFIX/lib/clockprobe/            its Python package (cptools/), the
 #                                         tools it dispatches to, boot/'s image
 #                                         builders, verdict-judge (built here
-#                                         without the sanitizers), VERSION
+#                                         without the sanitizers),
+#                                         clockprobe-guest, VERSION
 #       PREFIX/share/clockprobe/          the images, the PVH ELF, matrix.conf,
-#                                         report-schema.json
+#                                         report-schema.json,
+#                                         guest-report-schema.json
 #       PREFIX/share/man/man1, man5       clockprobe(1), clockprobe-COMMAND(1),
 #                                         clockprobe-report(5)
 #       PREFIX/share/bash-completion/completions/clockprobe
@@ -122,12 +124,10 @@ install:
 	$(call pkg_script,scripts/clockprobe,$(DESTDIR)$(PKG_BIN)/clockprobe)
 	echo "$(PKG_VERSION)" > $(DESTDIR)$(PKG_LIB)/VERSION && chmod 0644 $(DESTDIR)$(PKG_LIB)/VERSION
 	install -m 0755 $(BUILD)/pkg/verdict-judge $(DESTDIR)$(PKG_LIB)/verdict-judge
-	@# clockprobe-guest (issue 27) goes with the tools once the tree builds it.
-	@if [ -x $(BUILD)/clockprobe-guest ]; then \
-		echo "install -m 0755 $(BUILD)/clockprobe-guest $(DESTDIR)$(PKG_LIB)/"; \
-		install -m 0755 $(BUILD)/clockprobe-guest $(DESTDIR)$(PKG_LIB)/; fi
+	install -m 0755 $(BUILD)/clockprobe-guest $(DESTDIR)$(PKG_LIB)/clockprobe-guest
 	install -m 0644 $(PKG_IMAGES) $(DESTDIR)$(PKG_DATA)/
-	install -m 0644 tests/matrix.conf docs/report-schema.json $(DESTDIR)$(PKG_DATA)/
+	install -m 0644 tests/matrix.conf docs/report-schema.json docs/guest-report-schema.json \
+		$(DESTDIR)$(PKG_DATA)/
 	$(if $(PKG_DOCFILES),install -m 0644 $(PKG_DOCFILES) $(DESTDIR)$(PKG_DOC)/)
 	@# The manual pages and completion from the copy just installed, so
 	@# they show its defaults (PREFIX/share/clockprobe/...).
@@ -164,7 +164,7 @@ deb:
 	@# What debhelper's dh_strip, dh_installman, dh_installchangelogs,
 	@# dh_lintian and dh_md5sums would do, on this one package.
 	strip --remove-section=.comment --remove-section=.note --strip-unneeded \
-		$(DEB_ROOT)/usr/lib/clockprobe/verdict-judge
+		$(DEB_ROOT)/usr/lib/clockprobe/verdict-judge $(DEB_ROOT)/usr/lib/clockprobe/clockprobe-guest
 	gzip -9n $(DEB_ROOT)/usr/share/man/man1/*.1 $(DEB_ROOT)/usr/share/man/man5/*.5
 	install -m 0644 debian/copyright $(DEB_ROOT)/usr/share/doc/clockprobe/copyright
 	gzip -9n -c debian/changelog > $(DEB_ROOT)/usr/share/doc/clockprobe/changelog.gz
@@ -172,6 +172,9 @@ deb:
 		$(DEB_ROOT)/usr/share/lintian/overrides/clockprobe
 	install -d $(DEB_ROOT)/DEBIAN
 	dpkg-shlibdeps -T$(DEB_WORK)/substvars $(DEB_ROOT)/usr/lib/clockprobe/verdict-judge
+	@# clockprobe-guest links glibc statically: name the glibc it holds.
+	echo "static:Built-Using=$$(dpkg-query -W -f='$${source:Package} (= $${source:Version})' libc6-dev)" \
+		>> $(DEB_WORK)/substvars
 	dpkg-gencontrol -pclockprobe -T$(DEB_WORK)/substvars -P$(DEB_ROOT) -f$(DEB_WORK)/files
 	cd $(DEB_ROOT) && find usr -type f | LC_ALL=C sort | xargs md5sum > DEBIAN/md5sums
 	chmod 0644 $(DEB_ROOT)/DEBIAN/md5sums

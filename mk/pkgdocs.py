@@ -91,7 +91,9 @@ def files_section(prefix):
              "(run --boot pvh)"),
             ("matrix.conf", "the matrix's rows (matrix --conf)"),
             ("report-schema.json", "the report's JSON Schema, every name "
-             "described (clockprobe-report(5))")]
+             "described (clockprobe-report(5))"),
+            ("guest-report-schema.json", "the JSON Schema of "
+             "clockprobe-guest's report")]
     return "\n".join(".TP\n.I %s\n%s" % (os.path.join(share, f), roff(t))
                      for f, t in rows)
 
@@ -142,8 +144,18 @@ def make_man(binary, out_dir, prefix):
                         % (shlex.quote(os.path.abspath(binary)), cmd))
             os.chmod(wrapper, 0o755)
             inc = os.path.join(tmp, page + ".h2m")
+            extra = ""
+            if cmd == "guest" and os.access(paths.GUEST, os.X_OK):
+                # `clockprobe guest ARGS` is clockprobe-guest ARGS: the
+                # page is the program's own help (its options, its exit
+                # statuses), which is what the arguments go to.
+                wrapper = paths.GUEST
+                summary = "report how this running Linux guest keeps time"
+                extra = ("[NOTES]\nAlso run as \\fBclockprobe guest\\fR "
+                         "[\\fB\\-\\-\\fR] \\fIARGS\\fR...: the "
+                         "arguments go to this program unchanged.\n\n")
             with open(inc, "w") as f:
-                f.write("[SEE ALSO]\n%s\n" % see_also(cli, page))
+                f.write("%s[SEE ALSO]\n%s\n" % (extra, see_also(cli, page)))
             help2man(wrapper, os.path.join(man1, page + ".1"), summary,
                      include=inc, version=version, datadir=datadir)
         report_page(paths.SCHEMA, os.path.join(man5, "clockprobe-report.5"),
@@ -215,6 +227,13 @@ def report_page(schema_path, out, version, prefix, cli):
                  "digits, and bytes their count.  A copy whose length or "
                  "CRC does not match is rejected, never partly used.  "
                  "The last complete framed report in a log counts."))
+    w.append(".SH GUEST REPORT\n" + roff(
+        "clockprobe-guest, run inside a Linux guest (clockprobe guest), "
+        "frames its report the same way between CLOCKPROBE GUEST BEGIN "
+        "and END lines; its names are described by "
+        "guest-report-schema.json next to the probe's schema, and "
+        "clockprobe-compare(1) pairs it with the probe's report of the "
+        "same VM (SMBIOS UUID, or label)."))
     w.append(".SH COMPATIBILITY\n" + roff(
         "The schema is a contract: names are only ever added, never "
         "renamed or removed (a reader must accept names it does not "
@@ -238,6 +257,9 @@ def report_page(schema_path, out, version, prefix, cli):
     w.append(".SH FILES\n.TP\n.I %s\n%s" % (share, roff(
         "the JSON Schema (Draft 2020-12) of the report: every name with "
         "its type, description and, for a figure, x-unit.")))
+    w.append(".TP\n.I %s\n%s" % (
+        os.path.join(os.path.dirname(share), "guest-report-schema.json"),
+        roff("the same for clockprobe-guest's report.")))
     w.append(".SH SEE ALSO\n" + see_also(cli, "clockprobe-report"))
     with open(out, "w") as f:
         f.write("\n".join(w) + "\n")

@@ -4,8 +4,9 @@ What a user does with the console log of a VM booted elsewhere (VMware,
 Hyper-V, a cloud's serial output): find the framed report, check its
 length and CRC-32, and keep it -- indented for reading, or with --raw the
 JSON line exactly as framed (its size and CRC-32 are the END marker's, as
-`clockprobe run`'s report.raw.json).  It used to be `cpqemu.py extract`,
-which still calls this.
+`clockprobe run`'s report.raw.json).  clockprobe-guest's report (the
+CLOCKPROBE GUEST frame) is taken the same way when the log holds no probe
+report.  It used to be `cpqemu.py extract`, which still calls this.
 """
 
 import argparse
@@ -27,7 +28,8 @@ def parse_args(argv):
             "its JSON must match the\nEND marker's byte count and CRC-32.  "
             "LOG may also be a report already\nextracted as JSON.  Noise, "
             "CR/LF line ends and escape sequences around the\nmarkers are "
-            "ignored.",
+            "ignored.  A log with clockprobe-guest's report (CLOCKPROBE "
+            "GUEST)\nand no probe report gives the guest report.",
             helpfmt.exit_status(
                 (EXIT_OK, "a report verified and was written"),
                 (EXIT_NO_REPORT, "no report verified (the reason is "
@@ -63,14 +65,20 @@ def main(argv, stdout=None, stderr=None):
         print("extract: %s: cannot read: %s" % (name, e.strerror),
               file=stderr)
         return EXIT_USAGE
+    text = data.decode("utf-8", "replace")
+    guest = ("CLOCKPROBE GUEST BEGIN" in text
+             and not frame.BEGIN_RE.search(text))
     if args.raw:
-        raw, why = frame.extract_report_json(data)
-        if raw is None:
+        meta_of = (frame.extract_guest_report_meta if guest
+                   else frame.extract_report_meta)
+        _, why, meta = meta_of(text, keep_json=True)
+        if meta is None:
             print("extract: %s: %s" % (name, why), file=stderr)
             return EXIT_NO_REPORT
-        out = raw + b"\n"
+        out = meta["json"] + b"\n"
     else:
-        report, why = frame.load_report_bytes(data)
+        report, why = (frame.extract_guest_report(text) if guest
+                       else frame.load_report_bytes(data))
         if report is None:
             print("extract: %s: %s" % (name, why), file=stderr)
             return EXIT_NO_REPORT

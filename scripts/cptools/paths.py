@@ -38,6 +38,7 @@ if IN_TREE:
     GUEST = os.path.join(BUILD, "clockprobe-guest")
     MATRIX_CONF = os.path.join(REPO, "tests", "matrix.conf")
     SCHEMA = os.path.join(REPO, "docs", "report-schema.json")
+    GUEST_SCHEMA = os.path.join(REPO, "docs", "guest-report-schema.json")
     BOOT_TOOLS = os.path.join(REPO, "boot")
 else:
     # PREFIX/lib/clockprobe -> PREFIX
@@ -50,6 +51,7 @@ else:
     GUEST = os.path.join(TOOLS, "clockprobe-guest")
     MATRIX_CONF = os.path.join(DATA, "matrix.conf")
     SCHEMA = os.path.join(DATA, "report-schema.json")
+    GUEST_SCHEMA = os.path.join(DATA, "guest-report-schema.json")
     BOOT_TOOLS = os.path.join(TOOLS, "boot")
 
 # The installed copy's version, written by `make install` from probe.h.

@@ -167,6 +167,20 @@ class Extract(unittest.TestCase):
                 self.assertIn(reason, p.stderr)
                 self.assertIn(name, p.stderr)
 
+    def test_a_guest_log_gives_the_guest_report(self):
+        log = os.path.join(REPO, "tests", "fixtures", "guest",
+                           "guest-q35-qemu64-smp2-6.1.log")
+        p = self.run_extract(log)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout), frame.load_any_report_file(log)[0])
+        self.assertIn("guest", json.loads(p.stdout))
+        raw = subprocess.run([sys.executable, CLOCKPROBE, "extract", "--raw", log],
+                             capture_output=True, timeout=60).stdout.rstrip(b"\n")
+        with open(log, "rb") as f:
+            m = re.search(rb"GUEST END crc32=([0-9a-f]{8}) bytes=(\d+)", f.read())
+        self.assertEqual((len(raw), "%08x" % (zlib.crc32(raw) & 0xFFFFFFFF)),
+                         (int(m.group(2)), m.group(1).decode()))
+
     def test_unreadable_file_is_a_usage_error(self):
         p = self.run_extract(os.path.join(FIX, "no_such.log"))
         self.assertEqual(p.returncode, 2)
