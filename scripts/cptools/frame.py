@@ -145,6 +145,11 @@ def load_report_file(path):
             raw = f.read()
     except OSError as e:
         return None, "cannot read: %s" % e.strerror
+    return load_report_bytes(raw)
+
+
+def load_report_bytes(raw):
+    """load_report_file() on bytes already read (a file, stdin)."""
     text = raw.decode("utf-8", "replace")
     stripped = text.lstrip("\ufeff").strip()
     if stripped.startswith("{"):
