@@ -121,6 +121,19 @@ $(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a te
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/check.o $(BUILD)/host/libpure.a -o $@
 
+# The engine's timing code on the host, each instruction wrapper of
+# include/arch.h replaced by a counting hook (tests/unit/arch_hooks.h): the
+# unit test proves which ordered read every stamp took.
+HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c src/measure/serialize.c
+HOOKED_OBJS := $(patsubst %.c,$(BUILD)/host/hooked/%.o,$(HOOKED_SRCS))
+$(BUILD)/host/hooked/%.o: %.c $(wildcard include/*.h) tests/unit/arch_hooks.h Makefile
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $< (hooked)"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS -c $< -o $@
+$(BUILD)/host/test_tsc_order: tests/unit/test_tsc_order.c $(HOOKED_OBJS) $(BUILD)/host/check.o $(BUILD)/host/libpure.a \
+		tests/unit/check.h tests/unit/arch_hooks.h $(wildcard include/*.h)
+	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS $< $(HOOKED_OBJS) $(BUILD)/host/check.o \
+		$(BUILD)/host/libpure.a -pthread -o $@
+
 # The verdict rules for the host: scripts/verdict re-judges saved reports.
 $(BUILD)/host/verdict-judge: src/host/verdict_judge.c $(BUILD)/host/libpure.a $(wildcard include/*.h)
 	@mkdir -p $(dir $@)

@@ -6,6 +6,31 @@
 #define CP_ARCH_H
 #include <stdint.h>
 #include <stdbool.h>
+#include "tsc_order.h"
+
+#define RFLAGS_IF (1u << 9)
+
+struct descriptor_table_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+struct idt_gate {
+	uint16_t offset_low;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_high;
+	uint32_t reserved;
+} __attribute__((packed));
+
+#ifdef CP_ARCH_HOOKS
+/* Host unit tests of the timing code (tests/unit/arch_hooks.h): every
+ * wrapper below replaced by a call that counts which instruction
+ * sequence it stands for. */
+#include "arch_hooks.h"
+#else
 
 static inline void cpuid_raw(uint32_t leaf, uint32_t subleaf, uint32_t r[4])
 {
@@ -21,13 +46,28 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* LFENCE before RDTSC keeps earlier instructions from finishing after the
- * time stamp is taken (Intel SDM; AMD guarantees it once LFENCE is made
- * dispatch-serializing, which every current kernel and firmware does). */
-static inline uint64_t rdtsc_ordered(void)
+/* The one ordered TSC read (include/tsc_order.h says which and why).
+ * LFENCE/MFENCE before RDTSC keeps earlier instructions from finishing
+ * after the time stamp is taken; RDTSCP waits for them itself, and is
+ * only chosen where CPUID says it exists (qemu64 has none: #UD, which
+ * OVMF turns into a hang).  always_inline with a constant argument it is
+ * one instruction sequence, as Linux patches it in; with a variable one a
+ * predictable branch in front. */
+static inline __attribute__((always_inline)) uint64_t rdtsc_ordered_as(enum tsc_read how)
 {
-	uint32_t lo, hi;
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	uint32_t lo, hi, aux;
+	switch (how) {
+	case TSC_READ_RDTSCP:
+		__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+		(void)aux;
+		break;
+	case TSC_READ_MFENCE:
+		__asm__ volatile("mfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+		break;
+	default:
+		__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+		break;
+	}
 	return ((uint64_t)hi << 32) | lo;
 }
 
@@ -162,7 +202,6 @@ static inline uint64_t read_rflags(void)
 	__asm__ volatile("pushfq; popq %0" : "=r"(f)::"memory");
 	return f;
 }
-#define RFLAGS_IF (1u << 9)
 
 /* Masks interrupts and returns whether they were on, for irq_restore. */
 static inline bool irq_save(void)
@@ -184,11 +223,6 @@ static inline void halt_forever(void)
 		__asm__ volatile("cli; hlt");
 }
 
-struct descriptor_table_ptr {
-	uint16_t limit;
-	uint64_t base;
-} __attribute__((packed));
-
 static inline void sidt(struct descriptor_table_ptr *p) { __asm__ volatile("sidt %0" : "=m"(*p)); }
 static inline void lidt(const struct descriptor_table_ptr *p) { __asm__ volatile("lidt %0" ::"m"(*p)); }
 static inline uint16_t read_cs(void)
@@ -197,16 +231,6 @@ static inline uint16_t read_cs(void)
 	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
 	return cs;
 }
-
-struct idt_gate {
-	uint16_t offset_low;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_high;
-	uint32_t reserved;
-} __attribute__((packed));
 
 /* A present, DPL 0, 64-bit interrupt gate to handler in the current CS. */
 static inline void idt_set_gate(struct idt_gate *g, const void *handler)
@@ -220,4 +244,5 @@ static inline void idt_set_gate(struct idt_gate *g, const void *handler)
 	g->offset_high = (uint32_t)(a >> 32);
 	g->reserved = 0;
 }
+#endif /* CP_ARCH_HOOKS */
 #endif

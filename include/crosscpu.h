@@ -7,6 +7,7 @@
 #define CP_CROSSCPU_H
 #include "warp.h"
 #include "platform.h"
+#include "tsc_order.h"
 
 #define XCPU_MAX 64
 /* Waiting for APs that do not answer costs at most this, in all. */
@@ -17,6 +18,8 @@ struct xcpu_cpu {
 	bool bsp;
 	bool arrived, tested;
 	bool cpuid_consistent;
+	enum tsc_read read;      /* this CPU's own ordered read (it chose it) */
+	const char *read_why;
 	uint64_t warps;          /* warps seen while this AP took part */
 	uint64_t same_cpu_warps; /* of those, a CPU below its own last reading */
 	uint64_t stalls;         /* readings equal to the last published one */

@@ -7,6 +7,7 @@
 #include "hypervisor.h"
 #include "settings.h"
 #include "platform.h"
+#include "tsc_order.h"
 
 /* Deadlines need some rate before anything is measured; 4 GHz errs on the
  * long side for every real TSC, and only bounds loops. */
@@ -23,6 +24,10 @@ struct probe_facts {
 	 * measurement: advertised, or a quick calibration, or a safe guess. */
 	uint64_t tsc_hz_rough;
 	const char *tsc_hz_rough_source;
+	/* This CPU's one ordered TSC read (tsc_order.h), set by the engine's
+	 * stage before any source is prepared: the sources that read the TSC
+	 * (tsc, kvm-clock's pvclock, the Hyper-V TSC page) read it so. */
+	enum tsc_read tsc_read;
 };
 
 /* Cycles in ms at the rough TSC rate (deadlines only, never reported). */

@@ -42,6 +42,7 @@ struct freq_result {
 	bool references_disagree;
 	const char *cross_decided_by;   /* how the choice was made */
 	const char *excluded_reason[FREQ_KEY_COUNT]; /* a measured key not chosen, why */
+	uint32_t stamp_tries;           /* bracketed reference reads taken */
 };
 
 /* Stated tolerances of the references (IA-PC HPET specification 1.0a,

@@ -22,7 +22,8 @@ struct kvmclock_facts {
  * cross-CPU monotonicity test) and reads it; cpu_area points at 32 bytes
  * inside one page.  Returns false if the MSR write faulted. */
 bool kvmclock_register_area(struct pvclock_time_info *cpu_area);
-uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area);
+/* ... with the calling CPU's ordered TSC read (tsc_order.h). */
+uint64_t kvmclock_read_area_as(const volatile struct pvclock_time_info *area, enum tsc_read how);
 void kvmclock_unregister_this_cpu(void);
 
 struct json;

@@ -3,6 +3,7 @@
 #ifndef CP_MEASURE_H
 #define CP_MEASURE_H
 #include "stats.h"
+#include "tsc_order.h"
 
 struct cpu_info;
 struct source_desc;
@@ -101,6 +102,7 @@ struct harness_totals {
 
 struct baselines {
 	struct op_cost harness; /* not subtracted from itself */
+	struct op_cost rdtsc_raw; /* plain RDTSC, unordered */
 	struct op_cost cpuid;
 	struct op_cost port;
 	struct op_cost kernel_port;
@@ -109,17 +111,6 @@ struct baselines {
 	struct tsc_step step;
 	/* Every op's harness windows, the sources' included. */
 	struct harness_totals totals;
-};
-
-/* Which fence orders RDTSC on this CPU, and how that was established. */
-enum stamp_fence { STAMP_FENCE_LFENCE, STAMP_FENCE_MFENCE };
-struct serialization {
-	enum stamp_fence fence;
-	bool lfence_serializing;
-	const char *evidence;
-	bool de_cfg_read;         /* AMD DE_CFG (MSR 0xC0011029) was read */
-	int de_cfg_fault;         /* its read faulted: the vector */
-	uint64_t de_cfg;
 };
 
 /* One op's batch pairs (op, then empty, same length), kept while it is
@@ -161,6 +152,7 @@ struct measure_plan {
  * kind of figure wherever they are measured. */
 struct measure_ctx {
 	enum stamp_fence fence;   /* from serialization_choose() */
+	enum tsc_read read;       /* this CPU's one ordered read (tsc_order.h) */
 	bool rdtscp_end;          /* the closing stamp is RDTSCP (the CPU has it) */
 	const char *method;       /* the stamp pair in words (read_cost.method) */
 	/* The TSC's step in this run, 0 = not observable: measure_baselines()
@@ -176,8 +168,11 @@ struct measure_ctx {
  * no totals yet. */
 void measure_ctx_init(struct measure_ctx *ctx, const struct serialization *ser, bool have_rdtscp,
 		      const struct measure_plan *plan);
-/* Picks the RDTSC fence for the stamps on this CPU (serialize.c). */
+/* Picks the ordered read and the stamp fence for the BSP from its CPUID
+ * decode, reading DE_CFG where that decides (serialize.c). */
 void serialization_choose(struct serialization *out, const struct cpu_info *cpu);
+/* The same on the CPU that calls it, from its own CPUID (an AP). */
+void serialization_choose_here(struct serialization *out);
 
 /* Measures any argument-less operation (a source read, CPUID, a port read,
  * an MSR access) the same way: per-call distribution with the empty
@@ -186,6 +181,8 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 /* The TSC's step (into b->step and ctx->step_ticks), the empty harness and
  * the CPUID and port yardsticks; ctx->totals tallies from here on. */
 void measure_baselines(struct measure_ctx *ctx, struct baselines *b);
+/* The step detector alone (measure_baselines runs it first). */
+void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx);
 void measure_behaviour(const struct measure_ctx *ctx, struct behaviour *out, const struct source_desc *d);
 
 /* One prepared source (s->src, s->desc, s->status from its prepare):

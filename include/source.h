@@ -20,6 +20,9 @@ struct source_desc {
 	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
 	bool reads_tsc;       /* one read executes RDTSC/RDTSCP (an exit where RDTSC traps) */
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
+	/* What the read executes around the TSC, for a source that reads it
+	 * ("rdtscp", "lfence; rdtsc", ...); NULL for the others. */
+	const char *instructions;
 	char reason[REASON_LEN]; /* why absent / what failed */
 };
 

@@ -9,6 +9,7 @@
 #include "arch.h"
 #include "fault.h"
 #include "kvmclock.h"
+#include "measure.h"
 #include "results.h"
 #include "strbuf.h"
 
@@ -97,9 +98,11 @@ static void timing_cpuid(uint32_t out[8])
 	out[7] = 0;
 }
 
+/* Each CPU with its own ordered read (it chose it from its own CPUID). */
 static uint64_t read_clock(uint32_t cpu, bool kvmclock)
 {
-	return kvmclock ? kvmclock_read_area(&sh.areas[cpu]) : rdtsc_ordered();
+	enum tsc_read how = sh.cpus[cpu].read;
+	return kvmclock ? kvmclock_read_area_as(&sh.areas[cpu], how) : rdtsc_ordered_as(how);
 }
 
 static void warp_loop(uint32_t cpu, bool kvmclock)
@@ -186,6 +189,10 @@ static void ap_main(void *index)
 	fault_guard_load_on_this_cpu();
 	uint32_t me = (uint32_t)(uintptr_t)index;
 	struct xcpu_cpu *c = &sh.cpus[me];
+	struct serialization ser;
+	serialization_choose_here(&ser);
+	c->read = ser.read;
+	c->read_why = ser.read_why;
 	uint32_t ids[8];
 	timing_cpuid(ids);
 	c->cpuid_consistent = mem_equal(ids, sh.bsp_cpuid, sizeof ids);
@@ -208,7 +215,7 @@ static void ap_main(void *index)
 			for (uint32_t seq = 1; seq <= SKEW_EXCHANGES; seq++) {
 				if (!wait_for(&sh.ping_seq, seq, rdtsc() + sh.deadline_cycles, me))
 					break;
-				sh.pong_t1 = rdtsc_ordered();
+				sh.pong_t1 = rdtsc_ordered_as(c->read);
 				__atomic_store_n(&sh.pong_seq, seq, __ATOMIC_RELEASE);
 			}
 		} else {
@@ -245,13 +252,13 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 		if (phase == PHASE_SKEW) {
 			warp_skew_init(&c->skew);
 			for (uint32_t seq = 1; seq <= SKEW_EXCHANGES; seq++) {
-				uint64_t t0 = rdtsc_ordered();
+				uint64_t t0 = rdtsc_ordered_as(sh.cpus[sh.bsp].read);
 				__atomic_store_n(&sh.ping_seq, seq, __ATOMIC_RELEASE);
 				if (!wait_for(&sh.pong_seq, seq, rdtsc() + sh.deadline_cycles, UINT32_MAX)) {
 					ok = false;
 					break;
 				}
-				uint64_t t2 = rdtsc_ordered();
+				uint64_t t2 = rdtsc_ordered_as(sh.cpus[sh.bsp].read);
 				warp_skew_add(&c->skew, t0, sh.pong_t1, t2);
 			}
 		} else {
@@ -343,7 +350,7 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 {
 	struct platform *p = r->facts.plat;
 	memset(out, 0, sizeof *out);
-	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads lfence;rdtsc under it and "
+	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads its ordered TSC read (per_cpu[].tsc_read) under it and "
 		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
 		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
 	out->iterations_per_pair = plan->iterations;
@@ -360,6 +367,8 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 			bsp = i;
 	out->tested = 1;
 	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
+	out->cpu[bsp].read = r->serialization.read;
+	out->cpu[bsp].read_why = r->serialization.read_why;
 	if (r->cpus_enabled < 2) {
 		out->reason = "only one CPU: nothing to compare";
 		out->ran = true;

@@ -51,6 +51,7 @@ void measure_ctx_init(struct measure_ctx *ctx, const struct serialization *ser, 
 {
 	memset(ctx, 0, sizeof *ctx);
 	ctx->fence = ser->fence;
+	ctx->read = ser->read;
 	ctx->rdtscp_end = have_rdtscp;
 	ctx->method = methods[ctx->fence][ctx->rdtscp_end];
 	ctx->plan = *plan;
@@ -651,8 +652,9 @@ static uint64_t step_from_clusters(uint64_t *v, uint32_t n)
  * Otherwise the step hides below one read's cost: back-to-back reads
  * bound it by the common divisor of their differences, unless those are
  * all equal (a deterministic clock, e.g. QEMU -icount): not observable. */
-static void measure_step(struct tsc_step *out, const struct measure_plan *plan)
+void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 {
+	const struct measure_plan *plan = &ctx->plan;
 	uint64_t *v = plan->scratch;
 	uint32_t n = MIN(plan->samples, (uint32_t)STEP_READS);
 	uint64_t deadline = rdtsc() + plan->window_deadline_cycles * 4;
@@ -662,18 +664,20 @@ static void measure_step(struct tsc_step *out, const struct measure_plan *plan)
 	bool was_on = irq_save();
 	for (uint32_t round = 0; round < STEP_ROUNDS && got < n; round++)
 		for (uint32_t k = 0; k < STEP_SPINS && got < n && rdtsc() < deadline; k++) {
-			uint64_t t0 = rdtsc_ordered();
+			uint64_t t0 = rdtsc_ordered_as(ctx->read);
 			spin(k);
-			v[got++] = rdtsc_ordered() - t0;
+			v[got++] = rdtsc_ordered_as(ctx->read) - t0;
 		}
 	irq_restore(was_on);
 	uint64_t clustered = step_from_clusters(v, got);
 
+	/* Back to back with the same ordered read, so consecutive values are
+	 * in order and the differences are the read's own. */
 	got = 0;
 	deadline = rdtsc() + plan->window_deadline_cycles * 4;
 	was_on = irq_save();
 	for (; got < n; got++) {
-		v[got] = rdtsc();
+		v[got] = rdtsc_ordered_as(ctx->read);
 		if (v[got] > deadline) {
 			got++;
 			break;
@@ -726,6 +730,10 @@ static uint64_t op_cpuid(void)
 	return r[0];
 }
 
+/* The TSC as nothing orders it: what the tsc row cost before it measured
+ * what a Linux vDSO executes (rdtsc_ordered()). */
+static uint64_t op_rdtsc_raw(void) { return rdtsc(); }
+
 static uint64_t op_port_read(void) { return inb(unassigned_port); }
 static uint64_t op_kernel_port_read(void) { return inb(ELCR_PORT); }
 
@@ -734,7 +742,7 @@ void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 	const struct measure_plan *plan = &ctx->plan;
 	uint32_t n = 0;
 	memset(b, 0, sizeof *b);
-	measure_step(&b->step, plan);
+	measure_tsc_step(&b->step, ctx);
 	ctx->step_ticks = b->step.ticks;
 	for (int i = 0; i < 16; i++)
 		keep(empty_op());
@@ -746,6 +754,7 @@ void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 		throughput_milli(ctx, empty_op, calls_per_window(ctx, empty_op, MEASURE_BATCH_READS));
 	b->harness.step_ticks = ctx->step_ticks;
 
+	measure_op(ctx, &b->rdtsc_raw, op_rdtsc_raw);
 	measure_op(ctx, &b->cpuid, op_cpuid);
 	b->unassigned_port = unassigned_port;
 	measure_op(ctx, &b->port, op_port_read);

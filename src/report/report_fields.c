@@ -152,6 +152,8 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	json_u64(j, "width_bits", s->desc.width_bits);
 	json_string(j, "read_path", read_path_name(s->read_path));
 	json_string(j, "read_path_basis", s->read_path_basis);
+	if (s->desc.instructions)
+		json_string(j, "instructions", s->desc.instructions);
 	json_object_begin(j, "read_cost");
 	json_string(j, "unit", "TSC ticks");
 	dist_json(j, "cycles", &s->cost.cycles, hz, false, s->cost.below_resolution);
@@ -208,6 +210,7 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_object_begin(j, "baselines");
 	json_string(j, "unit", "TSC ticks");
 	baseline_json(j, "harness_cycles", &b->harness, hz, false);
+	baseline_json(j, "rdtsc_raw", &b->rdtsc_raw, hz, true);
 	baseline_json(j, "cpuid_cycles", &b->cpuid, hz, true);
 	baseline_json(j, "unassigned_port_cycles", &b->port, hz, true);
 	baseline_json(j, "kernel_port_cycles", &b->kernel_port, hz, true);
@@ -239,6 +242,11 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_string(j, "fence", r->serialization.fence == STAMP_FENCE_MFENCE ? "mfence" : "lfence");
 	json_bool(j, "lfence_serializing", r->serialization.lfence_serializing);
 	json_string(j, "evidence", r->serialization.evidence ? r->serialization.evidence : "not established");
+	/* The one ordered read every single stamp takes (the tsc source, the
+	 * warp test, the frequency brackets, the step detector, pvclock and
+	 * the TSC page): Linux's rdtsc_ordered() rule. */
+	json_string(j, "ordered_read", r->serialization.read_why ? tsc_read_name(r->serialization.read) : NULL);
+	json_string(j, "ordered_read_why", r->serialization.read_why);
 	if (r->serialization.de_cfg_read) {
 		if (r->serialization.de_cfg_fault)
 			json_string(j, "de_cfg", fault_name(r->serialization.de_cfg_fault));

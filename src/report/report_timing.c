@@ -29,6 +29,12 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		json_bool(j, "bsp", c->bsp);
 		json_bool(j, "tested", c->tested);
 		json_bool(j, "cpuid_consistent", c->cpuid_consistent);
+		if (c->read_why) {
+			json_string(j, "tsc_read", tsc_read_name(c->read));
+			json_string(j, "tsc_read_why", c->read_why);
+		} else {
+			json_null(j, "tsc_read");
+		}
 		if (!c->bsp) {
 			json_bool(j, "answered", c->arrived);
 			json_u64(j, "warps", c->warps);

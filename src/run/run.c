@@ -117,6 +117,7 @@ void stage_engine(struct run *run, struct measure_ctx *ctx)
 		.batches = (struct batch_log *)(scratch + 2 * samples),
 	};
 	serialization_choose(&r->serialization, &f->cpu);
+	r->facts.tsc_read = r->serialization.read;
 	measure_ctx_init(ctx, &r->serialization, f->cpu.rdtscp, &plan);
 	ctx->totals = &r->baselines.totals;
 	r->method = ctx->method;

@@ -23,7 +23,9 @@ static uint64_t saved_msr;
 static bool enabled_by_us;
 static uint32_t invalid_reads;
 
-static uint64_t hv_tsc_page_read(void)
+/* Linux's hv_read_tsc_page_tsc(): sequence, scale and offset, then the
+ * CPU's ordered TSC read (rdtsc_ordered()), then the sequence again. */
+static inline __attribute__((always_inline)) uint64_t read_page(enum tsc_read how)
 {
 	uint64_t t = 0;
 	for (int i = 0; i < PAGE_READ_RETRIES; i++) {
@@ -31,7 +33,7 @@ static uint64_t hv_tsc_page_read(void)
 		compiler_barrier();
 		uint64_t scale = page->tsc_scale;
 		int64_t offset = page->tsc_offset;
-		uint64_t tsc = rdtsc_ordered();
+		uint64_t tsc = rdtsc_ordered_as(how);
 		compiler_barrier();
 		if (!seq) {
 			/* Invalid for now: count it, report the last value. */
@@ -44,6 +46,10 @@ static uint64_t hv_tsc_page_read(void)
 	}
 	return t;
 }
+
+static uint64_t hv_tsc_page_read_lfence(void) { return read_page(TSC_READ_LFENCE); }
+static uint64_t hv_tsc_page_read_mfence(void) { return read_page(TSC_READ_MFENCE); }
+static uint64_t hv_tsc_page_read_rdtscp(void) { return read_page(TSC_READ_RDTSCP); }
 
 static enum source_status hv_tsc_page_prepare(struct source_desc *d, const struct probe_facts *f)
 {
@@ -82,7 +88,10 @@ static enum source_status hv_tsc_page_prepare(struct source_desc *d, const struc
 	snapshot.tsc_sequence = page->tsc_sequence;
 	snapshot.tsc_scale = page->tsc_scale;
 	snapshot.tsc_offset = page->tsc_offset;
-	d->read = hv_tsc_page_read;
+	d->read = f->tsc_read == TSC_READ_RDTSCP   ? hv_tsc_page_read_rdtscp
+		  : f->tsc_read == TSC_READ_MFENCE ? hv_tsc_page_read_mfence
+						   : hv_tsc_page_read_lfence;
+	d->instructions = tsc_read_name(f->tsc_read);
 	d->reads_tsc = true; /* the page scales an RDTSC */
 	d->width_bits = 64;
 	d->freq_hz = HV_REFERENCE_HZ;

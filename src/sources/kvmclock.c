@@ -19,11 +19,13 @@ static uint64_t registration_value;
 static bool active; /* registered and not yet unregistered */
 static bool stable_allowed; /* CPUID lets a guest honour the stable flag */
 
-uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
+/* The guest's fast path (Linux pvclock_clocksource_read): version check,
+ * the CPU's ordered TSC read (as Linux's rdtsc_ordered(), so the TSC
+ * cannot be read before the fields), scaling.  Bounded: a version that
+ * never settles returns the last computed value and counts retries. */
+static inline __attribute__((always_inline)) uint64_t read_area(const volatile struct pvclock_time_info *area,
+								 enum tsc_read how)
 {
-	/* The guest's fast path (Linux pvclock_clocksource_read): version
-	 * check, ordered TSC read, scaling.  Bounded: a version that never
-	 * settles returns the last computed value and counts retries. */
 	uint64_t ns = 0;
 	for (int tries = 0; tries < PVCLOCK_READ_RETRIES; tries++) {
 		uint32_t v1 = area->version;
@@ -33,7 +35,7 @@ uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
 		copy.system_time = area->system_time;
 		copy.tsc_to_system_mul = area->tsc_to_system_mul;
 		copy.tsc_shift = area->tsc_shift;
-		uint64_t tsc = rdtsc_ordered();
+		uint64_t tsc = rdtsc_ordered_as(how);
 		compiler_barrier();
 		uint32_t v2 = area->version;
 		ns = pvclock_ns_at(&copy, tsc);
@@ -44,7 +46,16 @@ uint64_t kvmclock_read_area(const volatile struct pvclock_time_info *area)
 	return ns;
 }
 
-static uint64_t kvmclock_read(void) { return kvmclock_read_area(&bsp_area); }
+uint64_t kvmclock_read_area_as(const volatile struct pvclock_time_info *area, enum tsc_read how)
+{
+	return read_area(area, how);
+}
+
+/* The measured read, one per ordered read: the instructions a guest
+ * runs, nothing chosen at run time. */
+static uint64_t kvmclock_read_lfence(void) { return read_area(&bsp_area, TSC_READ_LFENCE); }
+static uint64_t kvmclock_read_mfence(void) { return read_area(&bsp_area, TSC_READ_MFENCE); }
+static uint64_t kvmclock_read_rdtscp(void) { return read_area(&bsp_area, TSC_READ_RDTSCP); }
 
 /* Measured only after prepare's guarded write proved the MSR. */
 static uint64_t op_register(void)
@@ -115,7 +126,10 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 	stable_allowed = kvm->stable_bit;
 	facts.stable = kvm->stable_bit && (bsp_area.flags & PVCLOCK_TSC_STABLE_BIT);
 	facts.tsc_hz = pvclock_tsc_hz(bsp_area.tsc_to_system_mul, bsp_area.tsc_shift);
-	d->read = kvmclock_read;
+	d->read = f->tsc_read == TSC_READ_RDTSCP   ? kvmclock_read_rdtscp
+		  : f->tsc_read == TSC_READ_MFENCE ? kvmclock_read_mfence
+						   : kvmclock_read_lfence;
+	d->instructions = tsc_read_name(f->tsc_read);
 	d->reads_tsc = true; /* pvclock scales an RDTSC */
 	d->width_bits = 64;
 	d->freq_hz = 1000000000;

@@ -18,6 +18,7 @@ static enum source_status rdtscp_prepare(struct source_desc *d, const struct pro
 		return SOURCE_ABSENT;
 	}
 	d->read = rdtscp_read;
+	d->instructions = "rdtscp";
 	d->width_bits = 64;
 	d->is_tsc = true;
 	d->reads_tsc = true;
