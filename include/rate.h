@@ -81,4 +81,9 @@ uint64_t rate_cycles_to_ns(uint64_t cycles, uint64_t tsc_hz);
 bool rate_tsc_hz_plausible(uint64_t hz);
 /* round(ns * tsc_hz / 10^9). */
 uint64_t rate_ns_to_cycles(uint64_t ns, uint64_t tsc_hz);
+/* hz rounded to the precision of its uncertainty (milli-ppm of hz): to
+ * two significant digits of the uncertainty in Hz, so a rate known to
+ * +/-1 MHz is not printed to 1 Hz.  hz unchanged when the uncertainty is
+ * 0 or under 100 Hz. */
+uint64_t rate_round_to_uncertainty(uint64_t hz, uint64_t uncertainty_mppm);
 #endif

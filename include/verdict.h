@@ -141,12 +141,14 @@ struct verdict_input {
 	uint64_t freq_advertised_hz, freq_measured_hz;
 	bool freq_disagreement_known;
 	int64_t freq_disagreement_ppm;
-	uint64_t freq_disagreement_uncertainty_ppm;	/* 0 = unknown */
+	uint64_t freq_disagreement_uncertainty_ppm;	/* 0 = unknown; the measurement's own */
+	uint64_t freq_disagreement_tolerance_ppm;	/* the reference's stated tolerance: beside, not in the gate */
 	/* The HPET and the PM timer measured the TSC at rates that differ by
 	 * more than their combined uncertainty: one of them is wrong. */
 	bool freq_references_disagree;
-	int64_t freq_references_ppm;	/* rate vs HPET over rate vs PM timer, - 1 */
+	int64_t freq_references_ppm;	/* rate vs a over rate vs b, - 1, of the pair below */
 	uint64_t freq_references_uncertainty_ppm;
+	const char *freq_references_pair; /* "hpet vs acpi_pm"; NULL: HPET and PM timer */
 
 	/* Gaps (the vCPU did not run). */
 	bool gaps_measured;

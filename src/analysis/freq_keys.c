@@ -10,6 +10,7 @@ static const char *const key_names[FREQ_KEY_COUNT] = {
 	[FREQ_HYPERV_MSR] = "hyperv_msr",
 	[FREQ_MEASURED_HPET] = "measured_vs_hpet",
 	[FREQ_MEASURED_ACPI_PM] = "measured_vs_acpi_pm",
+	[FREQ_MEASURED_PIT] = "measured_vs_pit",
 };
 
 const char *freq_key_name(enum freq_key k) { return key_names[k]; }

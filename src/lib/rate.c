@@ -133,3 +133,18 @@ bool rate_tsc_hz_plausible(uint64_t hz)
 {
 	return hz >= RATE_TSC_HZ_MIN && hz <= RATE_TSC_HZ_MAX;
 }
+
+uint64_t rate_round_to_uncertainty(uint64_t hz, uint64_t uncertainty_mppm)
+{
+	/* uncertainty in Hz = hz * mppm / 10^9 */
+	uint64_t unc = mul_div_u64(hz, uncertainty_mppm, 1000000000ull);
+	uint64_t unit = 1;
+	while (unc >= 100 && unit <= UINT64_MAX / 100) {
+		unc /= 10;
+		unit *= 10;
+	}
+	if (unit == 1)
+		return hz;
+	uint64_t q = hz / unit, rem = hz % unit;
+	return (q + (rem >= unit / 2)) * unit;
+}

@@ -1,8 +1,10 @@
-/* One window, all references at once: the TSC, the HPET, the PM timer and
- * (when present) kvm-clock are stamped at the start and the end, each
- * stamp bracketed by two TSC reads so its moment is known to within half
- * the bracket.  Narrow counters are followed through the window often
- * enough to count their wraps. */
+/* The TSC against every reference at once (HPET, PM timer, PIT, and
+ * kvm-clock when present), over FREQ_WINDOWS windows: each reference is
+ * stamped at a window's start and end, each stamp bracketed by two of the
+ * CPU's ordered TSC reads so its moment is known to within half the
+ * bracket, and narrow counters are followed through the window often
+ * enough to count their wraps.  What the windows mean is decided by
+ * freq_decide() (src/analysis/freq_decide.c, pure). */
 #include "msr.h"
 #include "freq.h"
 #include "measure.h"
@@ -15,11 +17,7 @@
 #define STAMP_TRIES 16
 #define FOLLOW_EVERY_CYCLES_MS 5 /* far below the PIT's 55 ms and PM's 4.7 s wraps */
 
-
-const enum freq_key freq_claims[] = {
-	FREQ_PVCLOCK, FREQ_HYPERV_MSR, FREQ_VMWARE_GETHZ, FREQ_HYPERVISOR_LEAF, FREQ_CPUID_15,
-};
-const unsigned freq_claim_count = ARRAY_SIZE(freq_claims);
+static const enum source_id ref_ids[FREQ_REF_COUNT] = { SOURCE_ID_HPET, SOURCE_ID_ACPI_PM, SOURCE_ID_PIT };
 
 struct reference {
 	const struct source_result *src;
@@ -57,141 +55,21 @@ static void advertised(struct freq_result *out, const struct run_results *r)
 		out->hz[FREQ_HYPERV_MSR] = hv_hz;
 }
 
-static void add_drift(struct freq_result *out, enum source_id a, uint64_t a_ns, enum source_id b, uint64_t b_ns,
-		      const char *basis, uint64_t uncertainty_mppm)
-{
-	if (out->drift_count >= FREQ_MAX_DRIFT || !b_ns)
-		return;
-	struct freq_drift *d = &out->drift[out->drift_count];
-	/* a's elapsed time against b's, both at their nominal rates. */
-	if (!rate_ppm_diff_milli(a_ns, b_ns, &d->ppm_milli))
-		return;
-	d->a = a;
-	d->b = b;
-	d->basis = basis;
-	d->uncertainty_mppm = uncertainty_mppm;
-	d->window_ms = out->window_ms;
-	out->drift_count++;
-}
-
 static uint64_t ticks_to_ns(uint64_t ticks, uint64_t hz) { return mul_div_u64(ticks, 1000000000ull, hz); }
 
-static uint64_t abs_i64(int64_t v) { return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v; }
-
-/* Which measured references may be chosen: none that stepped backwards,
- * and of two that disagree beyond their combined uncertainty, only the one
- * a third opinion (the advertised rate) backs; with no third opinion the
- * HPET is kept, and the disagreement is reported either way. */
-static void cross_check(struct freq_result *out, const struct run_results *r, uint64_t first_claim_hz)
+/* One window: every reference stamped at both ends and followed between. */
+static void one_window(struct freq_result *out, struct reference *refs, const struct measure_ctx *ctx,
+		       const struct probe_facts *f, uint32_t w)
 {
-	static const enum freq_key keys[2] = { FREQ_MEASURED_HPET, FREQ_MEASURED_ACPI_PM };
-	const enum source_id ids[2] = { SOURCE_ID_HPET, SOURCE_ID_ACPI_PM };
-	for (int i = 0; i < 2; i++) {
-		const struct source_result *s = results_source_ok(r, ids[i]);
-		if (out->hz[keys[i]] && s && s->behaviour.backward)
-			out->excluded_reason[keys[i]] = "the counter stepped backwards in the behaviour test";
-	}
-	uint64_t h = out->hz[FREQ_MEASURED_HPET], p = out->hz[FREQ_MEASURED_ACPI_PM];
-	if (!h || !p || !rate_ppm_diff(h, p, &out->cross_ppm))
-		return;
-	out->cross_checked = true;
-	out->cross_combined_ppm = (out->uncertainty_mppm[FREQ_MEASURED_HPET] +
-				   out->uncertainty_mppm[FREQ_MEASURED_ACPI_PM] + 999) / 1000;
-	if (abs_i64(out->cross_ppm) <= out->cross_combined_ppm) {
-		out->cross_decided_by = "the two references agree within their combined uncertainty";
-		return;
-	}
-	out->references_disagree = true;
-	int64_t dh = 0, dp = 0;
-	if (first_claim_hz && rate_ppm_diff(h, first_claim_hz, &dh) && rate_ppm_diff(p, first_claim_hz, &dp)) {
-		enum freq_key loser = abs_i64(dh) <= abs_i64(dp) ? FREQ_MEASURED_ACPI_PM : FREQ_MEASURED_HPET;
-		if (!out->excluded_reason[loser])
-			out->excluded_reason[loser] = "disagrees with the other reference, which the advertised rate backs";
-		out->cross_decided_by = "references disagree: the one nearer the advertised rate";
-		return;
-	}
-	out->cross_decided_by = "references disagree and nothing else tells them apart: HPET kept (finer)";
-}
-
-static void choose(struct freq_result *out, const struct run_results *r)
-{
-	uint64_t first_claim = 0;
-	for (unsigned i = 0; i < freq_claim_count && !first_claim; i++)
-		first_claim = out->hz[freq_claims[i]];
-	cross_check(out, r, first_claim);
-	/* Measured beats claimed: the probe converts what it measured on this
-	 * machine; the HPET's 10+ MHz beats the PM timer's 3.58 MHz. */
-	static const enum freq_key order[] = {
-		FREQ_MEASURED_HPET, FREQ_MEASURED_ACPI_PM, FREQ_HYPERVISOR_LEAF, FREQ_PVCLOCK,
-		FREQ_HYPERV_MSR, FREQ_VMWARE_GETHZ, FREQ_CPUID_15,
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
-		if (out->hz[order[i]] && !out->excluded_reason[order[i]]) {
-			out->chosen_name = freq_key_name(order[i]);
-			out->chosen_hz = out->hz[order[i]];
-			break;
-		}
-	}
-	if (!out->chosen_hz) {
-		out->chosen_name = r->facts.tsc_hz_rough_source;
-		out->chosen_hz = r->facts.tsc_hz_rough;
-	}
-	out->believed_key = -1;
-	for (unsigned i = 0; i < freq_claim_count; i++) {
-		if (out->hz[freq_claims[i]]) {
-			out->believed_key = (int)freq_claims[i];
-			out->believed_hz = out->hz[freq_claims[i]];
-			break;
-		}
-	}
-	/* Disagreement: the rate a guest kernel would believe against the
-	 * best measurement. */
-	enum freq_key mk = out->hz[FREQ_MEASURED_HPET] && !out->excluded_reason[FREQ_MEASURED_HPET] ? FREQ_MEASURED_HPET
-											   : FREQ_MEASURED_ACPI_PM;
-	uint64_t measured = out->excluded_reason[mk] ? 0 : out->hz[mk];
-	if (out->believed_hz && measured) {
-		out->disagreement_known = rate_ppm_diff(out->believed_hz, measured, &out->disagreement_ppm);
-		out->disagreement_uncertainty_ppm = (out->uncertainty_mppm[mk] + 999) / 1000;
-		out->disagreement_between = freq_key_name(out->believed_key);
-	}
-}
-
-/* The TSC rate to compare the TSC with reference `against` at: the rate a
- * guest would believe when one is advertised (what Linux's watchdog then
- * checks); else the rate measured against the *other* reference, never
- * against `against` itself (that drift would be 0 by construction). */
-static uint64_t tsc_basis(const struct freq_result *out, enum freq_key against, const char **basis)
-{
-	if (out->believed_hz) {
-		*basis = freq_key_name(out->believed_key);
-		return out->believed_hz;
-	}
-	enum freq_key other = against == FREQ_MEASURED_HPET ? FREQ_MEASURED_ACPI_PM : FREQ_MEASURED_HPET;
-	*basis = freq_key_name(other);
-	return out->hz[other];
-}
-
-void freq_measure(struct freq_result *out, struct run_results *r, const struct measure_ctx *ctx, uint32_t window_ms)
-{
-	memset(out, 0, sizeof *out);
-	advertised(out, r);
-	struct reference refs[2] = { { .src = results_source_ok(r, SOURCE_ID_HPET) }, { .src = results_source_ok(r, SOURCE_ID_ACPI_PM) } };
-	const struct source_result *kvmclock = results_source_ok(r, SOURCE_ID_KVMCLOCK);
-	const struct probe_facts *f = &r->facts;
-	out->window_ms = window_ms;
-
-	uint64_t kvm_start = 0, kvm_start_tsc = 0, bracket;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < FREQ_REF_COUNT; i++) {
 		if (!refs[i].src)
 			continue;
 		const struct source_desc *d = &refs[i].src->desc;
 		uint64_t raw = stamp(out, ctx, d, &refs[i].tsc_start, &refs[i].bracket_start);
 		counter_ext_init(&refs[i].ext, d->width_bits, d->counts_down, raw);
 	}
-	if (kvmclock)
-		kvm_start = stamp(out, ctx, &kvmclock->desc, &kvm_start_tsc, &bracket);
 	uint64_t start = rdtsc();
-	uint64_t window = facts_ms_to_cycles(f, window_ms);
+	uint64_t window = facts_ms_to_cycles(f, out->window_each_ms);
 	uint64_t follow = facts_ms_to_cycles(f, FOLLOW_EVERY_CYCLES_MS);
 	uint64_t next = start + follow;
 	/* Bounded by the deadline and by an iteration cap (a frozen TSC ends
@@ -201,67 +79,72 @@ void freq_measure(struct freq_result *out, struct run_results *r, const struct m
 		if (now - start >= window)
 			break;
 		if (now >= next) {
-			for (int i = 0; i < 2; i++)
+			for (int i = 0; i < FREQ_REF_COUNT; i++)
 				if (refs[i].src)
 					counter_ext_feed(&refs[i].ext, refs[i].src->desc.read());
 			next = now + follow;
 		}
 		cpu_relax();
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < FREQ_REF_COUNT; i++) {
 		if (!refs[i].src)
 			continue;
-		uint64_t raw = stamp(out, ctx, &refs[i].src->desc, &refs[i].tsc_end, &refs[i].bracket_end);
+		const struct source_desc *d = &refs[i].src->desc;
+		uint64_t raw = stamp(out, ctx, d, &refs[i].tsc_end, &refs[i].bracket_end);
 		refs[i].ticks = counter_ext_feed(&refs[i].ext, raw);
 		uint64_t tsc_delta = refs[i].tsc_end - refs[i].tsc_start;
-		uint64_t hz = refs[i].ticks ? rate_from_window(tsc_delta, refs[i].src->desc.freq_hz, refs[i].ticks) : 0;
-		enum freq_key k = i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM;
-		out->hz[k] = hz;
-		if (hz) {
-			out->measured = true;
-			uint64_t read_ns = rate_cycles_to_ns((refs[i].bracket_start + refs[i].bracket_end) / 2, hz);
-			out->tolerance_ppm[k] = k == FREQ_MEASURED_HPET ? FREQ_HPET_TOLERANCE_PPM : FREQ_ACPI_PM_TOLERANCE_PPM;
-			out->uncertainty_mppm[k] = rate_window_uncertainty_mppm(
-				refs[i].src->desc.freq_hz, read_ns, rate_cycles_to_ns(tsc_delta, hz)) +
-						   out->tolerance_ppm[k] * 1000;
+		uint64_t hz = refs[i].ticks ? rate_from_window(tsc_delta, d->freq_hz, refs[i].ticks) : 0;
+		if (!hz)
+			continue;
+		struct freq_window *fw = &out->refs[i].w[w];
+		fw->hz = hz;
+		uint64_t read_ns = rate_cycles_to_ns((refs[i].bracket_start + refs[i].bracket_end) / 2, hz);
+		fw->bound_mppm = rate_window_uncertainty_mppm(d->freq_hz, read_ns, rate_cycles_to_ns(tsc_delta, hz));
+		out->refs[i].windows++;
+	}
+}
+
+void freq_measure(struct freq_result *out, struct run_results *r, const struct measure_ctx *ctx, uint32_t window_ms)
+{
+	memset(out, 0, sizeof *out);
+	advertised(out, r);
+	const struct probe_facts *f = &r->facts;
+	struct reference refs[FREQ_REF_COUNT];
+	bool backward[FREQ_REF_COUNT];
+	for (int i = 0; i < FREQ_REF_COUNT; i++) {
+		memset(&refs[i], 0, sizeof refs[i]);
+		refs[i].src = results_source_ok(r, ref_ids[i]);
+		backward[i] = refs[i].src && refs[i].src->behaviour.backward;
+	}
+	const struct source_result *kvmclock = results_source_ok(r, SOURCE_ID_KVMCLOCK);
+	out->shared_host_clock = f->hv.present;
+	out->window_ms = window_ms;
+	/* The stage's time stays what mode= sized it: its window cut in
+	 * FREQ_WINDOWS, none shorter than FREQ_WINDOW_MIN_MS. */
+	out->windows = window_ms ? MIN((uint32_t)FREQ_WINDOWS, MAX(1u, window_ms / FREQ_WINDOW_MIN_MS)) : 0;
+	out->window_each_ms = out->windows ? window_ms / out->windows : 0;
+
+	uint64_t kvm_start = 0, kvm_start_tsc = 0, kvm_end = 0, kvm_end_tsc = 0, bracket;
+	if (kvmclock && out->windows)
+		kvm_start = stamp(out, ctx, &kvmclock->desc, &kvm_start_tsc, &bracket);
+	for (uint32_t w = 0; w < out->windows; w++)
+		one_window(out, refs, ctx, f, w);
+	if (kvmclock && out->windows)
+		kvm_end = stamp(out, ctx, &kvmclock->desc, &kvm_end_tsc, &bracket);
+	freq_decide(out, backward, f->tsc_hz_rough, f->tsc_hz_rough_source);
+
+	/* kvm-clock against real time: the TSC at its measured rate, over
+	 * every window at once. */
+	if (kvmclock && out->chosen_key >= 0 && out->drift_count < FREQ_MAX_DRIFT) {
+		uint64_t tsc_ns = ticks_to_ns(kvm_end_tsc - kvm_start_tsc, out->chosen_hz);
+		struct freq_drift *d = &out->drift[out->drift_count];
+		if (tsc_ns && rate_ppm_diff_milli(kvm_end - kvm_start, tsc_ns, &d->ppm_milli)) {
+			d->a = SOURCE_ID_KVMCLOCK;
+			d->b = SOURCE_ID_TSC;
+			d->basis = out->chosen_name;
+			d->uncertainty_mppm = out->measured_uncertainty_mppm[out->chosen_key];
+			d->window_ms = window_ms;
+			out->drift_count++;
 		}
 	}
-	uint64_t kvm_end = 0, kvm_end_tsc = 0;
-	if (kvmclock)
-		kvm_end = stamp(out, ctx, &kvmclock->desc, &kvm_end_tsc, &bracket);
-	choose(out, r);
-
-	/* Drift: elapsed time by each source at its nominal rate, pairwise,
-	 * over the window; the TSC's rate per tsc_basis(). */
-	static const enum source_id ref_ids[2] = { SOURCE_ID_HPET, SOURCE_ID_ACPI_PM };
-	const char *basis;
-	uint64_t window_unc[2];
-	for (int i = 0; i < 2; i++) {
-		enum freq_key k = i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM;
-		uint64_t tol = out->tolerance_ppm[k] * 1000;
-		window_unc[i] = out->uncertainty_mppm[k] > tol ? out->uncertainty_mppm[k] - tol : 0;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (!refs[i].src)
-			continue;
-		uint64_t hz = tsc_basis(out, i == 0 ? FREQ_MEASURED_HPET : FREQ_MEASURED_ACPI_PM, &basis);
-		/* A TSC rate measured against the other reference brings that
-		 * window's uncertainty along. */
-		uint64_t unc = window_unc[i] + (out->believed_hz ? 0 : window_unc[1 - i]);
-		if (hz)
-			add_drift(out, SOURCE_ID_TSC, ticks_to_ns(refs[i].tsc_end - refs[i].tsc_start, hz), ref_ids[i],
-				  ticks_to_ns(refs[i].ticks, refs[i].src->desc.freq_hz), basis, unc);
-	}
-	if (refs[0].src && refs[1].src) {
-		/* Both windows differ slightly in their end points: compare the
-		 * rates each implies for the TSC rather than raw elapsed times. */
-		add_drift(out, SOURCE_ID_HPET, out->hz[FREQ_MEASURED_ACPI_PM], SOURCE_ID_ACPI_PM, out->hz[FREQ_MEASURED_HPET], NULL,
-			  window_unc[0] + window_unc[1]);
-	}
-	/* kvm-clock against real time: the TSC at its measured rate. */
-	uint64_t measured = out->hz[FREQ_MEASURED_HPET] ? out->hz[FREQ_MEASURED_HPET] : out->hz[FREQ_MEASURED_ACPI_PM];
-	if (kvmclock && measured)
-		add_drift(out, SOURCE_ID_KVMCLOCK, kvm_end - kvm_start, SOURCE_ID_TSC, ticks_to_ns(kvm_end_tsc - kvm_start_tsc, measured),
-			  out->hz[FREQ_MEASURED_HPET] ? freq_key_name(FREQ_MEASURED_HPET) : freq_key_name(FREQ_MEASURED_ACPI_PM),
-			  out->hz[FREQ_MEASURED_HPET] ? window_unc[0] : window_unc[1]);
 }

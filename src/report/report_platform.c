@@ -107,6 +107,12 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	json_object_begin(j, "freq_chosen");
 	json_string(j, "source", fr->chosen_name ? fr->chosen_name : r->facts.tsc_hz_rough_source);
 	json_u64(j, "hz", tsc_hz_for_ns(r));
+	if (fr->chosen_key >= 0) {
+		json_fixed(j, "uncertainty_ppm", (int64_t)fr->uncertainty_mppm[fr->chosen_key], 3);
+		json_fixed(j, "measured_uncertainty_ppm", (int64_t)fr->measured_uncertainty_mppm[fr->chosen_key], 3);
+	}
+	json_string(j, "rule", "the measured reference with the lowest total uncertainty (measured plus stated "
+			       "tolerance); else an advertised rate; else the rough rate");
 	json_object_end(j);
 	json_object_begin(j, "freq_uncertainty_ppm");
 	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
@@ -116,21 +122,83 @@ static void tsc_json(struct json *j, const struct run_results *r)
 			json_null(j, freq_key_name(k));
 	}
 	json_object_end(j);
+	/* Without the tolerance: what this run's windows themselves allow. */
+	json_object_begin(j, "freq_measured_uncertainty_ppm");
+	for (int k = FREQ_MEASURED_HPET; k <= FREQ_MEASURED_PIT; k++) {
+		if (fr->uncertainty_mppm[k])
+			json_fixed(j, freq_key_name(k), (int64_t)fr->measured_uncertainty_mppm[k], 3);
+		else
+			json_null(j, freq_key_name(k));
+	}
+	json_object_end(j);
 	json_object_begin(j, "freq_reference_tolerance_ppm");
 	json_u64(j, "measured_vs_hpet", FREQ_HPET_TOLERANCE_PPM);
 	json_u64(j, "measured_vs_acpi_pm", FREQ_ACPI_PM_TOLERANCE_PPM);
-	json_string(j, "source", "HPET: IA-PC HPET spec 1.0a sec. 2.2 (+/-0.05 %); PM timer: no figure in the "
-				 "ACPI spec, 100 ppm assumed for its 14.31818 MHz crystal");
+	json_u64(j, "measured_vs_pit", FREQ_PIT_TOLERANCE_PPM);
+	json_string(j, "source", "HPET: IA-PC HPET spec 1.0a sec. 2.2 (+/-0.05 %); PM timer and PIT: no figure in the "
+				 "ACPI spec or the 8254's, 100 ppm assumed for their 14.31818 MHz crystal");
 	json_object_end(j);
+	json_object_begin(j, "freq_windows");
+	json_u64(j, "count", fr->windows);
+	json_u64(j, "each_ms", fr->window_each_ms);
+	for (int i = 0; i < FREQ_REF_COUNT; i++) {
+		const struct freq_ref_result *f = &fr->refs[i];
+		if (!f->windows) {
+			json_null(j, freq_key_name(freq_ref_key((enum freq_ref)i)));
+			continue;
+		}
+		json_object_begin(j, freq_key_name(freq_ref_key((enum freq_ref)i)));
+		json_u64(j, "best", f->best);
+		json_fixed(j, "spread_ppm", (int64_t)f->spread_mppm, 3);
+		json_array_begin(j, "windows");
+		for (uint32_t w = 0; w < FREQ_WINDOWS && w < fr->windows; w++) {
+			json_object_begin(j, NULL);
+			if (f->w[w].hz) {
+				json_u64(j, "hz", rate_round_to_uncertainty(f->w[w].hz, f->w[w].bound_mppm));
+				json_fixed(j, "bound_ppm", (int64_t)f->w[w].bound_mppm, 3);
+			} else {
+				json_null(j, "hz");
+			}
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_object_end(j);
+	json_bool(j, "freq_shared_host_clock", fr->shared_host_clock);
 	json_object_begin(j, "freq_cross_check");
 	json_bool(j, "done", fr->cross_checked);
 	if (fr->cross_checked) {
-		json_i64(j, "hpet_vs_acpi_pm_ppm", fr->cross_ppm);
-		json_u64(j, "combined_uncertainty_ppm", fr->cross_combined_ppm);
+		bool hp = fr->hz[FREQ_MEASURED_HPET] && fr->hz[FREQ_MEASURED_ACPI_PM];
+		if (hp) {
+			json_i64(j, "hpet_vs_acpi_pm_ppm", fr->cross_ppm);
+			json_u64(j, "combined_uncertainty_ppm", fr->cross_combined_ppm);
+		}
 		json_bool(j, "agree", !fr->references_disagree);
+		json_array_begin(j, "pairs");
+		for (unsigned i = 0; i < fr->pair_count; i++) {
+			json_object_begin(j, NULL);
+			json_string(j, "a", freq_key_name(fr->pairs[i].a));
+			json_string(j, "b", freq_key_name(fr->pairs[i].b));
+			json_i64(j, "ppm", fr->pairs[i].ppm);
+			json_u64(j, "combined_uncertainty_ppm", fr->pairs[i].combined_ppm);
+			json_bool(j, "agree", fr->pairs[i].agree);
+			json_object_end(j);
+		}
+		json_array_end(j);
 	}
+	/* Under a hypervisor the timers are the device model's, all driven by
+	 * the host's one clock: that they agree proves only the emulation. */
+	json_bool(j, "independent", fr->cross_checked && !fr->shared_host_clock);
+	json_string(j, "note", !fr->cross_checked ? NULL
+			       : fr->shared_host_clock
+				       ? "under a hypervisor every emulated timer is driven by one host clock: their "
+					 "agreement is by construction, not a cross-check (a disagreement still names a "
+					 "device-model fault)"
+				       : "no hypervisor: the timers have their own counters, so agreement is a cross-check "
+					 "(they may still share one crystal)");
 	json_string(j, "decided_by", fr->cross_decided_by ? fr->cross_decided_by : "fewer than two references");
-	for (int k = FREQ_MEASURED_HPET; k <= FREQ_MEASURED_ACPI_PM; k++) {
+	for (int k = FREQ_MEASURED_HPET; k <= FREQ_MEASURED_PIT; k++) {
 		char key[48];
 		struct strbuf sb;
 		sb_init(&sb, key, sizeof key);
@@ -144,6 +212,7 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	json_object_end(j);
 	if (fr->disagreement_known) {
 		json_u64(j, "freq_disagreement_uncertainty_ppm", fr->disagreement_uncertainty_ppm);
+		json_u64(j, "freq_disagreement_tolerance_ppm", fr->disagreement_tolerance_ppm);
 		json_i64(j, "freq_disagreement_ppm", fr->disagreement_ppm);
 		json_string(j, "freq_disagreement_between", fr->disagreement_between);
 	} else {

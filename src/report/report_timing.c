@@ -83,8 +83,10 @@ void drift_json(struct json *j, const struct freq_result *f, const struct run_re
 		json_object_begin(j, NULL);
 		json_string(j, "a", results_source_name(r, f->drift[i].a));
 		json_string(j, "b", results_source_name(r, f->drift[i].b));
-		json_fixed(j, "ppm", f->drift[i].ppm_milli, 3);
-		json_fixed(j, "uncertainty_ppm", (int64_t)f->drift[i].uncertainty_mppm, 3);
+		/* To the precision its uncertainty allows (two digits of it). */
+		unsigned dec = stats_se_decimals(f->drift[i].uncertainty_mppm);
+		json_fixed(j, "ppm", stats_round_milli(f->drift[i].ppm_milli, dec), dec);
+		json_fixed(j, "uncertainty_ppm", stats_round_milli((int64_t)f->drift[i].uncertainty_mppm, dec), dec);
 		if (f->drift[i].basis)
 			json_string(j, "tsc_rate", f->drift[i].basis);
 		json_u64(j, "window_ms", f->drift[i].window_ms);

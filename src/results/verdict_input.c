@@ -138,17 +138,32 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->xcpu_kvmclock_warps = r->xcpu.kvmclock_warps;
 	in->xcpu_kvmclock_max_warp_ns = r->xcpu.kvmclock_max_warp_ns;
 	in->freq_by = freq_by(&r->freq);
-	in->freq_measured_hz = r->freq.hz[FREQ_MEASURED_HPET] ? r->freq.hz[FREQ_MEASURED_HPET]
-							       : r->freq.hz[FREQ_MEASURED_ACPI_PM];
+	in->freq_measured_hz = r->freq.chosen_key >= 0 ? r->freq.hz[r->freq.chosen_key] : 0;
 	in->freq_advertised_hz = r->freq.believed_hz;
 	in->freq_disagreement_known = r->freq.disagreement_known;
 	in->freq_disagreement_ppm = r->freq.disagreement_ppm;
-	/* The measurement's own uncertainty, its reference's tolerance
-	 * included (freq.c choose()). */
+	/* The measurement's own uncertainty: the gate is 500 ppm beyond it;
+	 * the reference's stated tolerance is reported beside, not added. */
 	in->freq_disagreement_uncertainty_ppm = r->freq.disagreement_uncertainty_ppm;
+	in->freq_disagreement_tolerance_ppm = r->freq.disagreement_tolerance_ppm;
 	in->freq_references_disagree = r->freq.references_disagree;
 	in->freq_references_ppm = r->freq.cross_ppm;
 	in->freq_references_uncertainty_ppm = r->freq.cross_combined_ppm;
+	/* The first pair that disagrees is the evidence. */
+	for (unsigned i = 0; i < r->freq.pair_count; i++) {
+		const struct freq_pair *p = &r->freq.pairs[i];
+		if (p->agree)
+			continue;
+		static const char *const pair_names[FREQ_KEY_COUNT][FREQ_KEY_COUNT] = {
+			[FREQ_MEASURED_HPET][FREQ_MEASURED_ACPI_PM] = "hpet vs acpi_pm",
+			[FREQ_MEASURED_HPET][FREQ_MEASURED_PIT] = "hpet vs pit",
+			[FREQ_MEASURED_ACPI_PM][FREQ_MEASURED_PIT] = "acpi_pm vs pit",
+		};
+		in->freq_references_ppm = p->ppm;
+		in->freq_references_uncertainty_ppm = p->combined_ppm;
+		in->freq_references_pair = pair_names[p->a][p->b];
+		break;
+	}
 	in->harness_anomaly = r->harness_anomaly_reason != NULL;
 	in->harness_anomaly_reason = r->harness_anomaly_reason;
 	if (r->gaps.measured) {

@@ -3,7 +3,11 @@
  * the main kernel's model; KERNEL_DEPENDENT looks across by_kernel[]. */
 #include "verdict_model.h"
 
-/* tsc.c: tsc=recalibrate warns above 500 ppm. */
+/* tsc.c: tsc=recalibrate warns above 500 ppm, and 500 ppm is the most
+ * NTP can slew (the kernel's MAXFREQ): beyond it a guest's clock runs off.
+ * Checked against the measurement's own uncertainty; the reference's
+ * stated tolerance (the HPET's 500 ppm) is reported beside, not added
+ * into the gate, or a rate 700 ppm off would never be flagged. */
 #define FREQ_MISMATCH_PPM 500
 #define DRIFT_WARN_PPM 100
 #define GAP_WARN_MAX_NS 5000000ull	/* 5 ms */
@@ -240,15 +244,23 @@ static void warn_freq(const struct facts *f, const struct model *m, struct verdi
 			sb_hz(&sb, in->freq_measured_hz);
 			sb_str(&sb, ": ");
 			sb_ppm(&sb, in->freq_disagreement_ppm, in->freq_disagreement_uncertainty_ppm);
+			if (in->freq_disagreement_tolerance_ppm) {
+				sb_str(&sb, " measured (the reference's stated tolerance, not in this gate: +/- ");
+				sb_u64(&sb, in->freq_disagreement_tolerance_ppm);
+				sb_str(&sb, " ppm)");
+			}
 		}
 	}
 	if (in->freq_references_disagree) {
 		w = add_warning(v, WARN_FREQ_REFERENCES_DISAGREE, VERDICT_WARNING);
 		if (w) {
 			sb_init(&sb, w->message, sizeof(w->message));
-			sb_str(&sb, "The HPET and the PM timer disagree on the rate of time");
+			sb_str(&sb, in->freq_references_pair ? "The timers the TSC was measured against disagree on the rate of time"
+							     : "The HPET and the PM timer disagree on the rate of time");
 			sb_init(&sb, w->evidence, sizeof(w->evidence));
-			sb_str(&sb, "TSC rate measured against hpet vs against acpi_pm: ");
+			sb_str(&sb, "TSC rate measured against ");
+			sb_str(&sb, in->freq_references_pair ? in->freq_references_pair : "hpet vs acpi_pm");
+			sb_str(&sb, ": ");
 			sb_ppm(&sb, in->freq_references_ppm, in->freq_references_uncertainty_ppm);
 			sb_str(&sb, " (beyond the combined uncertainty)");
 		}

@@ -224,3 +224,16 @@ TEST(rate_milli_cycles_round)
 	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(2, 3000000000ull), 1);
 	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(5, 0), 0);
 }
+
+/* A TSC rate known to +/-1 MHz is not printed to 1 Hz. */
+TEST(rate_rounded_to_its_uncertainty)
+{
+	/* 2445123456 Hz +/- 409 ppm = 1.0 MHz: two digits, 100 kHz */
+	CHECK_EQ_U64(rate_round_to_uncertainty(2445123456ull, 409000), 2445100000ull);
+	/* +/- 3 ppm of 2.1 GHz = 6300 Hz: to 100 Hz */
+	CHECK_EQ_U64(rate_round_to_uncertainty(2095993034ull, 3000), 2095993000ull);
+	CHECK_EQ_U64(rate_round_to_uncertainty(2095993054ull, 3000), 2095993100ull);
+	/* 1 GHz +/- 0.05 ppm = 50 Hz: kept whole */
+	CHECK_EQ_U64(rate_round_to_uncertainty(1000000003ull, 50), 1000000003ull);
+	CHECK_EQ_U64(rate_round_to_uncertainty(1000000003ull, 0), 1000000003ull);
+}
