@@ -4,6 +4,7 @@
 #define CP_MEASURE_H
 #include "stats.h"
 #include "tsc_order.h"
+#include "tsc_step.h"
 
 struct cpu_info;
 struct source_desc;
@@ -23,29 +24,30 @@ struct op_cost {
 	struct dist harness;      /* the interleaved empty harness, raw */
 	uint64_t harness_window_p50_min, harness_window_p50_max;
 	uint32_t windows;         /* harness/op window pairs kept */
-	/* Unbiased cost per call, x1000: each op window timed as a whole
-	 * (first stamp to last, per call) minus its interleaved harness window
-	 * timed alike, a stamped interval far above its window's median taken
-	 * out on either side (a vCPU preempted inside a sample), then the
-	 * mean over the window pairs with a tenth trimmed at each end.  A
-	 * window spans hundreds of steps of a counter that moves in steps, so
-	 * no quantization is left; and everything a call costs is in it, the
-	 * part that lands after the call's closing stamp too. */
+	/* Unbiased cost per call, x1000: the mean of whole turns of the loop
+	 * in the op windows (from one call's closing stamp to the next's, the
+	 * dither between them included: everything a call costs, the part that
+	 * lands after its own closing stamp too) minus the same mean in the
+	 * interleaved harness windows, which run the same dither sequence;
+	 * each side trimmed at its window's median plus one common excess (a
+	 * vCPU preempted inside a turn).  The turns of a window add up to its
+	 * whole span, hundreds of steps of a counter that moves in steps, so
+	 * no quantization is left in the mean. */
 	int64_t estimate_milli;
-	/* Its standard error, x1000 (Tukey-McLaughlin over the window pairs:
-	 * drift between windows counts). */
+	/* Its standard error, x1000: from how the per-window differences
+	 * scatter around it (stats.h, struct window_se: the cluster variance,
+	 * so drift between windows counts). */
 	uint64_t estimate_se_milli;
-	/* The mean over every window pair, nothing taken out, x1000. */
+	/* The same difference with nothing trimmed, x1000. */
 	int64_t estimate_untrimmed_milli;
-	uint32_t estimate_windows_trimmed; /* window pairs left out of the mean */
 	/* The stamped intervals alone: mean of the raw reads minus mean of the
-	 * interleaved harness samples, trimmed alike, x1000, with its SE from
-	 * the per-window differences (stats.h, struct window_se).  What falls
-	 * between a call's closing stamp and the next call is not in it. */
+	 * interleaved harness samples, trimmed alike, x1000, with its SE.
+	 * What falls between a call's closing stamp and the next call is not
+	 * in it. */
 	int64_t stamped_milli;
 	uint64_t stamped_se_milli;
-	const char *estimate_method; /* "interleaved_windows" | "interleaved_mean" | "batch_net" */
-	uint32_t estimate_trimmed;   /* samples above their window's cutoff */
+	const char *estimate_method; /* "interleaved_turns" | "batch_net" */
+	uint32_t estimate_trimmed;   /* turns above their window's cutoff */
 	uint64_t step_ticks;      /* the TSC's step in this run (0 = not observable) */
 	bool below_resolution;    /* net cost under two steps: percentiles mean nothing */
 	/* Per call in a back-to-back batch, x1000: the raw batch mean, loop and
@@ -61,10 +63,10 @@ struct op_cost {
 	uint64_t throughput_net_se_milli;
 	uint32_t batch_pairs;     /* batch pairs behind the two figures above */
 	uint32_t batch_pairs_trimmed; /* of those, left out of both means */
-	/* The estimate checked without quantization: the per-call loop (its
-	 * stamps and pauses, the same code the samples ran) timed as whole
-	 * batches, op batch minus empty batch, per call, a tenth trimmed at
-	 * each end, x1000, with its standard error.  It measures what the
+	/* The estimate checked on other data: the per-call loop (its stamps
+	 * and pauses, the same code the samples ran) as extra window pairs,
+	 * the estimate's own estimator per pair, the plain mean over pairs,
+	 * x1000, with its standard error.  It measures what the
 	 * estimate measures; throughput_net (back to back, nothing between
 	 * the calls) measures a different thing and may differ from both. */
 	uint64_t estimate_batch_milli;
@@ -77,13 +79,7 @@ struct op_cost {
 	struct log2_hist hist;
 };
 
-/* How the TSC's own step was established (baselines.tsc_step). */
-struct tsc_step {
-	uint64_t ticks;           /* 0 = not observable */
-	uint32_t pairs, stalls;   /* back-to-back pairs read, pairs with equal values */
-	uint64_t min_nonzero, max_nonzero;
-	const char *method;
-};
+/* struct tsc_step: tsc_step.h (its decision is pure). */
 
 struct behaviour {
 	uint32_t reads;
@@ -120,20 +116,15 @@ struct baselines {
  * stamps and pauses included, timed as one batch (calls_diff[]: the
  * estimate's check, free of the TSC's step). */
 #define MEASURE_MAX_BATCH_PAIRS 256
-/* samples=1000000 in windows of 128 */
-#define MEASURE_MAX_WINDOWS 8192
 struct batch_log {
 	uint64_t op[MEASURE_MAX_BATCH_PAIRS], diff[MEASURE_MAX_BATCH_PAIRS];
 	uint32_t n, reads;
-	uint64_t calls_diff[MEASURE_MAX_BATCH_PAIRS];
+	uint64_t calls_diff[MEASURE_MAX_BATCH_PAIRS]; /* each pair's difference, biased (engine.c) */
 	uint32_t calls_n, calls_reads;
-	/* The per-call stamps of a checked batch (op, empty): only what lies
-	 * far above their median is taken out, as in a window. */
+	/* A checked batch's stamped intervals (op, empty), unused, and
+	 * whole turns; the sample windows' turns land in turns[] too. */
 	uint64_t stamps[MEASURE_WINDOW_SAMPLES], stamps_h[MEASURE_WINDOW_SAMPLES];
-	/* Each window pair's difference per call, as wholes (engine.c). */
-	uint64_t win[MEASURE_MAX_WINDOWS];
-	uint32_t win_n;
-	int64_t win_all;
+	uint64_t turns[MEASURE_WINDOW_SAMPLES], turns_h[MEASURE_WINDOW_SAMPLES];
 };
 
 struct measure_plan {

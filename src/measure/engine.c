@@ -90,12 +90,12 @@ static inline __attribute__((always_inline)) uint32_t dither(uint32_t state)
  * its translated blocks and ran ~5x slower depending on where the linker
  * happened to put it (harness throughput 101 instead of 21 cycles). */
 static inline __attribute__((always_inline)) uint32_t
-timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool each, uint64_t *total,
-	    bool rdtscp_end, bool mfence)
+timed_calls(uint64_t (*op)(void), uint64_t *out, uint64_t *cycles, uint32_t n, uint64_t deadline, bool each,
+	    uint64_t *total, bool rdtscp_end, bool mfence)
 {
 	uint64_t acc = 0, t0 = 0;
 	uint32_t i, state = n;
-	uint64_t start = stamp_begin(mfence);
+	uint64_t start = stamp_begin(mfence), prev = start;
 	for (i = 0; i < n; i++) {
 		bool per_call = each;
 		__asm__ volatile("" : "+r"(per_call));
@@ -107,6 +107,11 @@ timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, 
 		if (per_call) {
 			uint64_t t1 = stamp_end(rdtscp_end, mfence);
 			out[i] = t1 - t0;
+			/* From the last closing stamp to this one: a whole turn of
+			 * the loop, what the call left behind after its stamp too. */
+			if (cycles)
+				cycles[i] = t1 - prev;
+			prev = t1;
 			if (t1 > deadline) {
 				i++;
 				break;
@@ -121,46 +126,37 @@ timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, 
 
 #define TIMED_CALLS_VARIANT(name, rdtscp_end, mfence)                                                      \
 	static __attribute__((noinline, aligned(64))) uint32_t name(uint64_t (*op)(void), uint64_t *out,     \
-								       uint32_t n, uint64_t deadline, bool each, \
+								       uint64_t *cycles, uint32_t n,             \
+								       uint64_t deadline, bool each,             \
 								       uint64_t *total)                          \
 	{                                                                                                    \
-		return timed_calls(op, out, n, deadline, each, total, rdtscp_end, mfence);                   \
+		return timed_calls(op, out, cycles, n, deadline, each, total, rdtscp_end, mfence);           \
 	}
 TIMED_CALLS_VARIANT(timed_calls_lfence, false, false)
 TIMED_CALLS_VARIANT(timed_calls_lfence_rdtscp, true, false)
 TIMED_CALLS_VARIANT(timed_calls_mfence, false, true)
 TIMED_CALLS_VARIANT(timed_calls_mfence_rdtscp, true, true)
 
-static uint32_t timed_calls_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint32_t n,
-			       uint64_t deadline, bool each, uint64_t *total)
+static uint32_t timed_calls_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint64_t *cycles,
+			       uint32_t n, uint64_t deadline, bool each, uint64_t *total)
 {
 	if (ctx->fence == STAMP_FENCE_MFENCE)
-		return ctx->rdtscp_end ? timed_calls_mfence_rdtscp(op, out, n, deadline, each, total)
-				       : timed_calls_mfence(op, out, n, deadline, each, total);
-	return ctx->rdtscp_end ? timed_calls_lfence_rdtscp(op, out, n, deadline, each, total)
-			       : timed_calls_lfence(op, out, n, deadline, each, total);
+		return ctx->rdtscp_end ? timed_calls_mfence_rdtscp(op, out, cycles, n, deadline, each, total)
+				       : timed_calls_mfence(op, out, cycles, n, deadline, each, total);
+	return ctx->rdtscp_end ? timed_calls_lfence_rdtscp(op, out, cycles, n, deadline, each, total)
+			       : timed_calls_lfence(op, out, cycles, n, deadline, each, total);
 }
 
 static uint32_t sample_window_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint32_t n,
 				  uint64_t deadline)
 {
-	return timed_calls_any(ctx, op, out, n, deadline, true, NULL);
+	return timed_calls_any(ctx, op, out, NULL, n, deadline, true, NULL);
 }
 
 static uint64_t batch_cycles(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads)
 {
 	uint64_t total = 0, unused;
-	timed_calls_any(ctx, op, &unused, reads, UINT64_MAX, false, &total);
-	return total;
-}
-
-/* The per-call loop, stamps and all, timed as one batch (the stamps it
- * takes land in scratch and are not used). */
-static uint64_t calls_batch_cycles(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *scratch,
-				   uint32_t reads)
-{
-	uint64_t total = 0;
-	timed_calls_any(ctx, op, scratch, reads, UINT64_MAX, true, &total);
+	timed_calls_any(ctx, op, &unused, NULL, reads, UINT64_MAX, false, &total);
 	return total;
 }
 
@@ -216,6 +212,9 @@ static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(v
 	return mean_milli / reads;
 }
 
+/* Too few samples for a trustworthy mean: fall back to the long batch. */
+#define ESTIMATE_MIN_SAMPLES 64
+
 static uint64_t window_median(const uint64_t *v, uint32_t n)
 {
 	uint64_t copy[MEASURE_WINDOW_SAMPLES];
@@ -224,14 +223,6 @@ static uint64_t window_median(const uint64_t *v, uint32_t n)
 	stats_sort_u64(copy, n);
 	return stats_percentile_sorted(copy, n, STATS_P50);
 }
-
-/* The per-sample sums: the mean of the stamped intervals, trimmed alike
- * on both sides, and the per-window differences behind its SE. */
-struct estimate_sums {
-	unsigned __int128 op, harness;
-	uint32_t op_n, harness_n, trimmed;
-	struct window_se se;
-};
 
 /* A sample far above its window's median is a vCPU that did not run (or
  * an interrupt-free host hiccup), not a read: it would move a mean by
@@ -246,14 +237,24 @@ static uint64_t outlier_excess(uint64_t h_med, uint64_t op_med)
 	return OUTLIER_EXCESS_FACTOR * MAX(h_med, op_med) + 64;
 }
 
-/* Adds the samples at or under the cutoff to a trimmed sum; returns the
- * window's trimmed mean x1000, 0 when all were trimmed. */
-static int64_t add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimmed, const uint64_t *v, uint32_t k,
-			   uint64_t cutoff)
+/* Trimmed sums of one kind of per-call figure over every window pair,
+ * and the windows' own differences behind its standard error. */
+struct trimmed_means {
+	unsigned __int128 op, harness, op_all, harness_all;
+	uint32_t op_n, harness_n, all_n, trimmed;
+	struct window_se se;
+};
+
+/* Adds the samples at or under the cutoff to a trimmed sum (every one to
+ * the untrimmed sum); returns the window's trimmed mean x1000, 0 when all
+ * were trimmed. */
+static int64_t add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimmed, unsigned __int128 *all,
+			   const uint64_t *v, uint32_t k, uint64_t cutoff)
 {
 	unsigned __int128 wsum = 0;
 	uint32_t wn = 0;
 	for (uint32_t i = 0; i < k; i++) {
+		*all += v[i];
 		if (v[i] <= cutoff) {
 			wsum += v[i];
 			wn++;
@@ -266,24 +267,47 @@ static int64_t add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimme
 	return wn ? (int64_t)u128_div_u64(wsum * 1000 + wn / 2, wn) : 0;
 }
 
-/* A window of timed calls as a whole: the time from its first stamp to
- * its last per call, x1000, less what samples above cutoff spent beyond
- * the median (a hiccup inside a stamped interval).  Everything the calls
- * cost is in it, the part that lands after a call's closing stamp too:
- * under TCG an I/O read's emulation is still finishing when the next
- * RDTSC reads the host's counter, and the stamped intervals alone missed
- * 10-18 ticks of it (port, PM timer, PIT). */
-static int64_t span_per_call_milli(uint64_t span, const uint64_t *v, uint32_t k, uint64_t med, uint64_t cutoff)
+/* One window pair into the means: each side trimmed at its own median
+ * plus the common excess; returns the window's difference x1000. */
+static int64_t add_pair(struct trimmed_means *m, const uint64_t *op_v, uint32_t op_k, const uint64_t *h_v,
+			uint32_t h_k)
 {
-	if (!k)
-		return 0;
-	uint64_t excess = 0;
-	for (uint32_t i = 0; i < k; i++)
-		if (v[i] > cutoff)
-			excess += v[i] - med;
-	uint64_t t = span > excess ? span - excess : 0;
-	return (int64_t)u128_div_u64((unsigned __int128)t * 1000 + k / 2, k);
+	uint64_t h_med = window_median(h_v, h_k), op_med = window_median(op_v, op_k);
+	uint64_t excess = outlier_excess(h_med, op_med);
+	int64_t h_mean = add_trimmed(&m->harness, &m->harness_n, &m->trimmed, &m->harness_all, h_v, h_k, h_med + excess);
+	int64_t op_mean = add_trimmed(&m->op, &m->op_n, &m->trimmed, &m->op_all, op_v, op_k, op_med + excess);
+	m->all_n += MIN(op_k, h_k);
+	int64_t d = op_mean - h_mean;
+	window_se_add(&m->se, d, MIN(op_k, h_k));
+	return d;
 }
+
+/* Pooled trimmed difference of means x1000 (unclamped) and its SE. */
+static bool pooled(const struct trimmed_means *m, int64_t *milli, uint64_t *se_milli, int64_t *untrimmed_milli)
+{
+	if (m->op_n < ESTIMATE_MIN_SAMPLES || m->harness_n < ESTIMATE_MIN_SAMPLES)
+		return false;
+	int64_t op = (int64_t)u128_div_u64(m->op * 1000 + m->op_n / 2, m->op_n);
+	int64_t h = (int64_t)u128_div_u64(m->harness * 1000 + m->harness_n / 2, m->harness_n);
+	*milli = op - h;
+	*se_milli = window_se_milli(&m->se, op - h);
+	if (untrimmed_milli && m->all_n) {
+		int64_t oa = (int64_t)u128_div_u64(m->op_all * 1000 + m->all_n / 2, m->all_n);
+		int64_t ha = (int64_t)u128_div_u64(m->harness_all * 1000 + m->all_n / 2, m->all_n);
+		*untrimmed_milli = oa - ha;
+	}
+	return true;
+}
+
+/* The estimate's sums: whole turns of the loop (from one closing stamp to
+ * the next: everything a call costs, the part that lands after its own
+ * closing stamp too: under TCG an I/O read's emulation is still finishing
+ * when the next RDTSC reads the host's counter, and the stamped intervals
+ * alone missed 8-18 ticks of port, PM timer and PIT reads), and the
+ * stamped intervals alone (estimate_stamped). */
+struct estimate_sums {
+	struct trimmed_means turns, stamped;
+};
 
 /* Window differences are signed (an op cheaper than the harness); kept
  * offset by this, in milli-ticks, so they sort as unsigned numbers. */
@@ -298,58 +322,37 @@ static uint64_t biased(int64_t milli)
 	return (uint64_t)(milli + DIFF_BIAS);
 }
 
-/* The trimmed mean (x1000) and its SE of n biased differences, sorted here. */
-static int64_t biased_trimmed_mean(uint64_t *v, uint32_t n, uint64_t *se_milli)
+/* The plain mean (x1000) and its SE of n biased differences, sorted here.
+ * Not trimmed: each pair's turns were trimmed already, as the estimate's
+ * are, and the estimate pools every window pair untrimmed; a tenth cut
+ * off each end of right-skewed pair differences put the check 1-2 ticks
+ * under the estimate in most boots (z 2-3 on the tsc and HPET rows). */
+static int64_t biased_mean(uint64_t *v, uint32_t n, uint64_t *se_milli)
 {
 	uint64_t m, se;
 	stats_sort_u64(v, n);
-	stats_trimmed_mean_se(v, n, batch_cut(n), &m, &se);
+	stats_trimmed_mean_se(v, n, 0, &m, &se);
 	*se_milli = (se + 500) / 1000;
 	return (int64_t)((m + 500) / 1000) - DIFF_BIAS;
 }
 
 struct window_pair {
 	uint64_t *op_v, *h_v;      /* each call's stamped interval */
+	uint64_t *op_c, *h_c;      /* each call's whole turn */
 	uint32_t op_got, h_got;
-	uint64_t op_span, h_span;  /* first stamp to last, each window */
 };
 
-/* Medians of both windows and their common outlier excess. */
-static void pair_medians(const struct window_pair *w, uint64_t *op_med, uint64_t *h_med, uint64_t *excess)
-{
-	*h_med = window_median(w->h_v, w->h_got);
-	*op_med = window_median(w->op_v, w->op_got);
-	*excess = outlier_excess(*h_med, *op_med);
-}
-
-static int64_t pair_span_diff_milli(const struct window_pair *w)
-{
-	uint64_t op_med, h_med, excess;
-	pair_medians(w, &op_med, &h_med, &excess);
-	return span_per_call_milli(w->op_span, w->op_v, w->op_got, op_med, op_med + excess) -
-	       span_per_call_milli(w->h_span, w->h_v, w->h_got, h_med, h_med + excess);
-}
-
-static void pair_window(struct op_cost *out, struct estimate_sums *e, struct batch_log *b, const struct window_pair *w)
+static void pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w)
 {
 	uint32_t k = MIN(w->op_got, w->h_got);
-	uint64_t op_med, h_med, excess;
-	pair_medians(w, &op_med, &h_med, &excess);
+	uint64_t h_med = window_median(w->h_v, k);
 	if (!out->windows || h_med < out->harness_window_p50_min)
 		out->harness_window_p50_min = h_med;
 	if (h_med > out->harness_window_p50_max)
 		out->harness_window_p50_max = h_med;
 	out->windows++;
-	/* The windows as wholes: the estimate. */
-	if (b->win_n < MEASURE_MAX_WINDOWS) {
-		int64_t d = pair_span_diff_milli(w);
-		b->win[b->win_n++] = biased(d);
-		b->win_all += d; /* nothing cut: the untrimmed figure */
-	}
-	/* The stamped intervals alone: the per-sample mean. */
-	int64_t h_mean = add_trimmed(&e->harness, &e->harness_n, &e->trimmed, w->h_v, k, h_med + excess);
-	int64_t op_mean = add_trimmed(&e->op, &e->op_n, &e->trimmed, w->op_v, k, op_med + excess);
-	window_se_add(&e->se, op_mean - h_mean, k);
+	add_pair(&e->turns, w->op_c, k, w->h_c, k);
+	add_pair(&e->stamped, w->op_v, k, w->h_v, k);
 	for (uint32_t i = 0; i < k; i++)
 		out->at_harness += w->op_v[i] == h_med;
 	out->below_harness += stats_subtract_harness(w->op_v, k, h_med);
@@ -388,29 +391,38 @@ static void sample_alone(const struct measure_ctx *ctx, struct op_cost *out, uin
  * translated-block jump cache), and figures from two different moments
  * disagreed by 2x.  Back-to-back pairs and checked pairs (the per-call
  * loop timed whole) in turn; logged into the plan's struct batch_log. */
-static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void), bool checked)
+static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void), bool checked,
+			   uint64_t *free_op, uint64_t *free_h)
 {
 	if (checked) {
 		if (b->calls_n >= MEASURE_MAX_BATCH_PAIRS || !b->calls_reads)
 			return;
-		struct window_pair w = { .op_v = b->stamps, .h_v = b->stamps_h, .op_got = b->calls_reads,
-					 .h_got = b->calls_reads };
+		/* The stamped intervals go where the next sample window will put
+		 * its own (it overwrites them), so the check touches memory as a
+		 * window does; the batch log's own arrays when there is no room. */
+		uint64_t *st = free_op ? free_op : b->stamps, *st_h = free_h ? free_h : b->stamps_h;
 		/* Empty first, as in a window pair: whichever runs first after
 		 * the mask pays for the cold start. */
+		uint32_t n = b->calls_reads;
 		bool was_on = irq_save();
-		w.h_span = calls_batch_cycles(ctx, empty_op, b->stamps_h, b->calls_reads);
-		w.op_span = calls_batch_cycles(ctx, op, b->stamps, b->calls_reads);
+		uint32_t h_got = timed_calls_any(ctx, empty_op, st_h, b->turns_h, n, UINT64_MAX, true, NULL);
+		uint32_t op_got = timed_calls_any(ctx, op, st, b->turns, n, UINT64_MAX, true, NULL);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
-		if (clean)
-			b->calls_diff[b->calls_n++] = biased(pair_span_diff_milli(&w));
+		if (clean) {
+			struct trimmed_means m = { 0 };
+			b->calls_diff[b->calls_n++] = biased(add_pair(&m, b->turns, op_got, b->turns_h, h_got));
+		}
 		return;
 	}
 	if (b->n >= MEASURE_MAX_BATCH_PAIRS || !b->reads)
 		return;
+	/* Empty first here too: every harness window and batch then follows
+	 * the op's own (an empty batch just before the harness window made it
+	 * cheaper than the check's, and the estimate ~1 % dearer). */
 	bool was_on = irq_save();
-	uint64_t c = batch_cycles(ctx, op, b->reads);
 	uint64_t h = batch_cycles(ctx, empty_op, b->reads);
+	uint64_t c = batch_cycles(ctx, op, b->reads);
 	bool clean = !irq_enabled();
 	irq_restore(was_on);
 	if (clean) {
@@ -458,7 +470,7 @@ static void batch_figures(struct op_cost *out, struct batch_log *b)
 	out->batch_pairs = b->n;
 	out->batch_pairs_trimmed = 2 * cut;
 	if (b->calls_n) {
-		int64_t m = biased_trimmed_mean(b->calls_diff, b->calls_n, &out->estimate_batch_se_milli);
+		int64_t m = biased_mean(b->calls_diff, b->calls_n, &out->estimate_batch_se_milli);
 		out->estimate_batch_milli = m > 0 ? (uint64_t)m : 0;
 		out->estimate_batch_pairs = b->calls_n;
 	}
@@ -478,22 +490,24 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
 		uint64_t *h_v = plan->harness_scratch + n, *op_v = plan->scratch + n;
-		struct window_pair w = { .op_v = op_v, .h_v = h_v };
+		struct window_pair w = { .op_v = op_v, .h_v = h_v, .op_c = batches->turns, .h_c = batches->turns_h };
 		bool was_on = irq_save();
-		w.h_got = timed_calls_any(ctx, empty_op, h_v, want, MIN(deadline, rdtsc() + plan->window_deadline_cycles),
-					  true, &w.h_span);
-		w.op_got = timed_calls_any(ctx, op, op_v, want, MIN(deadline, rdtsc() + plan->window_deadline_cycles),
-					   true, &w.op_span);
+		w.h_got = timed_calls_any(ctx, empty_op, h_v, w.h_c, want,
+					  MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
+		w.op_got = timed_calls_any(ctx, op, op_v, w.op_c, want,
+					   MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
 		uint32_t k = MIN(w.h_got, w.op_got);
 		if (clean && k) {
-			pair_window(out, e, batches, &w);
+			pair_window(out, e, &w);
 			n += k;
 		} else if (!clean) {
 			out->windows_discarded++;
 		}
-		log_batch_pair(ctx, batches, op, pass & 1);
+		bool room = n + batches->calls_reads <= plan->samples;
+		log_batch_pair(ctx, batches, op, pass & 1, room ? plan->scratch + n : NULL,
+			       room ? plan->harness_scratch + n : NULL);
 		if (rdtsc() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
@@ -502,36 +516,21 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	*taken = n;
 }
 
-/* Too few samples for a trustworthy mean: fall back to the long batch. */
-#define ESTIMATE_MIN_SAMPLES 64
 
-/* Fewer windows than this: no trimmed mean over them. */
-#define ESTIMATE_MIN_WINDOWS 3
-
-static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, struct batch_log *b,
-			  uint64_t step_ticks)
+static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks)
 {
-	out->estimate_trimmed = e->trimmed;
-	if (e->op_n >= ESTIMATE_MIN_SAMPLES && e->harness_n >= ESTIMATE_MIN_SAMPLES) {
-		int64_t op = (int64_t)u128_div_u64(e->op * 1000 + e->op_n / 2, e->op_n);
-		int64_t h = (int64_t)u128_div_u64(e->harness * 1000 + e->harness_n / 2, e->harness_n);
-		/* The spread is taken about the unclamped difference. */
-		out->stamped_se_milli = window_se_milli(&e->se, op - h);
-		out->stamped_milli = op > h ? op - h : 0;
+	int64_t m, untrimmed = 0;
+	uint64_t se;
+	out->estimate_trimmed = e->turns.trimmed;
+	if (pooled(&e->stamped, &m, &se, NULL)) {
+		out->stamped_milli = m > 0 ? m : 0;
+		out->stamped_se_milli = se;
 	}
-	if (b->win_n) {
-		int64_t all = b->win_all / (int64_t)b->win_n;
-		out->estimate_untrimmed_milli = all > 0 ? all : 0;
-	}
-	if (b->win_n >= ESTIMATE_MIN_WINDOWS) {
-		int64_t m = biased_trimmed_mean(b->win, b->win_n, &out->estimate_se_milli);
+	if (pooled(&e->turns, &m, &se, &untrimmed)) {
 		out->estimate_milli = m > 0 ? m : 0;
-		out->estimate_windows_trimmed = 2 * batch_cut(b->win_n);
-		out->estimate_method = "interleaved_windows";
-	} else if (e->op_n >= ESTIMATE_MIN_SAMPLES && e->harness_n >= ESTIMATE_MIN_SAMPLES) {
-		out->estimate_milli = out->stamped_milli;
-		out->estimate_se_milli = out->stamped_se_milli;
-		out->estimate_method = "interleaved_mean";
+		out->estimate_se_milli = se; /* taken about the unclamped difference */
+		out->estimate_untrimmed_milli = untrimmed > 0 ? untrimmed : 0;
+		out->estimate_method = "interleaved_turns";
 	} else {
 		out->estimate_milli = (int64_t)out->throughput_net_milli;
 		out->estimate_se_milli = out->throughput_net_se_milli;
@@ -568,8 +567,7 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 		keep(op() ^ empty_op());
 	/* The empty batch runs the same number of calls, so the stamps' fixed
 	 * cost is spread alike and the difference is the op alone. */
-	batches->n = batches->calls_n = batches->win_n = 0;
-	batches->win_all = 0;
+	batches->n = batches->calls_n = 0;
 	batches->reads = calls_per_window(ctx, op, MEASURE_BATCH_READS);
 	/* A checked batch is one window's worth of timed calls. */
 	batches->calls_reads = calls_per_window(ctx, op, MEASURE_WINDOW_SAMPLES);
@@ -582,28 +580,16 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	for (uint32_t i = 0; (batches->n < MEASURE_BATCHES || batches->calls_n < MEASURE_BATCHES) &&
 			     i < 2 * MEASURE_BATCHES; i++) {
-		log_batch_pair(ctx, batches, op, batches->calls_n < batches->n);
+		log_batch_pair(ctx, batches, op, batches->calls_n < batches->n, NULL, NULL);
 		if (rdtsc() > deadline && batches->n && batches->calls_n)
 			break;
 	}
 	batch_figures(out, batches);
-	fill_estimate(out, &e, batches, ctx->step_ticks);
+	fill_estimate(out, &e, ctx->step_ticks);
 	note_harness_windows(ctx->totals, out);
 }
 
-/* Greatest common divisor, for step detection. */
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 #define STEP_READS 4096
-#define STEP_MIN_STALLS 8
 #define STEP_SPINS 96
 #define STEP_ROUNDS 4
 #define STEP_MIN_CLUSTERS 4
@@ -650,8 +636,8 @@ static uint64_t step_from_clusters(uint64_t *v, uint32_t n)
 
 /* The TSC's step.  Quantized counters are found by clustering (above).
  * Otherwise the step hides below one read's cost: back-to-back reads
- * bound it by the common divisor of their differences, unless those are
- * all equal (a deterministic clock, e.g. QEMU -icount): not observable. */
+ * only bound it by the common divisor of their differences, and what that
+ * means is decided in tsc_step_decide() (src/analysis/tsc_step.c). */
 void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 {
 	const struct measure_plan *plan = &ctx->plan;
@@ -685,38 +671,15 @@ void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 	}
 	irq_restore(was_on);
 	uint32_t nz = 0;
-	uint64_t g = 0;
-	bool all_equal = true;
 	for (uint32_t i = 1; i < got; i++) {
 		out->pairs++;
 		if (v[i] <= v[i - 1]) {
 			out->stalls += v[i] == v[i - 1];
 			continue;
 		}
-		uint64_t d = v[i] - v[i - 1];
-		if (nz && d != v[nz - 1])
-			all_equal = false;
-		v[nz++] = d; /* differences overwrite the readings behind them */
-		g = gcd_u64(d, g);
-		if (!out->min_nonzero || d < out->min_nonzero)
-			out->min_nonzero = d;
-		out->max_nonzero = MAX(out->max_nonzero, d);
+		v[nz++] = v[i] - v[i - 1]; /* differences overwrite the readings behind them */
 	}
-	if (clustered) {
-		out->ticks = clustered;
-		out->method = "intervals of growing length cluster one step apart (median distance)";
-	} else if (!nz) {
-		out->method = "the TSC did not move";
-	} else if (out->stalls >= STEP_MIN_STALLS) {
-		stats_sort_u64(v, nz);
-		out->ticks = stats_percentile_sorted(v, nz, STATS_P50);
-		out->method = "median non-zero difference of back-to-back reads (reads repeat)";
-	} else if (!all_equal) {
-		out->ticks = g;
-		out->method = "common divisor of back-to-back differences (no clusters, reads never repeat)";
-	} else {
-		out->method = "back-to-back differences all equal (deterministic clock): step not observable";
-	}
+	tsc_step_decide(out, clustered, v, nz);
 }
 
 /* Read from memory into DX, as the kernel port (above 255) must be: both

@@ -80,7 +80,6 @@ void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 	measured_json(j, "estimate_untrimmed_cycles", NULL, NULL, NULL, c->estimate_untrimmed_milli,
 		      c->estimate_se_milli, hz);
 	json_u64(j, "estimate_windows", c->windows);
-	json_u64(j, "estimate_windows_trimmed", c->estimate_windows_trimmed);
 	measured_json(j, "estimate_stamped_cycles", "estimate_stamped_se_cycles", NULL, NULL, c->stamped_milli,
 		      c->stamped_se_milli, hz);
 	measured_json(j, "estimate_batch_cycles", "estimate_batch_se_cycles", "estimate_batch_ns", "estimate_batch_se_ns",
@@ -226,6 +225,10 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_u64(j, "stalls", b->step.stalls);
 	json_u64(j, "min_nonzero", b->step.min_nonzero);
 	json_u64(j, "max_nonzero", b->step.max_nonzero);
+	if (b->step.bound_ticks)
+		json_u64(j, "bound_ticks", b->step.bound_ticks);
+	else
+		json_null(j, "bound_ticks");
 	json_string(j, "method", b->step.method ? b->step.method : "not measured");
 	json_object_end(j);
 	json_object_begin(j, "harness_stability");

@@ -21,8 +21,19 @@ class Sources(ProbeTest):
             self.assertTrue(c["min"] <= c["p50"] <= c["p90"] <= c["p99"] <= c["p999"] <= c["max"], c)
             if rc["step_ticks"]:
                 self.assertGreaterEqual(rc["estimate_cycles"], 2 * rc["step_ticks"] - 1e-9, name)
-        self.assertIn(rc["estimate_method"], ("interleaved_windows", "interleaved_mean", "batch_net"), name)
+        self.assertIn(rc["estimate_method"], ("interleaved_turns", "batch_net"), name)
         self.assertGreaterEqual(rc["estimate_cycles"], 0, name)
+        # Issue 22: every estimate with its standard error, and the check
+        # on other data (the same per-call loop as extra window pairs, the
+        # same estimator) agrees within three combined standard errors.
+        for key in ("estimate_se_cycles", "estimate_batch_cycles", "estimate_batch_se_cycles"):
+            self.assertIsNotNone(rc[key], (name, key))
+        self.assertIsNotNone(s["throughput_net_se_cycles"], name)
+        if rc["estimate_method"] == "interleaved_turns":
+            combined = (rc["estimate_se_cycles"] ** 2 + rc["estimate_batch_se_cycles"] ** 2) ** 0.5
+            self.assertLessEqual(abs(rc["estimate_cycles"] - rc["estimate_batch_cycles"]), 3 * combined + 0.01,
+                                 (name, rc["estimate_cycles"], rc["estimate_se_cycles"],
+                                  rc["estimate_batch_cycles"], rc["estimate_batch_se_cycles"]))
         self.assertGreaterEqual(rc["at_harness"], 0, name)
         self.assertGreater(rc["harness"]["windows"], 0, name)
         self.assertLessEqual(rc["harness"]["window_p50_min"], rc["harness"]["window_p50_max"], name)
