@@ -112,7 +112,7 @@ def _split_extra(extra):
 def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
                  mem="256M", accel="tcg", extra=(), serial_path=None,
                  vars_copy=None, ovmf_code=None, snapshot=True,
-                 disk_first=False):
+                 disk_first=False, qemu=None):
     """Build the argv that boots `image` the way every clockprobe tool does.
 
     boot:
@@ -134,13 +134,20 @@ def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
       before the machine's default CD drive instead of first failing on the
       empty drive ("BdsDxe: failed to load Boot0001 ... DVD-ROM ... Not
       Found").  Off by default so that every recorded argv stays as it was.
+    qemu: another qemu-system-x86_64 binary (the second QEMU of
+      cptools.qemu2, an A/B build); None is the system's.  The unpacked
+      second QEMU gets -L for its own blobs.
     """
     if boot not in BOOT_KINDS:
         raise ValueError("boot must be one of %s, not %r" % (BOOT_KINDS, boot))
     if accel not in ("tcg", "kvm"):
         raise ValueError("accel must be tcg or kvm, not %r" % (accel,))
-    argv = [QEMU, "-machine", machine, "-accel", accel, "-m", str(mem),
-            "-smp", str(smp)]
+    argv = [qemu or QEMU]
+    if qemu:
+        from . import qemu2
+        argv += qemu2.qemu_args(qemu)
+    argv += ["-machine", machine, "-accel", accel, "-m", str(mem),
+             "-smp", str(smp)]
     if cpu:
         argv += ["-cpu", host_cpu_fixup(cpu, accel)]
     argv += ["-display", "none", "-monitor", "none", "-parallel", "none",
