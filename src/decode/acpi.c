@@ -16,6 +16,8 @@ static void init_info(struct acpi_info *out)
 		 sizeof(out->pm_timer.absent_reason), "no FADT");
 	str_copy(out->hpet.absent_reason, sizeof(out->hpet.absent_reason),
 		 "no HPET table");
+	str_copy(out->vmclock.absent_reason, sizeof(out->vmclock.absent_reason),
+		 "no ACPI tables to look for a VMClock device in");
 }
 
 static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
@@ -38,6 +40,7 @@ static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
 			 "HPET table unreadable");
 	if (f->spcr.signature[0])
 		acpi_parse_spcr(p, &f->spcr);
+	acpi_scan_vmclock(p);
 }
 
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,
