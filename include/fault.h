@@ -21,6 +21,11 @@
 void fault_guard_install(void);
 void fault_guard_remove(void);
 bool fault_guard_installed(void);
+/* Of the given vectors, how many the loaded table holds exactly as the
+ * firmware's table does (*firmware_has: how many the firmware's table
+ * covers at all).  The boot-time proof that #VE and #VC stay the
+ * firmware's while the guard is live. */
+unsigned fault_guard_firmware_vectors_kept(const uint8_t *vector, unsigned n, unsigned *firmware_has);
 /* Loads the already-built guard IDT on another CPU (an AP). */
 void fault_guard_load_on_this_cpu(void);
 

@@ -33,6 +33,9 @@ struct fault_selfcheck {
 	uint32_t bogus_msr;
 	int bogus_msr_vector;      /* FAULT_GP on KVM/bare metal; TCG answers */
 	uint64_t bogus_msr_value;
+	/* #VE (20) and #VC (29): gates the firmware's table has, and how many
+	 * of them the loaded (guard) table keeps identical. */
+	unsigned ve_vc_firmware_has, ve_vc_kept;
 };
 void fault_selfcheck(struct fault_selfcheck *out);
 

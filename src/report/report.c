@@ -28,6 +28,8 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_string(j, "bogus_msr_read", fault_name(r->selfcheck.bogus_msr_vector));
 	if (!r->selfcheck.bogus_msr_vector)
 		json_u64(j, "bogus_msr_value", r->selfcheck.bogus_msr_value);
+	json_u64(j, "ve_vc_firmware_gates", r->selfcheck.ve_vc_firmware_has);
+	json_u64(j, "ve_vc_gates_kept", r->selfcheck.ve_vc_kept);
 	json_object_end(j);
 	json_object_end(j);
 	platform_json(j, r);

@@ -32,4 +32,6 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x);
 void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r);
 void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all);
 void raw_json(struct json *j, const struct run_results *r);
+void acpi_vmclock_json(struct json *j, const struct acpi_info *a);     /* report_devices.c */
+void confidential_json(struct json *j, const struct run_results *r);
 #endif

@@ -1,0 +1,110 @@
+/* The newest clock devices' discovery facts in the report: the VMClock
+ * device as the ACPI tables declare it (platform.acpi.vmclock) and the
+ * confidential-VM state (platform.confidential).  The vmclock source's
+ * own figures are in its sources[] entry. */
+#include "report_parts.h"
+#include "coco.h"
+
+void acpi_vmclock_json(struct json *j, const struct acpi_info *a)
+{
+	const struct acpi_vmclock_info *v = &a->vmclock;
+	json_object_begin(j, "vmclock");
+	json_bool(j, "present", v->usable);
+	json_bool(j, "declared", v->found);
+	json_u64(j, "devices", v->devices);
+	json_u64(j, "tables_scanned", v->tables_scanned);
+	if (v->found) {
+		json_string(j, "table", v->table);
+		json_string(j, "oem_table_id", v->oem_table_id);
+		hex_json(j, "table_address_hex", v->table_address);
+		json_string(j, "path", v->path);
+		json_bool(j, "hid_match", v->hid_match);
+		json_bool(j, "cid_match", v->cid_match);
+	}
+	if (v->usable) {
+		json_string(j, "resource", v->resource);
+		json_u64(j, "address", v->address);
+		hex_json(j, "address_hex", v->address);
+		json_u64(j, "length", v->length);
+		json_bool(j, "writable", v->writable);
+		json_u64(j, "cacheability", v->cacheability);
+	} else {
+		json_string(j, "reason", v->absent_reason);
+	}
+	if (v->unresolved)
+		json_u64(j, "matches_not_resolved", v->unresolved);
+	json_object_end(j);
+}
+
+void confidential_json(struct json *j, const struct run_results *r)
+{
+	const struct coco_info *c = &r->facts.coco;
+	json_object_begin(j, "confidential");
+	json_string(j, "kind", c->kind);
+	json_bool(j, "memory_encrypted", c->memory_encrypted);
+	json_bool(j, "exceptions_virtualized", c->exceptions_virtualized);
+	json_bool(j, "tsc_trusted", c->tsc_trusted);
+
+	json_object_begin(j, "sev");
+	json_bool(j, "cpuid_leaf", c->amd_leaf);
+	if (c->amd_leaf) {
+		json_bool(j, "cpuid_sme", c->cpuid_sme);
+		json_bool(j, "cpuid_sev", c->cpuid_sev);
+		json_bool(j, "cpuid_sev_es", c->cpuid_sev_es);
+		json_bool(j, "cpuid_sev_snp", c->cpuid_sev_snp);
+		json_u64(j, "c_bit", c->c_bit);
+	}
+	json_string(j, "status_msr", c->sev_status_state);
+	if (c->sev_status_state && str_equal(c->sev_status_state, "read")) {
+		hex_json(j, "status_hex", c->sev_status);
+		json_array_begin(j, "status_bits");
+		for (unsigned b = 0; b < 64; b++)
+			if (c->sev_status & (1ull << b)) {
+				const char *name = coco_sev_status_bit_name(b);
+				if (name) {
+					json_string(j, NULL, name);
+				} else {
+					char reserved[16];
+					struct strbuf sb;
+					sb_init(&sb, reserved, sizeof reserved);
+					sb_str(&sb, "reserved_");
+					sb_u64(&sb, b);
+					json_string(j, NULL, reserved);
+				}
+			}
+		json_array_end(j);
+	} else {
+		json_string(j, "reason", c->sev_status_reason);
+	}
+	json_bool(j, "sev", c->sev);
+	json_bool(j, "sev_es", c->sev_es);
+	json_bool(j, "snp", c->snp);
+	json_bool(j, "secure_tsc", c->secure_tsc);
+	if (c->guest_tsc_freq_read) {
+		json_u64(j, "guest_tsc_freq_mhz", c->guest_tsc_freq_mhz);
+		json_u64(j, "guest_tsc_freq_hz", c->guest_tsc_freq_hz);
+	} else if (c->secure_tsc) {
+		json_null(j, "guest_tsc_freq_hz");
+		json_string(j, "guest_tsc_freq_reason", c->guest_tsc_freq_reason);
+	}
+	json_object_end(j);
+
+	json_object_begin(j, "tdx");
+	json_bool(j, "cpuid_leaf", c->tdx_leaf);
+	json_bool(j, "present", c->tdx);
+	if (c->tdx_leaf)
+		json_string(j, "signature", c->tdx_signature);
+	else
+		json_string(j, "reason", "CPUID leaf 0x21 is beyond the basic range");
+	json_object_end(j);
+
+	/* What such a guest cannot measure as the rest of the report implies;
+	 * the firmware's #VC/#VE handlers exist under UEFI only. */
+	const char *limits[4];
+	unsigned n = coco_limits(c, r->facts.plat->firmware_vendor[0] != '\0', limits, ARRAY_SIZE(limits));
+	json_array_begin(j, "limits");
+	for (unsigned i = 0; i < n; i++)
+		json_string(j, NULL, limits[i]);
+	json_array_end(j);
+	json_object_end(j);
+}
