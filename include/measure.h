@@ -6,6 +6,7 @@
 #include "stats.h"
 #include "readpath.h"
 #include "pvclock.h"
+#include "vmclock.h"
 
 /* Samples per interrupt-masked window: short against the firmware's 10 ms
  * tick, long enough to amortise the mask/unmask around it. */
@@ -90,11 +91,25 @@ struct hv_tsc_page_facts {
 	uint32_t invalid_reads;
 };
 
+/* The VMClock page as prepare read it (src/sources/vmclock.c). */
+struct vmclock_facts {
+	bool page_read;           /* a snapshot passed the seqcount */
+	uint64_t address, length; /* the _CRS range */
+	const char *address_basis; /* which firmware map set it aside */
+	int check;                /* enum vmclock_check of the page */
+	struct vmclock_page page;
+	uint32_t snapshot_retries; /* failed seqcount tries taking it */
+	uint32_t read_retries;    /* failed tries during the measured reads */
+	uint32_t busy_reads;      /* measured reads that gave up on the seqcount */
+	uint64_t counter_hz;      /* the advertised counter period as a rate, 0 when none */
+};
+
 struct source_facts {
 	struct kvmclock_facts kvmclock;
 	struct hpet_facts hpet;
 	struct acpi_pm_facts acpi_pm;
 	struct hv_tsc_page_facts hv_tsc_page;
+	struct vmclock_facts vmclock;
 };
 
 struct source_result {

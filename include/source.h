@@ -19,6 +19,7 @@ enum source_id {
 	SOURCE_ID_HPET,
 	SOURCE_ID_ACPI_PM,
 	SOURCE_ID_PIT,
+	SOURCE_ID_VMCLOCK,
 	SOURCE_ID_COUNT,
 };
 
@@ -32,6 +33,11 @@ struct source_desc {
 	bool counts_down;     /* PIT */
 	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
 	bool reads_tsc;       /* one read executes RDTSC/RDTSCP (an exit where RDTSC traps) */
+	/* One read returns the device's state, not a moving count (the
+	 * VMClock page without a counter relation): its cost is measured, but
+	 * there is no behaviour test, no rate (freq_hz 0) and it is nobody's
+	 * reference. */
+	bool state_only;
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
 	char reason[160];     /* why absent / what failed */
 };
@@ -47,6 +53,10 @@ struct source_live_state {
 	uint32_t version;
 	uint8_t flags;
 	uint64_t tsc_hz;      /* implied by mul/shift */
+	/* The VMClock page (vmclock.c). */
+	bool vmclock_valid;   /* a consistent snapshot was read */
+	uint64_t disruption_marker, vm_generation_counter;
+	uint8_t clock_status;
 };
 
 struct clock_source {

@@ -142,7 +142,8 @@ static void measure_sources(struct run_results *r, const struct measure_plan *pl
 		s->status = s->src->prepare(&s->desc, &r->facts);
 		if (s->status == SOURCE_OK) {
 			progress(s->src->name);
-			measure_behaviour(&s->behaviour, &s->desc, plan);
+			if (!s->desc.state_only)
+				measure_behaviour(&s->behaviour, &s->desc, plan);
 			if (s->behaviour.frozen) {
 				s->status = SOURCE_ERROR;
 				str_copy(s->desc.reason, sizeof s->desc.reason,

@@ -93,6 +93,23 @@ static uint32_t vload32(const volatile uint8_t *p, size_t off)
 	       ((uint32_t)p[off + 3] << 24);
 }
 
+/* The structure's bytes: as 8-byte loads when the page is 8-byte aligned
+ * (it is a page; 14 loads instead of 112 is what one read costs a guest's
+ * clock code), else bytewise. */
+static void copy_page(uint8_t *dst, const volatile uint8_t *src, size_t n)
+{
+	size_t i = 0;
+	if (!((uintptr_t)src & 7)) {
+		const volatile uint64_t *q = (const volatile uint64_t *)(const volatile void *)src;
+		for (; i + 8 <= n; i += 8) {
+			uint64_t v = q[i / 8];
+			memcpy(dst + i, &v, 8);
+		}
+	}
+	for (; i < n; i++)
+		dst[i] = src[i];
+}
+
 enum vmclock_check vmclock_snapshot(const volatile uint8_t *page, size_t readable, struct vmclock_page *out,
 				    uint32_t max_tries, uint32_t *retries)
 {
@@ -106,8 +123,7 @@ enum vmclock_check vmclock_snapshot(const volatile uint8_t *page, size_t readabl
 		uint32_t s1 = vload32(page, VMCLOCK_OFF_SEQ_COUNT);
 		BARRIER();
 		if (!(s1 & 1)) {
-			for (size_t i = 0; i < n; i++)
-				copy[i] = page[i];
+			copy_page(copy, page, n);
 			BARRIER();
 			if (vload32(page, VMCLOCK_OFF_SEQ_COUNT) == s1) {
 				vmclock_decode(out, copy, n);
@@ -117,8 +133,7 @@ enum vmclock_check vmclock_snapshot(const volatile uint8_t *page, size_t readabl
 		(*retries)++;
 	}
 	/* Still report what the last attempt saw (its seq_count says why). */
-	for (size_t i = 0; i < n; i++)
-		copy[i] = page[i];
+	copy_page(copy, page, n);
 	vmclock_decode(out, copy, n);
 	return VMCLOCK_BUSY;
 }

@@ -39,6 +39,7 @@ bool report_build_json(struct json *j, const struct run_results *r)
 		source_json(j, &r->sources[i], r);
 	json_array_end(j);
 	kvmclock_json(j, r);
+	vmclock_json(j, r);
 	cross_cpu_json(j, &r->xcpu);
 	drift_json(j, &r->freq, r);
 	gaps_json(j, &r->gaps, &r->gaps_cpus);

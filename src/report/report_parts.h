@@ -34,4 +34,5 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 void raw_json(struct json *j, const struct run_results *r);
 void acpi_vmclock_json(struct json *j, const struct acpi_info *a);     /* report_devices.c */
 void confidential_json(struct json *j, const struct run_results *r);
+void vmclock_json(struct json *j, const struct run_results *r);
 #endif

@@ -2,7 +2,7 @@
 #include "source.h"
 
 extern const struct clock_source source_tsc, source_rdtscp, source_hpet, source_acpi_pm,
-	source_pit, source_kvmclock, source_hyperv_tsc_page, source_hyperv_msr;
+	source_pit, source_kvmclock, source_hyperv_tsc_page, source_hyperv_msr, source_vmclock;
 
 const struct clock_source *const clock_sources[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_TSC] = &source_tsc,
@@ -13,5 +13,6 @@ const struct clock_source *const clock_sources[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_HPET] = &source_hpet,
 	[SOURCE_ID_ACPI_PM] = &source_acpi_pm,
 	[SOURCE_ID_PIT] = &source_pit,
+	[SOURCE_ID_VMCLOCK] = &source_vmclock,
 };
 const unsigned clock_source_count = ARRAY_SIZE(clock_sources);

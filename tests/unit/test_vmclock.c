@@ -385,6 +385,17 @@ TEST(qemu10_page_decoded)
 	CHECK_EQ_U64(vmclock_snapshot(p, n, &pg, 4, &retries), VMCLOCK_OK);
 	CHECK_EQ_U64(retries, 0);
 	CHECK_EQ_U64(pg.disruption_marker, 1);
+	/* The same page at an odd address: the bytewise copy. */
+	uint8_t *odd = malloc(n + 1);
+	memcpy(odd + 1, p, n);
+	CHECK_EQ_U64(vmclock_snapshot(odd + 1, n, &pg, 4, &retries), VMCLOCK_OK);
+	CHECK_EQ_U64(pg.magic, VMCLOCK_MAGIC);
+	CHECK_EQ_U64(pg.disruption_marker, 1);
+	CHECK_EQ_U64(pg.seq_count, 2);
+	free(odd);
+	/* A structure shorter than a whole number of 8-byte words. */
+	CHECK_EQ_U64(vmclock_snapshot(p, 105, &pg, 4, &retries), VMCLOCK_OK);
+	CHECK_EQ_U64(pg.size, 4096);
 	free(p);
 }
 
