@@ -171,7 +171,7 @@ def find():
     (None, reason) -- the reason a test skips with."""
     if not os.path.exists(BINARY):
         return None, ("second QEMU not fetched (%s missing; `make qemu2` "
-                      "fetches %s's qemu-system-x86)"
+                      "fetches qemu-system-x86 from %s)"
                       % (os.path.relpath(BINARY, REPO), SUITE))
     if not version(BINARY):
         return None, "%s does not run here" % os.path.relpath(BINARY, REPO)
