@@ -36,6 +36,9 @@ int mmio_read32_safe(uint64_t addr, uint32_t *value);
 int mmio_read64_safe(uint64_t addr, uint64_t *value);
 int mmio_write32_safe(uint64_t addr, uint32_t value);
 int read_byte_safe(uint64_t addr, uint8_t *value);
+/* A KVM hypercall: VMMCALL when vmmcall (AMD), else VMCALL (Intel); *ret
+ * receives RAX.  Only where CPUID shows KVM. */
+int hypercall_safe(uint64_t nr, uint64_t a0, uint64_t a1, int vmmcall, uint64_t *ret);
 
 const char *fault_name(int vector);
 /* Number of faults caught by the guard since boot (for the report). */

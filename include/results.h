@@ -9,6 +9,7 @@
 #include "freq.h"
 #include "crosscpu.h"
 #include "gapscan.h"
+#include "kvm_pv_measure.h"
 #include "uart.h"
 #include "identity.h"
 
@@ -84,6 +85,8 @@ struct run_results {
 	struct freq_result freq;
 	struct crosscpu_result xcpu;
 	struct gaps_report gaps;
+	struct kvm_steal_window steal;       /* over the gap window (gaps.steal_ns) */
+	struct kvm_pairing_result pairing;   /* KVM clock pairing */
 	struct gaps_per_cpu gaps_cpus;
 	struct verdict verdict;
 	struct raw_capture raw;

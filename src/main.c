@@ -261,15 +261,20 @@ void probe_main(struct platform *plat)
 		if (results_source_ok(r, SOURCE_ID_TSC)) {
 			progress("frequency and drift");
 			freq_measure(&r->freq, r, f->settings.freq_window_ms);
+			kvm_pairing_run(&r->pairing, f, &plan, results_tsc_hz(r));
 			progress("cross-CPU");
 			crosscpu_run(&r->xcpu, r);
 			progress("gaps");
+			kvm_steal_begin(f);
 			gapscan_run(&r->gaps, results_tsc_hz(r), measure_tsc_step(), f->settings.gaps_window_ms,
 				    f->cpu.is_intel);
+			kvm_steal_end(&r->steal, rate_cycles_to_ns(r->gaps.g.total, results_tsc_hz(r)),
+				      (uint64_t)f->settings.gaps_window_ms * 1000000);
 			if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
 				gapscan_all_cpus(&r->gaps_cpus, r, measure_tsc_step());
 		} else {
-			results_error(r, "TSC_UNUSABLE",
+			r->pairing.reason = r->steal.reason = "the TSC source did not measure ok";
+		results_error(r, "TSC_UNUSABLE",
 				      "the TSC source did not measure ok: frequency, cross-CPU and gap stages skipped");
 		}
 	}

@@ -17,6 +17,8 @@ GUARDED(mmio_read32);
 GUARDED(mmio_read64);
 GUARDED(mmio_write32);
 GUARDED(read_byte);
+GUARDED(hypercall_vmcall);
+GUARDED(hypercall_vmmcall);
 
 static struct idt_gate guard_idt[IDT_VECTORS] __attribute__((aligned(16)));
 static struct descriptor_table_ptr saved_idt;
@@ -51,6 +53,8 @@ static uint64_t fixup_for(uint64_t rip)
 		{ mmio_read64_insn, mmio_read64_fixup },
 		{ mmio_write32_insn, mmio_write32_fixup },
 		{ read_byte_insn, read_byte_fixup },
+		{ hypercall_vmcall_insn, hypercall_vmcall_fixup },
+		{ hypercall_vmmcall_insn, hypercall_vmmcall_fixup },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
 		if (rip == (uint64_t)(uintptr_t)table[i].insn)

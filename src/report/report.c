@@ -40,9 +40,10 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_array_end(j);
 	kvmclock_json(j, r);
 	vmclock_json(j, r);
+	kvm_clock_pairing_json(j, r);
 	cross_cpu_json(j, &r->xcpu);
 	drift_json(j, &r->freq, r);
-	gaps_json(j, &r->gaps, &r->gaps_cpus);
+	gaps_json(j, &r->gaps, &r->gaps_cpus, &r->steal);
 	verdict_to_json(j, &r->verdict);
 	json_array_begin(j, "errors");
 	for (uint32_t i = 0; i < r->error_count; i++) {

@@ -197,3 +197,72 @@ void vmclock_json(struct json *j, const struct run_results *r)
 	}
 	json_object_end(j);
 }
+
+/* Inside gaps: how much of the scan's lost time the host says it stole. */
+void steal_json(struct json *j, const struct kvm_steal_window *s)
+{
+	json_object_begin(j, "steal");
+	json_bool(j, "measured", s->measured);
+	if (!s->measured)
+		json_string(j, "reason", s->reason ? s->reason : "not run");
+	json_bool(j, "registered", s->attempted);
+	if (s->measured) {
+		json_u64(j, "version_start", s->version_start);
+		json_u64(j, "version_end", s->version_end);
+		json_u64(j, "preempted_end", s->preempted_end);
+		json_u64(j, "window_share_ppm", s->window_share_ppm);
+		json_u64(j, "explained_ppm", s->explained_ppm);
+	}
+	json_object_end(j);
+	/* The name, beside the gap totals. */
+	if (s->measured)
+		json_u64(j, "steal_ns", s->steal_ns);
+	else
+		json_null(j, "steal_ns");
+}
+
+void kvm_clock_pairing_json(struct json *j, const struct run_results *r)
+{
+	const struct kvm_pairing_result *p = &r->pairing;
+	uint64_t hz = tsc_hz_for_ns(r);
+	json_object_begin(j, "kvm_clock_pairing");
+	bool ok = p->attempted && !p->reason;
+	json_string(j, "status", ok ? "ok" : p->attempted ? "error" : "absent");
+	if (!ok)
+		json_string(j, "reason", p->reason ? p->reason : "not run");
+	if (p->attempted) {
+		json_string(j, "instruction", p->instruction);
+		json_string(j, "first_fault", fault_name(p->fault));
+		if (!p->fault) {
+			json_string(j, "first_result", kvm_hc_result_name(p->first_ret));
+			hex_json(j, "first_result_hex", p->first_ret);
+		}
+	}
+	if (!ok) {
+		json_null(j, "cost_cycles");
+		json_null(j, "offset_ns");
+		json_object_end(j);
+		return;
+	}
+	json_object_begin(j, "cost_cycles");
+	json_string(j, "unit", "TSC ticks");
+	dist_json(j, "cycles", &p->cost.cycles, hz, false, p->cost.below_resolution);
+	dist_json(j, "ns", &p->cost.cycles, hz, true, p->cost.below_resolution);
+	json_u64(j, "samples", p->cost.cycles.n);
+	estimate_json(j, &p->cost, hz);
+	json_object_end(j);
+	const struct kvm_pairing_summary *s = &p->summary;
+	json_u64(j, "pairings", s->samples);
+	json_u64(j, "pairings_ok", s->ok);
+	if (s->last_error)
+		json_string(j, "last_error", kvm_hc_result_name(s->last_error));
+	json_u64(j, "tsc_hz", p->tsc_hz);
+	json_i64(j, "offset_ns", s->first_offset_ns);
+	json_i64(j, "offset_spread_ns", s->offset_max_ns - s->offset_min_ns);
+	json_u64(j, "span_ns", s->span_ns);
+	if (s->drift_valid)
+		json_i64(j, "drift_ppb", s->drift_ppb);
+	else
+		json_null(j, "drift_ppb");
+	json_object_end(j);
+}
