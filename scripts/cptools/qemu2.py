@@ -178,6 +178,22 @@ def find():
     return BINARY, None
 
 
+def resolve(spec):
+    """The binary a QEMU=/--qemu setting names: None or "" for the
+    system's QEMU (None), "qemu2" for the second QEMU, else a path that
+    must exist.  Raises FetchError with the reason otherwise."""
+    if not spec:
+        return None
+    if spec == "qemu2":
+        binary, why = find()
+        if not binary:
+            raise FetchError(why)
+        return binary
+    if not os.access(spec, os.X_OK):
+        raise FetchError("QEMU=%s: not an executable file" % spec)
+    return spec
+
+
 def qemu_args(binary):
     """Arguments every run of `binary` needs: -L for its own blobs when it
     is the unpacked second QEMU (the system QEMU finds its own)."""
