@@ -77,21 +77,16 @@ $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/
 # (ESXi/Workstation/Fusion) and other OVF importers.
 SETTINGS   ?=
 SETTINGS_ARG = $(if $(SETTINGS),--settings "$(SETTINGS)")
-IMAGES_RAW := $(BUILD)/images/disk.img
+IMAGE_FORMATS := vmdk,ova,vhdx,qcow2,vhd,gce
 
-images: $(BUILD)/clockprobe.efi
+# One pipeline with the installed `clockprobe images` (cptools/images.py);
+# build/clockprobe.img itself stays the `all` image, without SETTINGS.
+# Lists every image in build/ with its size and SHA-256 at the end.
+images:
 	@$(DEPS) run
-	@mkdir -p $(BUILD)/images
-	$(PYTHON) boot/mkmedia.py --efi $< --img $(IMAGES_RAW) $(SETTINGS_ARG)
-	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $(IMAGES_RAW) $(BUILD)/clockprobe.vmdk
-	$(PYTHON) boot/mkova.py --img $(IMAGES_RAW) --ova $(BUILD)/clockprobe.ova
-	qemu-img convert -f raw -O vhdx -o subformat=dynamic $(IMAGES_RAW) $(BUILD)/clockprobe.vhdx
-	qemu-img convert -f raw -O qcow2 $(IMAGES_RAW) $(BUILD)/clockprobe.qcow2
-	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $(IMAGES_RAW) $(BUILD)/clockprobe.vhd
-	rm -rf $(BUILD)/gce && mkdir -p $(BUILD)/gce
-	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/gce/disk.raw --disk-mib 1024 $(SETTINGS_ARG)
-	tar --format=oldgnu -Sczf $(BUILD)/clockprobe-gce.tar.gz -C $(BUILD)/gce disk.raw
-	@ls -l $(BUILD)/clockprobe.*
+	$(MAKE) -j$(JOBS) all
+	$(PYTHON) scripts/clockprobe images --efi $(BUILD)/clockprobe.efi --out $(BUILD) \
+		--formats $(IMAGE_FORMATS) $(SETTINGS_ARG)
 
 # The probe signed with your own key, for firmware whose Secure Boot cannot
 # be turned off: build/signed/ (signed .efi, disk and CD images, db.cer and
@@ -189,3 +184,5 @@ matrix:
 clean:
 	rm -rf $(BUILD)
 -include mk/pvh.mk
+-include mk/guest.mk
+-include mk/package.mk

@@ -5,7 +5,9 @@ linux-guest, compare) and the tests boot the probe and read its report
 through these modules, so that every one of them boots QEMU the same way
 and judges a report by the same rules:
 
-  qemu     the QEMU argv, OVMF lookup, default images, exit statuses
+  qemu     the QEMU argv (the probe's media and a Linux guest's direct
+           boot), the QEMU binary (QEMU=PATH), OVMF lookup, default
+           images, exit statuses
   process  running an argv with a timeout, logging and killing it cleanly
   kvm      "does KVM really boot this boot path here?" (cached)
   standin  tiny boot images that print a text and exit (KVM check, tests)
@@ -13,17 +15,32 @@ and judges a report by the same rules:
   screen   dropping a firmware console's escape sequences from the echo
   query    the path language that addresses a field of a report
   boot     boot the probe with these options and collect its report
-  matrixconf  the matrix config language: rows and expectations
+  matrixconf  the matrix config language: rows and expectations; the one
+           machine table (tests/matrix.conf), its guest rows included
   matrixout   the matrix's results.json, JUnit, summary, TAP; --merge
   policy   --fail-on SEVERITY|CODE: which verdict warnings fail a pipeline
   untrusted   report strings as data: HTML escaping, CSV formulas, caps
   fleet    run ids, labels and the long format of compare's fleet outputs
   fleetdb  the fleet's SQLite database (compare --sqlite)
   fleetpage   the fleet page (compare --html)
-  watchrec    watch-mode records in a log, verified one by one
+  fields   compare's field table: what is shown, from where, judged how
+  guestjoin   a clockprobe-guest report next to the probe report of the
+           same VM: pairing, predicted vs actual, findings
+  guestout    the joins in compare's Markdown, long format and SQLite
+  watchlog    watch-mode records in logs, verified one by one and together
+  qmp      QMP: stop, cont, migrate a running VM (watch tests)
+  debfetch Debian packages through the host's apt sources, unpacked
   schema   the report's JSON Schema check and its coverage of real reports
   debpkg   importing a Debian-packaged module from any python3
+  paths    where the images, schema and helpers are: source tree or install
+  helpfmt  one --help layout (defaults, exit statuses) for every command
+  cli      the `clockprobe COMMAND` dispatcher (scripts/clockprobe)
+  extract  `clockprobe extract`: the verified report out of a serial log
+  images   `clockprobe images` (make images): every VM and cloud format
+  guest    `clockprobe guest`: runs clockprobe-guest inside a Linux guest
+  settings run --label/--kernel/--settings: where each boot reads them
 
-scripts/cpqemu.py re-exports the public names of all of them for older
-callers (`import cpqemu`).
+scripts/cpqemu.py re-exports the public names of the plumbing (qemu,
+process, standin, kvm, frame, query, boot) for older callers; the
+package's own scripts and tests import cptools directly.
 """

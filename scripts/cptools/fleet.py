@@ -30,16 +30,15 @@ import os
 import re
 import zlib
 
-from . import frame, query
+from . import frame, query, watchlog
 from .untrusted import cap
-from .watchrec import extract_watch_records
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
 # A JSON object with none of these is some other file (a matrix run's
 # results.json), not a report.
 REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
-# Watch records (cptools/watchrec.py) in the long format: name = seq.
+# Watch records (cptools/watchlog.py) in the long format: name = seq.
 WATCH_SECTION = "watch_records"
 LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
                 "unit")
@@ -134,7 +133,7 @@ def file_labels(paths):
     return out
 
 
-def load_runs(paths, labels=(), warn=lambda msg: None):
+def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     """(runs, rejected, duplicates) for the given files and directories.
 
     rejected: [(path, reason)] -- unreadable, bad markers, length or CRC;
@@ -143,12 +142,22 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     e.g. a row's .log next to its .json in a matrix folder; counted once.
     Files named one by one are all used (comparing A with A is allowed).  labels: explicit labels for
     the input files in order (--label; a rejected file keeps its place);
-    the rest come from probe.label, else from the file name."""
+    the rest come from probe.label, else from the file name.
+
+    guests: a list that receives the clockprobe-guest reports among the
+    inputs (Runs too, labelled the same way, guest.label standing for
+    probe.label; cptools.guestjoin pairs them with the probe runs); without
+    it such a report is rejected by name."""
     files = expand_inputs(paths)
     runs, rejected, dups, seen = [], [], [], {}
+    guest_runs = []
     for index, (p, from_dir) in enumerate(files):
-        report, why = frame.load_report_file(p)
-        if report is not None and not REPORT_KEYS.intersection(report):
+        report, kind, why = frame.load_any_report_file(p)
+        guest = kind == "guest"
+        if guest and report is not None and guests is None:
+            report, why = None, "a clockprobe-guest report, not a probe report"
+        if not guest and report is not None and \
+                not REPORT_KEYS.intersection(report):
             if from_dir:    # results.json of a matrix run, other tools' JSON
                 warn("compare: %s: not a clockprobe report, skipped" % p)
                 continue
@@ -158,22 +167,22 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
             warn("compare: %s: rejected: %s" % (p, why))
             rejected.append((p, why))
             continue
-        rid = canonical_run_id(report)
+        rid = guest_run_id(report) if guest else canonical_run_id(report)
         if rid in seen and (from_dir or seen[rid].from_dir):
             dups.append((p, seen[rid].path))
             warn("compare: %s: same run as %s (%s), counted once"
                  % (p, seen[rid].path, rid))
             continue
         run = Run(report, p, rid)
-        run.from_dir = from_dir
-        run.input_index = index
+        run.from_dir, run.input_index = from_dir, index
+        run.kind = "guest" if guest else "probe"
         seen.setdefault(rid, run)
-        runs.append(run)
-        if not p.endswith(".json"):
+        (guest_runs if guest else runs).append(run)
+        if not guest and not p.endswith(".json"):
             run.watch = _watch_records(p, run, rejected, warn)
     need_file_label = []
-    for r in runs:
-        probe_label = r.get("probe.label")
+    for r in runs + guest_runs:
+        probe_label = r.get(r.kind + ".label")
         if r.input_index < len(labels):
             r.label = labels[r.input_index]
         elif isinstance(probe_label, str) and probe_label.strip():
@@ -183,20 +192,42 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     for r, lab in zip(need_file_label,
                       file_labels([r.path for r in need_file_label])):
         r.label = lab
+    if guests is not None:
+        guests.extend(guest_runs)
     return runs, rejected, dups
+
+
+def guest_run_id(report):
+    """"guest:" and guest.run_id (random per clockprobe-guest run), else
+    the CRC-32 of the canonical JSON, as for probe reports."""
+    rid = query.get_path(report, "guest.run_id") \
+        if isinstance(report.get("guest"), dict) else None
+    if isinstance(rid, str) and rid:
+        return "guest:" + cap(rid, 200)
+    return canonical_run_id(report)
 
 
 def _watch_records(path, run, rejected, warn):
     """The verified watch records of the log that holds run's report;
-    damaged ones, or ones of another run, go to rejected by name."""
+    damaged ones, or ones of another run, go to rejected by name.
+
+    Each frame is found and verified by watchlog.scan, the reader
+    scripts/watch uses, so the fleet database and the watch report can
+    never disagree on which records are sound."""
     try:
         with open(path, "rb") as f:
-            good, bad = extract_watch_records(f.read())
+            text = f.read().decode("utf-8", "replace")
     except OSError:
         return []
+    if "CLOCKPROBE WATCH BEGIN" not in text:  # most logs: nothing to scan
+        return []
     probe_id = run.get("probe.run_id")
-    out = []
-    for seq, rec in good:
+    out, bad = [], []
+    for entry in watchlog.scan(text):
+        seq, rec = entry["seq"], entry["record"]
+        if rec is None:
+            bad.append((seq, entry["error"]))
+            continue
         rid = rec.get("run_id")
         if probe_id is not None and rid is not None and rid != probe_id:
             bad.append((seq, "run_id %r is not the report's %r"

@@ -5,6 +5,10 @@ runs the rows; this module only turns config text into Row objects and
 checks a report against a row's expectations, so that both can be tested
 without booting anything and the runner stays small.  Expectation paths use
 query.py's path language.
+
+It is the project's one table of QEMU machines: scripts/linux-guest boots
+its real Linux guests on the rows with a `guest =` setting (guest_rows),
+so the probe's matrix and the real-guest comparison cannot drift apart.
 """
 
 import fnmatch
@@ -17,12 +21,17 @@ from . import query
 from .qemu import BOOT_KINDS, DEFAULT_IMAGES
 
 ROW_KEYS = {"machine", "cpu", "smp", "mem", "accel", "boot", "image",
-            "qemu", "timeout", "tags", "skip", "image_optional"}
+            "qemu", "timeout", "tags", "skip", "image_optional", "guest"}
 ROW_DEFAULTS = {"machine": "q35", "cpu": None, "smp": "1", "mem": "256M",
                 "accel": "tcg", "boot": "uefi", "image": None,
                 "timeout": "120", "tags": "", "skip": None,
-                "image_optional": "no"}
+                "image_optional": "no", "guest": None}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+# guest = full | fast KERNEL...: the row is a real-Linux-guest configuration
+# (scripts/linux-guest); the full run boots it on every fetched kernel,
+# the fast run (make test) only on the kernels listed after "fast".
+# Kernel names are scripts/linux-guest's (6.1, 6.12, 6.12-deb13, 7.2, ...).
+GUEST_RE = re.compile(r"^(?:full|fast(?:\s+\d+\.\d+[A-Za-z0-9.~+-]*)+)$")
 
 
 class ConfigError(Exception):
@@ -170,6 +179,18 @@ class Row:
         return self.get("accel") == "kvm" or "-icount" in (
             self.get("qemu") or "")
 
+    @property
+    def guest(self):
+        """None, or how scripts/linux-guest boots real guests on this row:
+        "full" (the full run only) or "fast" (the fast run too)."""
+        g = self.get("guest")
+        return g.split()[0] if g else None
+
+    @property
+    def guest_fast_kernels(self):
+        """The kernels the fast real-guest run boots here; () if none."""
+        return tuple((self.get("guest") or "").split()[1:])
+
     def qemu_extra(self):
         return shlex.split(self.get("qemu") or "")
 
@@ -226,6 +247,9 @@ def parse_config(text, path="<config>"):
         if not eq or key not in ROW_KEYS:
             raise ConfigError(where + "unknown setting %r (known: %s, "
                               "expect)" % (key, ", ".join(sorted(ROW_KEYS))))
+        if key == "guest" and current[0] == "defaults":
+            raise ConfigError(where + "guest belongs to a row, not to "
+                              "[defaults]")
         if key == "qemu" and current[1].get("qemu"):
             value = current[1]["qemu"] + " " + value
         current[1][key] = value
@@ -256,11 +280,31 @@ def check_row(row, where):
         raise ConfigError(where + "timeout must be a positive number")
     if row.get("image_optional") not in ("yes", "no"):
         raise ConfigError(where + "image_optional must be yes or no")
+    if row.get("guest") is not None and \
+            not GUEST_RE.match(" ".join(row.get("guest").split())):
+        raise ConfigError(where + "guest must be full, or fast and the "
+                          "kernels the fast run boots (fast 6.1 6.12), not "
+                          "%r" % row.get("guest"))
+    # scripts/linux-guest boots the guest under TCG and the probe from its
+    # disk image, each with the row's machine, cpu and smp alone: a row
+    # that says more would be compared on a machine it does not describe.
+    if row.get("guest") is not None and (
+            row.get("accel") != "tcg" or row.get("boot") != "uefi"
+            or row.get("qemu") or row.get("image") or row.get("skip")):
+        raise ConfigError(where + "a guest row is a plain TCG row (accel = "
+                          "tcg, boot = uefi, no qemu, image or skip): "
+                          "scripts/linux-guest uses its machine, cpu and "
+                          "smp only")
 
 
 def load_config(path):
     with open(path) as f:
         return parse_config(f.read(), path)
+
+
+def guest_rows(rows):
+    """{name: Row} of the rows real Linux guests boot on, in file order."""
+    return {r.name: r for r in rows if r.guest}
 
 
 def select_rows(rows, only=None, fast=False, shard=None):

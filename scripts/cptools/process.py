@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 
-from .qemu import EXIT_COMPLETE, EXIT_FAILED
+from .qemu import EXIT_COMPLETE, EXIT_FAILED, QemuError
 
 RunResult = collections.namedtuple(
     "RunResult", "exit_status timed_out log_text seconds argv stderr")
@@ -44,11 +44,17 @@ def run_argv(argv, timeout, log_path=None, echo=None, watch=None):
     watch: optional callable(serial_text_so_far, stderr_text_so_far) -> str
       or None; a string stops the run early (recorded in stderr).  Used by the
       KVM check to recognise a "KVM internal error" hang.
+    A binary that cannot be started (QEMU=PATH naming nothing) is a
+    QemuError, like the other set-up problems, not a traceback.
     """
     start = time.monotonic()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as e:
+        raise QemuError("cannot start %s: %s" % (argv[0], e.strerror or e))
     out, err = bytearray(), bytearray()
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, out)

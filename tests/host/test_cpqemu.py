@@ -1,4 +1,4 @@
-"""Host tests for scripts/cpqemu.py and scripts/matrix.
+"""Host tests for the QEMU plumbing (scripts/cptools/) and scripts/matrix.
 
 Run: python3 -m unittest discover -s tests/host -v   (from the repo root)
 
@@ -12,15 +12,19 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 import contextlib
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, REPO, SCRIPTS, load_script  # noqa: E402
-import cpqemu  # noqa: E402
+from cptools import boot as cpboot  # noqa: E402
+from cptools import frame, kvm, process, qemu, query, standin  # noqa: E402
+from cptools import matrixconf  # noqa: E402
 
 
 
@@ -38,7 +42,11 @@ def fixture_json(name):
 
 
 def have_qemu():
-    return shutil.which(cpqemu.QEMU) is not None
+    try:
+        qemu.find_qemu()  # the default one, or QEMU=PATH's
+        return True
+    except qemu.QemuError:
+        return False
 
 
 def have_binutils():
@@ -47,9 +55,9 @@ def have_binutils():
 
 def have_ovmf():
     try:
-        cpqemu.find_ovmf()
+        qemu.find_ovmf()
         return True
-    except cpqemu.QemuError:
+    except qemu.QemuError:
         return False
 
 
@@ -58,58 +66,58 @@ BEGIN = "==== CLOCKPROBE REPORT BEGIN schema=1 ===="
 
 class ExtractReportTest(unittest.TestCase):
     def test_clean_log(self):
-        rep, err = cpqemu.extract_report(fixture("clean.log"))
+        rep, err = frame.extract_report(fixture("clean.log"))
         self.assertIsNone(err)
         self.assertEqual(rep, fixture_json("tcg_q35.json"))
         self.assertEqual(rep["platform"]["hypervisor"]["signature"],
                          "TCGTCGTCGTCG")
 
     def test_crlf_log(self):
-        rep, err = cpqemu.extract_report(fixture("crlf.log"))
+        rep, err = frame.extract_report(fixture("crlf.log"))
         self.assertIsNone(err)
         self.assertEqual(rep, fixture_json("tcg_q35.json"))
 
     def test_lone_cr_line_ends(self):
         text = fixture("clean.log").decode().replace("\n", "\r")
-        rep, err = cpqemu.extract_report(text)
+        rep, err = frame.extract_report(text)
         self.assertIsNone(err)
         self.assertEqual(rep["schema"], 1)
 
     def test_ansi_noise_log(self):
         raw = fixture("ansi.log")
         self.assertIn(b"\x1b[", raw)
-        rep, err = cpqemu.extract_report(raw)
+        rep, err = frame.extract_report(raw)
         self.assertIsNone(err)
         self.assertEqual(rep, fixture_json("tcg_q35.json"))
 
     def test_two_reports_takes_the_last(self):
-        rep, err = cpqemu.extract_report(fixture("two_reports.log"))
+        rep, err = frame.extract_report(fixture("two_reports.log"))
         self.assertIsNone(err)
         self.assertEqual(rep["platform"]["hypervisor"]["name"], "kvm")
 
     def test_truncated(self):
-        rep, err = cpqemu.extract_report(fixture("truncated.log"))
+        rep, err = frame.extract_report(fixture("truncated.log"))
         self.assertIsNone(rep)
         self.assertEqual(err, "truncated: END marker missing")
 
     def test_truncated_copy_after_a_whole_one(self):
         text = fixture("clean.log").decode() + BEGIN + "\n{\"schema\":1,"
-        rep, err = cpqemu.extract_report(text)
+        rep, err = frame.extract_report(text)
         self.assertIsNone(err)
         self.assertEqual(rep["platform"]["hypervisor"]["name"], "tcg")
 
     def test_corrupted_crc(self):
-        rep, err = cpqemu.extract_report(fixture("bad_crc.log"))
+        rep, err = frame.extract_report(fixture("bad_crc.log"))
         self.assertIsNone(rep)
         self.assertTrue(err.startswith("CRC mismatch"), err)
 
     def test_wrong_length(self):
-        rep, err = cpqemu.extract_report(fixture("bad_length.log"))
+        rep, err = frame.extract_report(fixture("bad_length.log"))
         self.assertIsNone(rep)
         self.assertTrue(err.startswith("length mismatch"), err)
 
     def test_no_report(self):
-        rep, err = cpqemu.extract_report(fixture("no_report.log"))
+        rep, err = frame.extract_report(fixture("no_report.log"))
         self.assertIsNone(rep)
         self.assertIn("BEGIN marker not found", err)
 
@@ -119,11 +127,11 @@ class ExtractReportTest(unittest.TestCase):
         # so the CRC comparison itself was exactly the standard one.
         text = "%s\n123456789\n==== CLOCKPROBE REPORT END crc32=CBF43926 " \
                "bytes=9 ====\n" % BEGIN
-        rep, err = cpqemu.extract_report(text)
+        rep, err = frame.extract_report(text)
         self.assertIsNone(rep)
         self.assertEqual(err, "JSON is not an object")
         bad = text.replace("CBF43926", "CBF43927")
-        self.assertTrue(cpqemu.extract_report(bad)[1].startswith(
+        self.assertTrue(frame.extract_report(bad)[1].startswith(
             "CRC mismatch"))
 
     def test_length_counts_utf8_bytes(self):
@@ -133,13 +141,13 @@ class ExtractReportTest(unittest.TestCase):
         crc = zlib.crc32(line.encode("utf-8"))
         ok = "%s\n%s\n==== CLOCKPROBE REPORT END crc32=%08x bytes=10 ====" \
              % (BEGIN, line, crc)
-        self.assertEqual(cpqemu.extract_report(ok)[0], {"s": "\u00e9"})
+        self.assertEqual(frame.extract_report(ok)[0], {"s": "\u00e9"})
         wrong = ok.replace("bytes=10", "bytes=9")
-        self.assertTrue(cpqemu.extract_report(wrong)[1].startswith(
+        self.assertTrue(frame.extract_report(wrong)[1].startswith(
             "length mismatch"))
 
     def test_meta(self):
-        rep, err, meta = cpqemu.extract_report_meta(
+        rep, err, meta = frame.extract_report_meta(
             '%s\n{"schema":1}\n==== CLOCKPROBE REPORT END crc32=%08x '
             'bytes=12 ====\n' % (BEGIN, __import__("zlib").crc32(
                 b'{"schema":1}')))
@@ -149,29 +157,29 @@ class ExtractReportTest(unittest.TestCase):
     def test_two_json_lines_are_malformed(self):
         text = "%s\n{}\n{}\n==== CLOCKPROBE REPORT END crc32=00000000 " \
                "bytes=2 ====\n" % BEGIN
-        self.assertTrue(cpqemu.extract_report(text)[1].startswith(
+        self.assertTrue(frame.extract_report(text)[1].startswith(
             "malformed"))
 
     def test_schema_mismatch(self):
-        framed = cpqemu.frame_report({"schema": 2})
-        rep, err = cpqemu.extract_report(framed)
+        framed = frame.frame_report({"schema": 2})
+        rep, err = frame.extract_report(framed)
         self.assertIsNone(rep)
         self.assertIn("schema mismatch", err)
 
     def test_frame_round_trip(self):
         rep = fixture_json("hyperv.json")
-        self.assertEqual(cpqemu.extract_report(cpqemu.frame_report(rep))[0],
+        self.assertEqual(frame.extract_report(frame.frame_report(rep))[0],
                          rep)
 
     def test_load_report_file_json_and_log(self):
-        rep, err = cpqemu.load_report_file(os.path.join(FIX, "hyperv.json"))
+        rep, err = frame.load_report_file(os.path.join(FIX, "hyperv.json"))
         self.assertIsNone(err)
         self.assertEqual(rep["platform"]["hypervisor"]["name"], "hyperv")
-        rep, err = cpqemu.load_report_file(os.path.join(FIX,
+        rep, err = frame.load_report_file(os.path.join(FIX,
                                                         "kvm_fallback.log"))
         self.assertIsNone(err)
         self.assertEqual(rep["verdict"]["linux_clocksource"], "acpi_pm")
-        rep, err = cpqemu.load_report_file(os.path.join(FIX, "nope.json"))
+        rep, err = frame.load_report_file(os.path.join(FIX, "nope.json"))
         self.assertIsNone(rep)
         self.assertIn("cannot read", err)
 
@@ -193,7 +201,7 @@ class GetPathTest(unittest.TestCase):
     }
 
     def g(self, p, default=None):
-        return cpqemu.get_path(self.R, p, default)
+        return query.get_path(self.R, p, default)
 
     def test_by_name(self):
         self.assertEqual(self.g("sources[hpet].status"), "absent")
@@ -225,33 +233,115 @@ class GetPathTest(unittest.TestCase):
         self.assertEqual(self.g("sources[pit].status", "n/a"), "n/a")
         self.assertEqual(self.g("nothing.here", 7), 7)
         self.assertIsNone(self.g("schema.deeper"))
-        self.assertIs(cpqemu.get_path(self.R, "sources[hpet].freq_hz", 5),
+        self.assertIs(query.get_path(self.R, "sources[hpet].freq_hz", 5),
                       None)  # present but null is not "missing"
-        self.assertFalse(cpqemu.has_path(self.R, "sources[pit]"))
-        self.assertTrue(cpqemu.has_path(self.R, "sources[hpet].freq_hz"))
+        self.assertFalse(query.has_path(self.R, "sources[pit]"))
+        self.assertTrue(query.has_path(self.R, "sources[hpet].freq_hz"))
 
     def test_table_entries_by_signature(self):
         r = {"platform": {"acpi": {"tables": [
             {"signature": "XSDT", "checksum_ok": True},
             {"signature": "FACP", "revision": 3}]}}}
-        self.assertEqual(cpqemu.get_path(r, "platform.acpi.tables[FACP]."
+        self.assertEqual(query.get_path(r, "platform.acpi.tables[FACP]."
                                             "revision"), 3)
-        self.assertFalse(cpqemu.has_path(r, "platform.acpi.tables[HPET]"))
+        self.assertFalse(query.has_path(r, "platform.acpi.tables[HPET]"))
 
     def test_bare_array(self):
         self.assertEqual(len(self.g("sources")), 2)
 
     def test_bad_path(self):
         with self.assertRaises(ValueError):
-            cpqemu.get_path(self.R, "sources..status")
+            query.get_path(self.R, "sources..status")
 
 
 class QemuCommandTest(unittest.TestCase):
+    def setUp(self):
+        # argv[0] follows QEMU=PATH; these tests are about the default.
+        env = mock.patch.dict(os.environ)
+        env.start()
+        self.addCleanup(env.stop)
+        os.environ.pop(qemu.QEMU_ENV, None)
+
     def cmd(self, **kw):
         kw.setdefault("vars_copy", "/tmp/x/OVMF_VARS.fd")
         kw.setdefault("ovmf_code", "/ovmf/CODE.fd")
-        return cpqemu.qemu_command(kw.pop("image", "/b/clockprobe.img"),
-                                   **kw)
+        return qemu.qemu_command(kw.pop("image", "/b/clockprobe.img"),
+                                 **kw)
+
+    def test_linux_guest_boot(self):
+        """scripts/linux-guest's direct kernel boot: -kernel, -initrd,
+        -append; SeaBIOS adds nothing, OVMF its flash pair; the probe's
+        isa-debug-exit only when asked for."""
+        a = self.cmd(image="/k/vmlinuz", boot="linux", initrd="/k/initrd",
+                     append="console=ttyS0 quiet", debug_exit=False,
+                     vars_copy=None)
+        self.assertEqual(a[a.index("-kernel") + 1], "/k/vmlinuz")
+        self.assertEqual(a[a.index("-initrd") + 1], "/k/initrd")
+        self.assertEqual(a[a.index("-append") + 1], "console=ttyS0 quiet")
+        self.assertNotIn("pflash", " ".join(a))
+        self.assertNotIn("isa-debug-exit", " ".join(a))
+        a = self.cmd(image="/k/vmlinuz", boot="linux", firmware="ovmf")
+        j = " ".join(a)
+        self.assertIn("unit=0,readonly=on,file=/ovmf/CODE.fd", j)
+        self.assertIn("unit=1,file=/tmp/x/OVMF_VARS.fd", j)
+        self.assertIn("isa-debug-exit", j)
+        self.assertNotIn("-initrd", a)
+        with self.assertRaises(ValueError):
+            self.cmd(image="/k/vmlinuz", boot="linux", firmware="ovmf",
+                     vars_copy=None)
+        with self.assertRaises(ValueError):
+            self.cmd(image="/k/vmlinuz", boot="linux", firmware="coreboot")
+        with self.assertRaises(ValueError):  # the probe's media take none
+            self.cmd(boot="pvh", image="/b/p.elf", initrd="/k/initrd")
+
+    def test_qemu_binary_from_environment_or_option(self):
+        self.assertEqual(self.cmd()[0], "qemu-system-x86_64")
+        os.environ[qemu.QEMU_ENV] = "/opt/q/bin/qemu-system-x86_64"
+        self.assertEqual(self.cmd()[0], "/opt/q/bin/qemu-system-x86_64")
+        self.assertEqual(self.cmd(qemu="/b/q")[0], "/b/q")
+        self.assertEqual(qemu.qemu_binary(), "/opt/q/bin/qemu-system-x86_64")
+        os.environ[qemu.QEMU_ENV] = ""
+        self.assertEqual(qemu.qemu_binary(), "qemu-system-x86_64")
+
+    def test_missing_qemu_is_a_clear_error(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        plain = os.path.join(d, "qemu-system-x86_64")
+        with open(plain, "w") as f:
+            f.write("not a program\n")
+        for path, why in ((os.path.join(d, "none"), "no such file"),
+                          (plain, "not an executable file"),
+                          (d, "not an executable file"),
+                          ("qemu-nonexistent-x", "no such program on PATH")):
+            for how in ("env", "option"):
+                os.environ.pop(qemu.QEMU_ENV, None)
+                if how == "env":
+                    os.environ[qemu.QEMU_ENV] = path
+                with self.assertRaises(qemu.QemuError) as cm:
+                    qemu.select_qemu(None if how == "env" else path)
+                self.assertIn(path, str(cm.exception))
+                self.assertIn(why, str(cm.exception))
+        os.environ.pop(qemu.QEMU_ENV, None)
+        self.assertIsNone(qemu.select_qemu(None))  # nothing asked for
+        self.assertNotIn(qemu.QEMU_ENV, os.environ)
+        # A binary that vanished after the argv was built: QemuError too.
+        with self.assertRaises(qemu.QemuError) as cm:
+            process.run_argv([os.path.join(d, "none"), "-version"], 5)
+        self.assertIn("cannot start", str(cm.exception))
+
+    def test_selected_qemu_is_every_later_argv(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        fake = os.path.join(d, "qemu-system-x86_64")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'QEMU emulator version 10.0.2'\n")
+        os.chmod(fake, 0o755)
+        rel = os.path.relpath(fake)
+        self.assertEqual(qemu.select_qemu(rel), fake)  # made absolute
+        self.assertEqual(os.environ[qemu.QEMU_ENV], fake)
+        self.assertEqual(self.cmd()[0], fake)
+        self.assertEqual(qemu.qemu_version(), "10.0.2")
+        self.assertEqual(qemu.find_qemu(), fake)
 
     def test_always_attached(self):
         esp = tempfile.mkdtemp()
@@ -292,7 +382,7 @@ class QemuCommandTest(unittest.TestCase):
             self.assertIn("file=fat:rw:%s,format=raw,if=ide" % d, a)
         finally:
             shutil.rmtree(d)
-        a = cpqemu.qemu_command("/b/p.elf", boot="pvh")
+        a = qemu.qemu_command("/b/p.elf", boot="pvh")
         self.assertEqual(a[a.index("-kernel") + 1], "/b/p.elf")
         self.assertNotIn("pflash", " ".join(a))
 
@@ -313,9 +403,9 @@ class QemuCommandTest(unittest.TestCase):
 
     def test_vars_copy_required(self):
         with self.assertRaises(ValueError):
-            cpqemu.qemu_command("/b/x.img", boot="uefi")
+            qemu.qemu_command("/b/x.img", boot="uefi")
         with self.assertRaises(ValueError):
-            cpqemu.qemu_command("/b/x.img", boot="floppy")
+            qemu.qemu_command("/b/x.img", boot="floppy")
 
     def test_host_cpu_fixup_only_under_kvm(self):
         a = self.cmd(boot="pvh", accel="kvm", cpu="host,+invtsc")
@@ -333,12 +423,12 @@ class QemuCommandTest(unittest.TestCase):
         self.assertEqual(a[-2:], ["-global", "x=y"])
 
     def test_exit_statuses(self):
-        self.assertEqual(cpqemu.EXIT_COMPLETE, 33)   # (0x10 << 1) | 1
-        self.assertEqual(cpqemu.EXIT_FAILED, 35)     # (0x11 << 1) | 1
+        self.assertEqual(qemu.EXIT_COMPLETE, 33)   # (0x10 << 1) | 1
+        self.assertEqual(qemu.EXIT_FAILED, 35)     # (0x11 << 1) | 1
 
     @unittest.skipUnless(have_ovmf(), "OVMF not installed")
     def test_find_ovmf(self):
-        code, vars_ = cpqemu.find_ovmf()
+        code, vars_ = qemu.find_ovmf()
         self.assertTrue(os.path.isfile(code) and os.path.isfile(vars_))
         if os.path.isfile("/usr/share/OVMF/OVMF_CODE_4M.fd"):
             self.assertEqual(code, "/usr/share/OVMF/OVMF_CODE_4M.fd")
@@ -348,7 +438,7 @@ class QemuCommandTest(unittest.TestCase):
 class TinyEfiAppTest(unittest.TestCase):
     def test_pe_headers(self):
         import struct
-        img = cpqemu.tiny_efi_app(b"hi")
+        img = standin.tiny_efi_app(b"hi")
         self.assertEqual(img[:2], b"MZ")
         pe = struct.unpack_from("<I", img, 0x3C)[0]
         self.assertEqual(img[pe:pe + 4], b"PE\0\0")
@@ -367,9 +457,9 @@ class RunProbeTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="test-cpqemu-")
         cls.report = fixture_json("tcg_q35.json")
-        cls.elf = cpqemu.build_pvh_check_image(
+        cls.elf = standin.build_pvh_check_image(
             os.path.join(cls.tmp, "fake.elf"),
-            "noise\r\n" + cpqemu.frame_report(cls.report))
+            "noise\r\n" + frame.frame_report(cls.report))
 
     @classmethod
     def tearDownClass(cls):
@@ -377,11 +467,11 @@ class RunProbeTest(unittest.TestCase):
 
     def test_pvh_stand_in_completes_with_report(self):
         log = os.path.join(self.tmp, "serial.log")
-        res = cpqemu.run_probe(self.elf, boot="pvh", machine="pc",
+        res = cpboot.run_probe(self.elf, boot="pvh", machine="pc",
                                timeout=60, log_path=log)
         self.assertFalse(res.timed_out)
         self.assertEqual(res.exit_status, 33)
-        rep, err = cpqemu.extract_report(res.log_text)
+        rep, err = frame.extract_report(res.log_text)
         self.assertIsNone(err)
         self.assertEqual(rep, self.report)
         with open(log, "rb") as f:
@@ -389,9 +479,9 @@ class RunProbeTest(unittest.TestCase):
 
     def test_timeout_kills_qemu(self):
         # -S: the VM never starts, so QEMU would wait forever.
-        argv = cpqemu.qemu_command(self.elf, boot="pvh", machine="pc",
+        argv = qemu.qemu_command(self.elf, boot="pvh", machine="pc",
                                    extra=["-S"])
-        res = cpqemu.run_argv(argv, 2)
+        res = process.run_argv(argv, 2)
         self.assertTrue(res.timed_out)
         self.assertIsNone(res.exit_status)
         self.assertLess(res.seconds, 15)
@@ -401,14 +491,14 @@ class RunProbeTest(unittest.TestCase):
         d = os.path.join(self.tmp, "esp", "EFI", "BOOT")
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "BOOTX64.EFI"), "wb") as f:
-            f.write(cpqemu.tiny_efi_app(cpqemu.frame_report(self.report)))
-        res = cpqemu.run_probe(os.path.join(self.tmp, "esp"), boot="fat",
+            f.write(standin.tiny_efi_app(frame.frame_report(self.report)))
+        res = cpboot.run_probe(os.path.join(self.tmp, "esp"), boot="fat",
                                timeout=90)
         self.assertEqual(res.exit_status, 33, res.stderr)
-        self.assertEqual(cpqemu.extract_report(res.log_text)[0], self.report)
+        self.assertEqual(frame.extract_report(res.log_text)[0], self.report)
 
     def test_kvm_usable_answers(self):
-        ok, why = cpqemu.kvm_usable("pvh")
+        ok, why = kvm.kvm_usable("pvh")
         self.assertIsInstance(ok, bool)
         self.assertTrue(why)
 
@@ -467,6 +557,30 @@ class MatrixConfigTest(unittest.TestCase):
             with self.assertRaises(matrix.ConfigError, msg=text):
                 matrix.parse_config(text)
 
+    def test_guest_rows(self):
+        """guest = full | fast KERNEL...: the rows scripts/linux-guest
+        boots real Linux guests on (cptools.matrixconf.guest_rows)."""
+        rows = matrix.parse_config(
+            "[plain]\n[g-full]\ncpu = qemu64\nguest = full\n"
+            "[g-fast]\nsmp = 2\nguest = fast 6.1   6.12-deb13\n")
+        g = matrixconf.guest_rows(rows)
+        self.assertEqual(list(g), ["g-full", "g-fast"])
+        self.assertEqual((g["g-full"].guest, g["g-full"].guest_fast_kernels),
+                         ("full", ()))
+        self.assertEqual((g["g-fast"].guest, g["g-fast"].guest_fast_kernels),
+                         ("fast", ("6.1", "6.12-deb13")))
+        self.assertIsNone(rows[0].guest)
+        self.assertEqual(rows[0].guest_fast_kernels, ())
+        for bad in ("[r]\nguest = yes\n", "[r]\nguest = fast\n",
+                    "[r]\nguest = full 6.1\n", "[r]\nguest = fast six\n",
+                    "[defaults]\nguest = full\n[r]\n",
+                    "[r]\nguest = full\naccel = kvm\n",
+                    "[r]\nguest = full\nboot = pvh\n",
+                    "[r]\nguest = full\nqemu = -icount shift=0\n",
+                    "[r]\nguest = full\nskip = later\n"):
+            with self.assertRaises(matrix.ConfigError, msg=bad):
+                matrix.parse_config(bad)
+
     def test_select(self):
         rows = matrix.parse_config(
             "".join("[r%d]\n%s" % (i, "tags = fast\n" if i % 2 else "")
@@ -506,6 +620,35 @@ class MatrixConfigTest(unittest.TestCase):
         self.assertTrue(any(r.get("mem") == "64M" for r in tcg))
         self.assertEqual(len([r for r in tcg if "-icount" in
                               (r.get("qemu") or "")]), 1)
+
+
+class QemuOptionTest(unittest.TestCase):
+    """scripts/run and scripts/matrix take --qemu PATH / QEMU=PATH; one
+    that is not there is a usage error before anything boots."""
+
+    def run_script(self, name, args, env=None):
+        e = dict(os.environ, **(env or {}))
+        e.pop("OUT", None)
+        return subprocess.run(
+            [sys.executable, os.path.join(SCRIPTS, name)] + args,
+            capture_output=True, text=True, env=e, timeout=60)
+
+    def test_missing_qemu(self):
+        missing = os.path.join(tempfile.gettempdir(), "no-such-qemu-here")
+        out = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, out)
+        for name, args in (("run", ["--out", out]),
+                           ("matrix", ["--only", "q35-icount", "--out",
+                                       out])):
+            for how in ("option", "env"):
+                p = self.run_script(
+                    name, args + (["--qemu", missing] if how == "option"
+                                  else []),
+                    {qemu.QEMU_ENV: missing} if how == "env" else None)
+                self.assertEqual(p.returncode, 2, (name, how, p.stderr))
+                self.assertIn("%s: QEMU binary %s" % (name, missing),
+                              p.stderr)
+                self.assertIn("no such file", p.stderr)
 
 
 class ExpectationTest(unittest.TestCase):
@@ -570,8 +713,8 @@ class MatrixRunTest(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="test-matrix-")
         try:
             rep = fixture_json("tcg_q35.json")
-            elf = cpqemu.build_pvh_check_image(
-                os.path.join(tmp, "fake.elf"), cpqemu.frame_report(rep))
+            elf = standin.build_pvh_check_image(
+                os.path.join(tmp, "fake.elf"), frame.frame_report(rep))
             conf = os.path.join(tmp, "m.conf")
             with open(conf, "w") as f:
                 f.write("[defaults]\nboot = pvh\nmachine = pc\nimage = %s\n"

@@ -6,8 +6,10 @@ Nothing here starts QEMU; test_cpqemu.py boots the real thing with tiny
 stand-in images.
 """
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -19,11 +21,12 @@ import cptools  # noqa: E402
 from cptools import (boot, frame, kvm, matrixconf, process, qemu,  # noqa: E402
                      query, standin)
 from cptools import (fleet, fleetdb, fleetpage, matrixout,  # noqa: E402
-                     policy, untrusted, watchrec)
+                     policy, untrusted, watchlog)
+from cptools import debfetch, fields, guestjoin, guestout  # noqa: E402
 
 MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
            standin, fleet, fleetdb, fleetpage, matrixout, policy, untrusted,
-           watchrec)
+           watchlog, debfetch, fields, guestjoin, guestout)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 
@@ -196,6 +199,41 @@ class CompatibilityTest(unittest.TestCase):
         for mod, names in pairs.items():
             for n in names:
                 self.assertIs(getattr(cpqemu, n), getattr(mod, n), n)
+
+    def test_cpqemu_cli_still_works(self):
+        """`cpqemu.py extract LOG` prints the verified report; a log
+        without one exits 1 naming why; no arguments is a usage error."""
+        fix = os.path.join(os.path.dirname(SCRIPTS), "tests", "fixtures",
+                           "reports")
+        cli = [sys.executable, os.path.join(SCRIPTS, "cpqemu.py")]
+        p = subprocess.run(cli + ["extract", os.path.join(fix, "crlf.log")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        want, _ = frame.load_report_file(os.path.join(fix, "crlf.log"))
+        self.assertEqual(json.loads(p.stdout), want)
+        p = subprocess.run(cli + ["extract", os.path.join(fix,
+                                                          "bad_crc.log")],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("bad_crc.log", p.stderr)
+        p = subprocess.run(cli, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("usage", p.stderr)
+
+    def test_package_scripts_do_not_import_the_shim(self):
+        """cpqemu.py is for older callers: the package's own scripts and
+        modules import cptools."""
+        for name in ("run", "matrix", "compare", "linux-guest", "watch",
+                     "verdict"):
+            with open(os.path.join(SCRIPTS, name)) as f:
+                text = f.read()
+            self.assertNotRegex(text, r"(?m)^\s*(import|from) cpqemu\b",
+                                name)
+        for mod in MODULES:
+            with open(mod.__file__) as f:
+                self.assertNotRegex(f.read(),
+                                    r"(?m)^\s*(import|from) cpqemu\b",
+                                    mod.__name__)
 
     def test_repo_paths(self):
         self.assertEqual(qemu.REPO, os.path.dirname(SCRIPTS))

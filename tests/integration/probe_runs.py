@@ -13,8 +13,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-import cpqemu  # noqa: E402
-from cptools import qemu2  # noqa: E402
+from cptools import kvm, qemu, qemu2  # noqa: E402
 from cptools.boot import boot_probe  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile_machine  # noqa: E402
@@ -104,12 +103,12 @@ def _boot(name):
             return Boot(name, None, None, None, skip=why)
         cfg["qemu"] = binary
     if cfg.pop("kvm", False):
-        usable, why = cpqemu.kvm_usable(boot)
+        usable, why = kvm.kvm_usable(boot)
         if not usable:
             return Boot(name, None, None, None, skip="KVM cannot run the %s boot path here: %s" % (boot, why))
     work = tempfile.mkdtemp(prefix="cpit-%s-" % name)
     try:
-        image = cpqemu.DEFAULT_IMAGES[boot]
+        image = qemu.DEFAULT_IMAGES[boot]
         if writable:
             copy = os.path.join(work, "disk.img")
             shutil.copyfile(image, copy)

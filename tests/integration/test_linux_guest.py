@@ -25,20 +25,33 @@ lines, never passed and never failed (the other kernel is still checked and
 can fail it).  Any other guest error, such as no CLOCKSOURCE line without a
 crash, fails as before.
 
+The guest's /init runs clockprobe-guest (issue 27): the facts above come
+from its framed GUEST report, and each real boot also checks that report:
+every available clocksource measured (--switch) and the original restored,
+the same SMBIOS UUID as the probe boot, and cptools.guestjoin (what
+scripts/compare shows) finding predicted = actual.  ForcedDisagreement
+boots 6.12 with clocksource=acpi_pm: the disagreement is named with its
+cause, and a clockprobe-guest killed with SIGTERM in the middle of
+--switch gives the clocksource back (checked in the guest's /init).
+
 OfflineParts needs no boot: log parsing and crash recognition on canned
-logs (tests/linux/fixtures), boot_guest's retry with QEMU replaced by canned
-runs, and check_config's skip with the boots replaced.
+logs (tests/linux/fixtures, tests/fixtures/guest), boot_guest's retry with
+QEMU replaced by canned runs, and check_config's skip with the boots
+replaced.
 
 Run: python3 -m unittest discover -s tests/integration -p 'test_linux*' -v
-Default: the "fast" configurations on 6.1 and/or 6.12, as their tuple in scripts/linux-guest says (about 90 s on two
+Default: the "fast" configurations on the kernels their `guest = fast ...`
+row of tests/matrix.conf lists (6.1 and/or 6.12; about 90 s on two
 cores).  Every configuration on every fetched kernel (Debian 13's 6.12,
 unstable's and experimental's too): LINUX_GUEST_FULL=1.  Kernels are fetched on first use (scripts/linux-guest
 fetch, ~180 MB into build/linux); the booting tests are skipped with the
 reason when that fails.  LINUX_GUEST_NO_FETCH=1 skips instead of fetching.
 """
 
+import concurrent.futures
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import re
@@ -55,8 +68,9 @@ SCRIPTS = os.path.join(REPO, "scripts")
 EXPECTED = os.path.join(REPO, "tests", "linux", "expected.json")
 FIXTURES = os.path.join(REPO, "tests", "linux", "fixtures")
 PANIC_LOG = os.path.join(FIXTURES, "panic-in-interrupt-6.12.log")
+GUEST_FIXTURES = os.path.join(REPO, "tests", "fixtures", "guest")
 sys.path.insert(0, SCRIPTS)
-import cpqemu  # noqa: E402
+from cptools import debfetch, guestjoin, process, qemu, schema  # noqa: E402
 
 
 def load_script(name):
@@ -110,6 +124,23 @@ GOOD_LOG = ("LINUXGUEST uname=6.12-test cpus_online=0-1 cpus_possible=0-1"
             "LINUXGUEST DONE\r\n")
 
 
+_PROBES = {}
+
+
+def probe_report(config):
+    """lg.boot_probe(config), booted once per configuration for the whole
+    module (keyed by the function too: the offline tests replace it)."""
+    key = (config, lg.boot_probe)
+    if key not in _PROBES:
+        _PROBES[key] = lg.boot_probe(config)
+    return _PROBES[key]
+
+
+def read_guest_fixture(name):
+    with open(os.path.join(GUEST_FIXTURES, name), "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
 def read_panic_log():
     with open(PANIC_LOG, "rb") as f:
         return f.read().decode("utf-8", "replace")
@@ -117,7 +148,7 @@ def read_panic_log():
 
 class OfflineBootRetry:
     """boot_guest's retry of a crashed boot, with QEMU replaced by canned
-    serial logs (cpqemu.run_argv is what boot_guest runs per boot).  Mixed
+    serial logs (process.run_argv is what boot_guest runs per boot).  Mixed
     into OfflineParts."""
 
     def boot(self, runs, **kw):
@@ -132,13 +163,13 @@ class OfflineBootRetry:
             if log_path:
                 with open(log_path, "w", newline="") as f:
                     f.write(text)
-            return cpqemu.RunResult(status, timed_out, text, 12.0, argv, "")
+            return process.RunResult(status, timed_out, text, 12.0, argv, "")
         manifest = {"6.12": {"path": "/nonexistent/vmlinuz-6.12",
                              "release": "6.12.95-test"}}
         with mock.patch.object(lg, "load_manifest", lambda: manifest), \
                 mock.patch.object(lg, "_initrd_current", lambda: True), \
-                mock.patch.object(lg.cpqemu, "find_qemu", lambda: None), \
-                mock.patch.object(lg.cpqemu, "run_argv", fake_run_argv):
+                mock.patch.object(lg.qemu, "find_qemu", lambda: None), \
+                mock.patch.object(lg.process, "run_argv", fake_run_argv):
             res = lg.boot_guest("q35-qemu64-smp2", "6.12", **kw)
         for argv in calls:
             self.assertIn("/nonexistent/vmlinuz-6.12", argv)
@@ -232,7 +263,7 @@ class OfflineCrashSkips:
                                lambda config, k: dict(guests[k])), \
                 mock.patch.object(lg, "boot_probe",
                                   lambda config: (report, None)), \
-                mock.patch.dict(cpqemu.DEFAULT_IMAGES,
+                mock.patch.dict(qemu.DEFAULT_IMAGES,
                                 {"uefi": os.path.abspath(__file__)}):
             case.run(result)
         return result
@@ -298,10 +329,46 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertIn("tsc: Marking TSC unstable due to TSCs unsynchronized",
                       " ".join(g["dmesg"]))
 
+    def test_guest_report_log_parse(self):
+        """The facts of a clockprobe-guest log (recorded with this harness:
+        6.1 on q35-qemu64-smp2) are those the old /init printed."""
+        text = read_guest_fixture("guest-q35-qemu64-smp2-6.1.log")
+        g = lg.parse_guest_log(text)
+        self.assertEqual(g["format"], "guest")
+        self.assertEqual(g["current"], "hpet")
+        self.assertEqual(g["available"], ["hpet", "acpi_pm"])
+        self.assertEqual(g["release"], "6.1.0-57-amd64")
+        self.assertEqual(g["cpus_possible"], "0-1")
+        self.assertIn("tsc: Marking TSC unstable due to TSCs unsynchronized",
+                      " ".join(g["dmesg"]))
+        self.assertTrue(g["changes"])
+        self.assertEqual(g["changes"][-1]["current"], "hpet")
+        self.assertIsNone(lg.guest_crash(text))
+        self.assertNotIn("killtest", g)
+        # A log cut inside the frame is no result.
+        self.assertIsNone(lg.parse_guest_log(text[:text.index("GUEST END")]))
+
+    def test_killtest_line(self):
+        g = lg.parse_guest_log(read_guest_fixture(
+            "guest-q35-qemu64-smp2-6.12-forced-acpi_pm.log"))
+        self.assertEqual(g["current"], "acpi_pm")
+        k = g["killtest"]
+        self.assertEqual((k["original"], k["after"], k["status"]),
+                         ("acpi_pm", "acpi_pm", 143))
+        self.assertNotEqual(k["during"], k["original"])
+
+    def test_config_uuid(self):
+        u = lg.config_uuid("q35-qemu64-smp2")
+        self.assertEqual(u, lg.config_uuid("q35-qemu64-smp2"))
+        self.assertNotEqual(u, lg.config_uuid("q35-qemu64-smp2-nohpet"))
+        self.assertRegex(u, r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                            r"[0-9a-f]{4}-[0-9a-f]{12}$")
+
     def test_mirror_comes_from_the_hosts_apt_sources(self):
-        """The kernels are fetched through the host's own Debian mirror:
-        one-line and deb822 sources, security and disabled stanzas.  The
-        hosts are fictitious (.example); paths are joined at run time."""
+        """The kernels are fetched through the host's own Debian mirror
+        (cptools/debfetch.py): one-line and deb822 sources, security and
+        disabled stanzas.  The hosts are fictitious (.example); paths are
+        joined at run time."""
         deb, sec = "/debian", "/debian-security"
         mirror, src, off = ("http://mirror.example", "http://src.example",
                             "http://off.example")
@@ -319,15 +386,16 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                         "Types: deb\nURIs: %s%s/\n"
                         "Suites: bookworm-security\nComponents: main\n"
                         % (off, deb, secm, sec))
-            entries = lg._apt_source_entries((d,))
-            self.assertEqual(lg.debian_mirrors(entries), {
+            entries = debfetch.apt_source_entries((d,))
+            self.assertEqual(debfetch.debian_mirrors(entries), {
                 "debian": mirror + deb, "security": secm + sec})
             # No security entry: the main mirror's debian-security tree.
             m = "http://m.example"
-            self.assertEqual(lg.debian_mirrors(
+            self.assertEqual(debfetch.debian_mirrors(
                 [(m + deb + "/", ["bookworm"])])["security"], m + sec)
-            with self.assertRaises(lg.GuestError):
-                lg.debian_mirrors([("http://ppa.example/other", ["noble"])])
+            with self.assertRaises(debfetch.FetchError):
+                debfetch.debian_mirrors([("http://ppa.example/other",
+                                          ["noble"])])
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
@@ -617,7 +685,30 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertTrue(data.startswith(b"#!/bin/busybox sh\n"))
         self.assertEqual(entries["bin/sh"][1], b"busybox")
         self.assertEqual(entries["bin/busybox"][1][:4], b"\x7fELF")
+        mode, data, _, _ = entries["bin/clockprobe-guest"]
+        self.assertEqual(mode & 0o777, 0o755)
+        with open(lg.GUEST_BIN, "rb") as f:
+            self.assertEqual(data, f.read())
+        self.assertIn(b"/bin/clockprobe-guest --settle", entries["init"][1])
         self.assertEqual(len(blob) % 512, 0)
+
+    def test_initrd_built_by_threads_at_once(self):
+        """compare -j N: every thread that finds the initramfs stale
+        writes its own temporary file; all finish, one archive stays."""
+        if not os.path.isfile(lg.BUSYBOX):
+            self.skipTest("busybox not fetched (scripts/linux-guest fetch)")
+        d = tempfile.mkdtemp(prefix="lg-test-")
+        try:
+            dest = os.path.join(d, "initrd.cpio")
+            with concurrent.futures.ThreadPoolExecutor(4) as pool:
+                done = list(pool.map(lambda _: lg.build_initrd(dest),
+                                     range(8)))
+            self.assertEqual(done, [dest] * 8)
+            self.assertEqual(os.listdir(d), ["initrd.cpio"])
+            with open(dest, "rb") as f:
+                self.assertIn("init", read_newc(f.read()))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
     def test_expected_table_covers_configs(self):
         exp = load_expected()
@@ -633,8 +724,10 @@ class RealGuests(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if shutil.which(cpqemu.QEMU) is None:
-            raise unittest.SkipTest(cpqemu.QEMU + " not installed")
+        try:
+            qemu.find_qemu()  # the default one, or QEMU=PATH's
+        except qemu.QemuError as e:
+            raise unittest.SkipTest(str(e))
         if not lg.ready():
             if os.environ.get("LINUX_GUEST_NO_FETCH") == "1":
                 raise unittest.SkipTest("kernels not fetched and "
@@ -651,14 +744,13 @@ class RealGuests(unittest.TestCase):
         cls.expected = load_expected()
 
     def check_config(self, config):
-        fast = lg.CONFIGS[config]["fast"]
-        if not (FULL or fast):
+        row = lg.CONFIGS[config]
+        if not (FULL or row.guest == "fast"):
             self.skipTest("not a fast configuration (LINUX_GUEST_FULL=1)")
         kernels = sorted(self.kernels, key=lg._version)
         if not FULL:
-            kernels = [k for k in kernels if k in lg.DEFAULT_KERNELS]
-        if not FULL and isinstance(fast, tuple):
-            kernels = [k for k in kernels if k in fast]
+            # tests/matrix.conf: guest = fast KERNEL...
+            kernels = [k for k in kernels if k in row.guest_fast_kernels]
         expected = self.expected[config]
         guests, crashed = {}, {}
         for k in kernels:
@@ -685,10 +777,10 @@ class RealGuests(unittest.TestCase):
                                          evidence))
         if not guests:
             self.skip_crashed(config, crashed)
-        image = cpqemu.DEFAULT_IMAGES["uefi"]
+        image = qemu.DEFAULT_IMAGES["uefi"]
         if not os.path.isfile(image):
             self.skipTest("probe image %s missing (make all)" % image)
-        report, err = lg.boot_probe(config)
+        report, err = probe_report(config)
         self.assertIsNone(err, err)
         verdict = report.get("verdict")
         self.assertIsNotNone(verdict, "report has no verdict")
@@ -718,6 +810,12 @@ class RealGuests(unittest.TestCase):
                         g["available"],
                         "by_kernel available_clocksource for %s on %s"
                         % (k, config))
+        for k, g in guests.items():
+            if "format" not in g:   # canned results (OfflineCrashSkips)
+                continue
+            with self.subTest(kernel=k, check="clockprobe-guest"):
+                check_guest_report(self, config, k, g, report,
+                                   len(expected[k]["outcomes"]) == 1)
         if crashed:
             self.skip_crashed(config, crashed)
 
@@ -728,6 +826,119 @@ class RealGuests(unittest.TestCase):
                 g.get("kernel_release"), k, config, g.get("error"),
                 "\n    ".join(g.get("last_lines") or []))
             for k, g in sorted(crashed.items())))
+
+
+def check_guest_report(case, config, kernel, g, report, fixed):
+    """The clockprobe-guest report of one real boot: complete, restored,
+    paired with the probe's by UUID, and predicted = actual where the
+    outcome is fixed (what compare's "Predicted vs actual" shows)."""
+    where = "%s on %s" % (kernel, config)
+    case.assertEqual(g["format"], "guest",
+                     "/init did not print a clockprobe-guest report")
+    rep = g["guest_report"]
+    case.assertEqual(schema.check_guest_report(rep), [], where)
+    meas = rep["measurements"]
+    case.assertEqual([m["clocksource"] for m in meas][0], g["current"])
+    case.assertEqual(sorted(m["clocksource"] for m in meas),
+                     sorted(g["available"]), where)
+    for m in meas:
+        case.assertEqual(m["status"], "ok", (where, m["clocksource"],
+                                             m["reason"]))
+        case.assertIsNotNone(m["vdso"]["in_vdso"], (where, m["vdso"]))
+        case.assertGreater(m["deltas"]["samples"], 0)
+    case.assertEqual([m["switched"] for m in meas],
+                     [False] + [True] * (len(meas) - 1))
+    restore = rep["clocksource"]["restore"]
+    if len(meas) > 1:
+        case.assertTrue(restore["restored"], (where, restore))
+        case.assertEqual(restore["current_after"], g["current"])
+    case.assertEqual(rep["platform"]["smbios"]["uuid"],
+                     lg.config_uuid(config))
+    case.assertEqual(guestjoin.identity(report, False)[0],
+                     lg.config_uuid(config))
+    j = guestjoin.join(rep, report)
+    items = {it["item"]: it for it in j["items"]}
+    case.assertIsInstance(items["read_ns"]["actual"], (int, float))
+    if fixed:
+        for name in ("clocksource", "available", "vdso"):
+            if name in items:
+                case.assertTrue(items[name]["agree"],
+                                "%s: %s predicted %r, actual %r; findings: "
+                                "%s" % (where, name, items[name]["predicted"],
+                                        items[name]["actual"],
+                                        j["findings"]))
+
+
+class ForcedDisagreement(unittest.TestCase):
+    """6.12 on q35-qemu64-smp2 with clocksource=acpi_pm: the probe predicts
+    tsc, the guest runs acpi_pm; compare names it with its cause.  The same
+    boot kills a --switch run with SIGTERM (clockprobe.killtest=1)."""
+
+    CONFIG, KERNEL = "q35-qemu64-smp2", "6.12"
+    APPEND = "clocksource=acpi_pm clockprobe.killtest=1"
+
+    @classmethod
+    def setUpClass(cls):
+        RealGuests.setUpClass.__func__(cls)
+        if cls.KERNEL not in cls.kernels:
+            raise unittest.SkipTest("kernel %s not fetched" % cls.KERNEL)
+        if not os.path.isfile(qemu.DEFAULT_IMAGES["uefi"]):
+            raise unittest.SkipTest("probe image missing (make all)")
+
+    def boot(self):
+        """boot_guest's argv with more kernel arguments; a crashed boot is
+        tried once more, as boot_guest does."""
+        if not lg._initrd_current():
+            lg.build_initrd()
+        argv = lg.guest_command(self.kernels[self.KERNEL]["path"],
+                                lg.CONFIGS[self.CONFIG])
+        argv[argv.index("-append") + 1] += " " + self.APPEND
+        argv += ["-uuid", lg.config_uuid(self.CONFIG)]
+        for attempt in (1, 2):
+            res = process.run_argv(argv, 300)
+            crash = lg.guest_crash(res.log_text)
+            if crash is None:
+                return res.log_text
+        self.skipTest("Linux %s crashed twice under TCG: %s\n  %s" % (
+            self.KERNEL, crash["reason"], "\n  ".join(crash["last_lines"])))
+
+    def test_forced_acpi_pm_is_named_and_a_kill_restores(self):
+        log = self.boot()
+        g = lg.parse_guest_log(log)
+        self.assertIsNotNone(g, log[-2000:])
+        self.assertEqual(g["current"], "acpi_pm")
+        k = g.get("killtest")
+        self.assertIsNotNone(k, "no killtest line")
+        self.assertNotEqual(k["during"], k["original"],
+                            "the kill did not come mid-switch: %r" % k)
+        self.assertEqual((k["original"], k["after"], k["status"]),
+                         ("acpi_pm", "acpi_pm", 128 + 15))
+        report, err = probe_report(self.CONFIG)
+        self.assertIsNone(err, err)
+        predicted = lg.verdict_for_kernel(report, self.KERNEL)[
+            "linux_clocksource"]
+        self.assertEqual(predicted, "tsc")
+        # scripts/compare on the two, as a user runs it.
+        compare = load_script("compare")
+        d = tempfile.mkdtemp(prefix="lg-forced-")
+        try:
+            with open(os.path.join(d, "guest.log"), "w") as f:
+                f.write(log)
+            with open(os.path.join(d, "probe.json"), "w") as f:
+                json.dump(report, f)
+            out, errs = io.StringIO(), io.StringIO()
+            rc = compare.main([os.path.join(d, "probe.json"),
+                               os.path.join(d, "guest.log")],
+                              stdout=out, stderr=errs)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        self.assertEqual(rc, 0, errs.getvalue())
+        text = out.getvalue()
+        self.assertIn("| clocksource | tsc | acpi_pm | **NO** |", text)
+        self.assertIn("finding: the probe predicted tsc for Linux %s"
+                      % g["release"], text)
+        self.assertIn("the guest runs acpi_pm since clocksource=acpi_pm on "
+                      "the kernel command line", text)
 
 
 def _add_config_tests():
