@@ -26,11 +26,13 @@ HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=
 
 # Pure logic: compiled into the probe and into every host unit test.
 PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/decode/*.c src/analysis/*.c src/verdict/*.c \
-	src/results/*.c src/report/*.c))
+	src/results/*.c src/report/*.c src/sources/*_facts.c))
 # Private headers of pure modules (include/ holds the public ones).
 PURE_HDRS  := $(wildcard src/decode/*.h src/verdict/*.h src/report/*.h)
 # Hardware-touching core shared by every boot path.
-CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/discover/*.c src/sources/*.c src/measure/*.c src/console/*.c) src/main.c)
+# (A source's _facts.c is its pure half: JSON and verdict input.)
+CORE_SRCS  := $(sort $(filter-out %_facts.c,$(wildcard src/arch/*.c src/discover/*.c src/sources/*.c \
+	src/measure/*.c src/console/*.c src/run/*.c)) src/main.c)
 CORE_ASM   := $(sort $(wildcard src/arch/*.S))
 UEFI_SRCS  := src/platform/uefi.c
 

@@ -57,11 +57,11 @@ struct coco_info {
 	bool cpuid_sme, cpuid_sev, cpuid_sev_es, cpuid_sev_snp;
 	uint32_t c_bit;           /* 0x8000001F EBX[5:0]: the encryption bit's position */
 	const char *sev_status_state; /* "read" | "fault" | "not_read" */
-	char sev_status_reason[96];   /* why not read, or what the read raised */
+	char sev_status_reason[REASON_LEN]; /* why not read, or what the read raised */
 	uint64_t sev_status;
 	bool sev, sev_es, snp, secure_tsc;
 	bool guest_tsc_freq_read;
-	char guest_tsc_freq_reason[96];
+	char guest_tsc_freq_reason[REASON_LEN];
 	uint64_t guest_tsc_freq_mhz; /* bits 17:0 of the MSR */
 	uint64_t guest_tsc_freq_hz;  /* the same in Hz; Linux also applies the
 	                                secrets page's TSC_FACTOR, which a probe

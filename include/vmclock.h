@@ -4,8 +4,10 @@
  * disrupted (live migration: disruption_marker), whether it was restored
  * from a snapshot (vm_generation_counter), and optionally the counter's
  * relation to UTC/TAI with error bounds.  Pure: decoding, validation, the
- * bounded seqcount read over any memory, names and the period arithmetic;
- * the vmclock source (src/sources/vmclock.c) maps the page. */
+ * bounded seqcount read over any memory, names and the period arithmetic
+ * (src/decode/vmclock.c); the vmclock source's facts, what its hardware
+ * side (src/sources/vmclock.c, which maps the page) learned, and their
+ * JSON (src/sources/vmclock_facts.c). */
 #ifndef CP_VMCLOCK_H
 #define CP_VMCLOCK_H
 #include "util.h"
@@ -117,4 +119,30 @@ const char *vmclock_flag_name(unsigned bit);
 /* The counter's rate the page advertises: 2^(64 + shift) / period, in Hz
  * (rounded down); 0 when period is 0 or the quotient does not fit. */
 uint64_t vmclock_counter_hz(uint64_t period_frac_sec, uint8_t shift);
+
+/* What the vmclock source learned (its member of union source_facts),
+ * filled by its collect hook; all zero for a run that never prepared it. */
+struct vmclock_facts {
+	/* prepare's outcome, for the report's vmclock section: "ok",
+	 * "absent", "error"; NULL when never examined. */
+	const char *status;
+	char reason[REASON_LEN];   /* why absent or in error; "" when ok */
+	bool page_read;            /* a snapshot passed the seqcount */
+	uint64_t address, length;  /* the _CRS range */
+	const char *address_basis; /* which firmware map set it aside */
+	int check;                 /* enum vmclock_check of the page */
+	struct vmclock_page page;
+	uint32_t snapshot_retries; /* failed seqcount tries taking it */
+	uint32_t read_retries;     /* failed tries during the measured reads */
+	uint32_t busy_reads;       /* measured reads that gave up on the seqcount */
+	uint64_t counter_hz;       /* the advertised counter period as a rate, 0 when none */
+};
+
+struct json;
+union source_facts;
+/* vmclock_facts.c: the report's top-level "vmclock" section (in every
+ * report: status absent, "not examined", when the source was never
+ * prepared), every page field decoded and the advertised counter period
+ * against tsc_hz, the TSC rate this run converts at. */
+void vmclock_report_section(struct json *j, const union source_facts *f, uint64_t tsc_hz);
 #endif

@@ -5,7 +5,6 @@
  * left the firmware's #VE and #VC gates alone (a TDX or SEV-ES/SNP
  * guest's firmware handles every CPUID, MSR and port access through
  * them). */
-#include "results.h"
 #include "fault.h"
 #include "idt.h"
 

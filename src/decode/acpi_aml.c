@@ -332,7 +332,7 @@ static bool crs_buffer(const uint8_t *b, uint32_t len, uint32_t v, uint32_t *t_a
 static void set_reason(struct acpi_vmclock_info *out, const char *a, const char *b)
 {
 	struct strbuf sb;
-	sb_init(&sb, out->absent_reason, sizeof out->absent_reason);
+	sb_init(&sb, out->reason, sizeof out->reason);
 	sb_str(&sb, a);
 	if (b)
 		sb_str(&sb, b);
@@ -385,7 +385,7 @@ static void resolve_crs(const uint8_t *b, uint32_t len, const struct range *dev,
 		}
 		if (crs_memory(b + t_at, t_len, out, &why)) {
 			out->usable = true;
-			out->absent_reason[0] = '\0';
+			out->reason[0] = '\0';
 			return;
 		}
 	}

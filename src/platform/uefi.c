@@ -235,10 +235,10 @@ static struct memmap_range uefi_ranges[1024];
 
 static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
 {
-	static char why[96];
+	static char reason[REASON_LEN];
 	size_t n;
 	const char *bad = uefi_memmap(uefi_ranges, ARRAY_SIZE(uefi_ranges), &n);
-	return bad ? bad : memmap_write_refusal(uefi_ranges, n, "UEFI memory map", phys, len, why, sizeof why);
+	return bad ? bad : memmap_write_refusal(uefi_ranges, n, "UEFI memory map", phys, len, reason, sizeof reason);
 }
 
 /* The PI specification's DXE services table (vol. 2, "DXE Services
@@ -266,18 +266,18 @@ struct dxe_services {
  * (no device and no memory the firmware knows of: OVMF 2022.11 gives
  * QEMU's E820-reserved VMClock page this type).  *nonexistent: some part
  * was. */
-static const char *gcd_refusal(uint64_t phys, uint64_t len, char *why, size_t cap, bool *nonexistent)
+static const char *gcd_refusal(uint64_t phys, uint64_t len, char *buf, size_t cap, bool *nonexistent)
 {
 	static const EFI_GUID dxe_guid = { 0x05ad34ba, 0x6f02, 0x4214,
 					   { 0x95, 0x2e, 0x4d, 0xa0, 0x39, 0x8e, 0x2b, 0xb9 } };
 	struct dxe_services *dxe = config_table(dxe_guid);
 	struct strbuf sb;
-	sb_init(&sb, why, cap);
+	sb_init(&sb, buf, cap);
 	if (!dxe || !dxe->get_memory_space_descriptor) {
 		sb_str(&sb, "0x");
 		sb_hex(&sb, phys, 1);
 		sb_str(&sb, " is a hole in the UEFI memory map and there are no DXE services to ask");
-		return why;
+		return buf;
 	}
 	/* One descriptor per step, each ending past the last: bounded. */
 	uint64_t at = phys, end = phys + len;
@@ -288,7 +288,7 @@ static const char *gcd_refusal(uint64_t phys, uint64_t len, char *why, size_t ca
 			sb_str(&sb, "0x");
 			sb_hex(&sb, at, 1);
 			sb_str(&sb, " has no GCD descriptor");
-			return why;
+			return buf;
 		}
 		if (d.type != GCD_RESERVED && d.type != GCD_MMIO && d.type != GCD_NON_EXISTENT) {
 			sb_str(&sb, "0x");
@@ -296,7 +296,7 @@ static const char *gcd_refusal(uint64_t phys, uint64_t len, char *why, size_t ca
 			sb_str(&sb, " is a hole in the UEFI memory map but memory in the GCD map (type ");
 			sb_u64(&sb, d.type);
 			sb_str(&sb, ")");
-			return why;
+			return buf;
 		}
 		*nonexistent |= d.type == GCD_NON_EXISTENT;
 		at = d.base + d.length;
@@ -309,17 +309,17 @@ static const char *gcd_refusal(uint64_t phys, uint64_t len, char *why, size_t ca
  * refused. */
 static const char *uefi_reserved_read_refusal(uint64_t phys, uint64_t len, const char **basis)
 {
-	static char why[128];
+	static char reason[REASON_LEN];
 	size_t n;
 	bool nonexistent = false;
 	const char *bad = uefi_memmap(uefi_ranges, ARRAY_SIZE(uefi_ranges), &n);
 	if (bad)
 		return bad;
 	*basis = "reserved in the UEFI memory map";
-	const char *refused = memmap_reserved_refusal(uefi_ranges, n, "UEFI memory map", phys, len, why, sizeof why);
+	const char *refused = memmap_reserved_refusal(uefi_ranges, n, "UEFI memory map", phys, len, reason, sizeof reason);
 	if (!refused || !str_equal(refused + str_len(refused) - str_len("(a hole)"), "(a hole)"))
 		return refused;
-	refused = gcd_refusal(phys, len, why, sizeof why, &nonexistent);
+	refused = gcd_refusal(phys, len, reason, sizeof reason, &nonexistent);
 	*basis = nonexistent ? "a hole in the UEFI memory map, non-existent in the GCD map (the firmware knows no "
 			       "memory or device there)"
 			     : "a hole in the UEFI memory map, reserved or MMIO in the GCD map";

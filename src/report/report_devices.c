@@ -1,7 +1,8 @@
 /* The newest clock devices' discovery facts in the report: the VMClock
- * device as the ACPI tables declare it (platform.acpi.vmclock) and the
- * confidential-VM state (platform.confidential).  The vmclock source's
- * own figures are in its sources[] entry. */
+ * device as the ACPI tables declare it (platform.acpi.vmclock), the
+ * confidential-VM state (platform.confidential), KVM steal time over the
+ * gap window and clock pairing.  The vmclock source's own figures are in
+ * its sources[] entry and its section (src/sources/vmclock_facts.c). */
 #include "report_parts.h"
 #include "coco.h"
 
@@ -29,7 +30,7 @@ void acpi_vmclock_json(struct json *j, const struct acpi_info *a)
 		json_bool(j, "writable", v->writable);
 		json_u64(j, "cacheability", v->cacheability);
 	} else {
-		json_string(j, "reason", v->absent_reason);
+		json_string(j, "reason", v->reason);
 	}
 	if (v->unresolved)
 		json_u64(j, "matches_not_resolved", v->unresolved);
@@ -106,95 +107,6 @@ void confidential_json(struct json *j, const struct run_results *r)
 	for (unsigned i = 0; i < n; i++)
 		json_string(j, NULL, limits[i]);
 	json_array_end(j);
-	json_object_end(j);
-}
-
-/* The VMClock page: every field decoded, and the counter period it
- * advertises against the TSC rate this run measured. */
-void vmclock_json(struct json *j, const struct run_results *r)
-{
-	static const char *const status_names[] = { "ok", "absent", "error" };
-	const struct source_result *s = (unsigned)SOURCE_ID_VMCLOCK < r->source_count ? &r->sources[SOURCE_ID_VMCLOCK]
-										 : NULL;
-	const struct vmclock_facts *v = &results_facts(r, SOURCE_ID_VMCLOCK)->vmclock;
-	json_object_begin(j, "vmclock");
-	json_string(j, "status", s ? status_names[s->status] : "absent");
-	if (!s || s->status != SOURCE_OK)
-		json_string(j, "reason", s ? s->desc.reason : "not examined");
-	if (v->address) {
-		json_u64(j, "address", v->address);
-		hex_json(j, "address_hex", v->address);
-		json_u64(j, "length", v->length);
-		json_string(j, "address_basis", v->address_basis);
-	}
-	if (!v->page_read) {
-		json_null(j, "version");
-		json_null(j, "counter_id");
-		json_null(j, "clock_status");
-		json_null(j, "disruption_marker");
-		json_null(j, "vm_generation_counter");
-		json_null(j, "flags");
-		json_object_end(j);
-		return;
-	}
-	const struct vmclock_page *p = &v->page;
-	hex_json(j, "magic_hex", p->magic);
-	json_u64(j, "size", p->size);
-	json_u64(j, "version", p->version);
-	json_u64(j, "counter_id", p->counter_id);
-	json_string(j, "counter", vmclock_counter_name(p->counter_id));
-	json_u64(j, "time_type", p->time_type);
-	json_string(j, "time_type_name", vmclock_time_type_name(p->time_type));
-	json_u64(j, "seq_count", p->seq_count);
-	json_u64(j, "disruption_marker", p->disruption_marker);
-	json_u64(j, "flags", p->flags);
-	hex_json(j, "flags_hex", p->flags);
-	json_array_begin(j, "flag_names");
-	for (unsigned b = 0; b < VMCLOCK_FLAG_COUNT; b++)
-		if (p->flags & (1ull << b))
-			json_string(j, NULL, vmclock_flag_name(b));
-	json_array_end(j);
-	json_u64(j, "clock_status", p->clock_status);
-	json_string(j, "clock_status_name", vmclock_status_name(p->clock_status));
-	json_u64(j, "leap_second_smearing_hint", p->leap_second_smearing_hint);
-	json_string(j, "leap_second_smearing_hint_name", vmclock_smearing_name(p->leap_second_smearing_hint));
-	json_i64(j, "tai_offset_sec", p->tai_offset_sec);
-	json_u64(j, "leap_indicator", p->leap_indicator);
-	json_string(j, "leap_indicator_name", vmclock_leap_name(p->leap_indicator));
-	json_u64(j, "counter_period_shift", p->counter_period_shift);
-	json_u64(j, "counter_value", p->counter_value);
-	json_u64(j, "counter_period_frac_sec", p->counter_period_frac_sec);
-	json_u64(j, "counter_period_esterror_rate_frac_sec", p->counter_period_esterror_rate_frac_sec);
-	json_u64(j, "counter_period_maxerror_rate_frac_sec", p->counter_period_maxerror_rate_frac_sec);
-	json_u64(j, "time_sec", p->time_sec);
-	json_u64(j, "time_frac_sec", p->time_frac_sec);
-	json_u64(j, "time_esterror_nanosec", p->time_esterror_nanosec);
-	json_u64(j, "time_maxerror_nanosec", p->time_maxerror_nanosec);
-	json_u64(j, "vm_generation_counter", p->vm_generation_counter);
-	json_bool(j, "vm_generation_counter_present", p->flags & VMCLOCK_FLAG_VM_GEN_COUNTER_PRESENT);
-	json_u64(j, "snapshot_retries", v->snapshot_retries);
-	json_u64(j, "read_retries", v->read_retries);
-	json_u64(j, "busy_reads", v->busy_reads);
-	/* The advertised period against the measured TSC rate. */
-	uint64_t measured = results_tsc_hz(r);
-	int64_t ppm;
-	if (v->counter_hz) {
-		json_u64(j, "counter_hz", v->counter_hz);
-		if (measured && rate_ppm_diff(v->counter_hz, measured, &ppm)) {
-			json_u64(j, "measured_tsc_hz", measured);
-			json_i64(j, "counter_vs_measured_ppm", ppm);
-		} else {
-			json_null(j, "counter_vs_measured_ppm");
-			json_string(j, "counter_vs_measured_reason", "no measured TSC rate in this run");
-		}
-	} else {
-		json_null(j, "counter_hz");
-		json_null(j, "counter_vs_measured_ppm");
-		json_string(j, "counter_vs_measured_reason",
-			    p->counter_id != VMCLOCK_COUNTER_X86_TSC
-				    ? "the page advertises no TSC relation (counter_id is not x86_tsc)"
-				    : "the page's counter period is 0 or out of range");
-	}
 	json_object_end(j);
 }
 

@@ -17,7 +17,8 @@
  * period (counter_id x86_tsc) the report compares that with the measured
  * TSC rate.  Watch mode re-reads the marker and the generation counter
  * every interval (live_state). */
-#include "measure.h"
+#include "vmclock.h"
+#include "source.h"
 #include "platform.h"
 #include "discover.h"
 #include "fault.h"
@@ -56,19 +57,17 @@ static enum source_status fail(struct source_desc *d, const char *what, const ch
 	return SOURCE_ERROR;
 }
 
-static enum source_status vmclock_prepare(struct source_desc *d, const struct probe_facts *f)
+static enum source_status prepare_page(struct source_desc *d, const struct probe_facts *f)
 {
 	const struct acpi_vmclock_info *vc = &f->acpi.vmclock;
-	memset(&facts, 0, sizeof facts);
-	page = NULL;
 	if (!vc->found) {
 		str_copy(d->reason, sizeof d->reason,
-			 f->acpi_parsed ? vc->absent_reason : "no usable ACPI tables to find a VMClock device in");
+			 f->acpi_parsed ? vc->reason : "no usable ACPI tables to find a VMClock device in");
 		return SOURCE_ABSENT;
 	}
 	if (!vc->usable) {
 		/* Declared but not locatable: there, and misbehaving. */
-		str_copy(d->reason, sizeof d->reason, vc->absent_reason);
+		str_copy(d->reason, sizeof d->reason, vc->reason);
 		return SOURCE_ERROR;
 	}
 	facts.address = vc->address;
@@ -91,14 +90,14 @@ static enum source_status vmclock_prepare(struct source_desc *d, const struct pr
 	if (fault)
 		return fail(d, "VMClock page", fault_name(fault));
 	if (magic != VMCLOCK_MAGIC) {
-		char why[80];
+		char reason[REASON_LEN];
 		struct strbuf sb;
-		sb_init(&sb, why, sizeof why);
+		sb_init(&sb, reason, sizeof reason);
 		sb_str(&sb, "magic 0x");
 		sb_hex(&sb, magic, 8);
 		sb_str(&sb, ", not 0x4b4c4356 (\"VCLK\"): nothing more read");
 		facts.check = VMCLOCK_BAD_MAGIC;
-		return fail(d, "VMClock page", why);
+		return fail(d, "VMClock page", reason);
 	}
 	/* Only what the structure needs is touched, every page of it first
 	 * through the fault guard. */
@@ -107,15 +106,15 @@ static enum source_status vmclock_prepare(struct source_desc *d, const struct pr
 		return fail(d, "VMClock page", "not mapped (the read faulted)");
 	struct vmclock_page *p = &facts.page;
 	enum vmclock_check c = vmclock_snapshot(page, readable, p, SNAPSHOT_TRIES, &facts.snapshot_retries);
-	char why[96];
+	char reason[REASON_LEN];
 	if (c == VMCLOCK_OK)
-		c = vmclock_validate(p, vc->length, why, sizeof why);
+		c = vmclock_validate(p, vc->length, reason, sizeof reason);
 	else
-		str_copy(why, sizeof why, "seq_count stayed odd or kept changing through 1000 tries");
+		str_copy(reason, sizeof reason, "seq_count stayed odd or kept changing through 1000 tries");
 	facts.check = c;
 	if (c != VMCLOCK_OK) {
 		page = NULL;
-		return fail(d, "VMClock page", why);
+		return fail(d, "VMClock page", reason);
 	}
 	facts.page_read = true;
 	/* The structure may be shorter than what the range reserves. */
@@ -130,7 +129,22 @@ static enum source_status vmclock_prepare(struct source_desc *d, const struct pr
 	return SOURCE_OK;
 }
 
-static void vmclock_collect(struct source_facts *out)
+/* The outcome is kept with the facts: the report's vmclock section is
+ * written from them alone. */
+static enum source_status vmclock_prepare(struct source_desc *d, const struct probe_facts *f)
+{
+	static const char *const status_names[] = { [SOURCE_OK] = "ok", [SOURCE_ABSENT] = "absent",
+						    [SOURCE_ERROR] = "error" };
+	memset(&facts, 0, sizeof facts);
+	page = NULL;
+	enum source_status st = prepare_page(d, f);
+	facts.status = status_names[st];
+	if (st != SOURCE_OK)
+		str_copy(facts.reason, sizeof facts.reason, d->reason);
+	return st;
+}
+
+static void vmclock_collect(union source_facts *out)
 {
 	out->vmclock = facts;
 	out->vmclock.read_retries = __atomic_load_n(&facts.read_retries, __ATOMIC_RELAXED);
@@ -160,4 +174,5 @@ const struct clock_source source_vmclock = {
 	.prepare = vmclock_prepare,
 	.collect = vmclock_collect,
 	.live_state = vmclock_live_state,
+	.report_section = vmclock_report_section,
 };

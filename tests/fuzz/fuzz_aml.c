@@ -28,11 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	acpi_aml_find_vmclock(copy, (uint32_t)size, &vc);
 	free(copy);
 	check_terminated(vc.path, sizeof vc.path);
-	check_terminated(vc.absent_reason, sizeof vc.absent_reason);
+	check_terminated(vc.reason, sizeof vc.reason);
 	check_terminated(vc.table, sizeof vc.table);
-	if (vc.usable && (!vc.found || !vc.length || !vc.resource || vc.absent_reason[0]))
+	if (vc.usable && (!vc.found || !vc.length || !vc.resource || vc.reason[0]))
 		abort();
-	if (!vc.usable && !vc.absent_reason[0])
+	if (!vc.usable && !vc.reason[0])
 		abort();
 	if (vc.found != (vc.devices > 0) || (vc.found && !vc.hid_match && !vc.cid_match))
 		abort();
