@@ -47,12 +47,16 @@ LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
 class Run:
     """One verified report and how the outputs name it."""
 
-    def __init__(self, report, path, run_id, label=None):
+    def __init__(self, report, path, run_id, label=None,
+                 verified="crc32"):
         self.report = report
         self.path = path
         self.run_id = run_id
         self.label = label
         self.watch = []     # [(seq, record)] from the same log, verified
+        # "crc32": a framed report whose length and CRC checked out;
+        # "unverified": a bare JSON file, which nothing vouches for.
+        self.verified = verified
 
     def get(self, p):
         try:
@@ -133,6 +137,43 @@ def file_labels(paths):
     return out
 
 
+def read_run(path, from_dir, warn=lambda msg: None):
+    """(run, None), (None, reason) for a rejected input, or (None, None)
+    for a file of a directory that is no report (skipped with a note).
+
+    run.watch holds the log's verified watch records; damaged ones are in
+    run.watch_rejected as (name, reason).  The label is left unset."""
+    how = {}
+    report, why = frame.load_report_file(path, how)
+    if report is not None and not REPORT_KEYS.intersection(report):
+        if from_dir:    # results.json of a matrix run, other tools' JSON
+            warn("compare: %s: not a clockprobe report, skipped" % path)
+            return None, None
+        report, why = None, "not a clockprobe report (none of %s)" % (
+            ", ".join(sorted(REPORT_KEYS)))
+    if report is None:
+        warn("compare: %s: rejected: %s" % (path, why))
+        return None, why
+    run = Run(report, path, canonical_run_id(report),
+              verified=how.get("verified", "crc32"))
+    run.from_dir = from_dir
+    run.watch_rejected = []
+    if not path.endswith(".json"):
+        run.watch = _watch_records(path, run, run.watch_rejected, warn)
+    return run, None
+
+
+def explicit_label(run, labels):
+    """--label for this input (by input order), else probe.label, else
+    None: the file-name label needs every such run (file_labels)."""
+    if run.input_index < len(labels):
+        return labels[run.input_index]
+    probe_label = run.get("probe.label")
+    if isinstance(probe_label, str) and probe_label.strip():
+        return cap(probe_label, 200)
+    return None
+
+
 def load_runs(paths, labels=(), warn=lambda msg: None):
     """(runs, rejected, duplicates) for the given files and directories.
 
@@ -146,38 +187,25 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     files = expand_inputs(paths)
     runs, rejected, dups, seen = [], [], [], {}
     for index, (p, from_dir) in enumerate(files):
-        report, why = frame.load_report_file(p)
-        if report is not None and not REPORT_KEYS.intersection(report):
-            if from_dir:    # results.json of a matrix run, other tools' JSON
-                warn("compare: %s: not a clockprobe report, skipped" % p)
-                continue
-            report, why = None, "not a clockprobe report (none of %s)" % (
-                ", ".join(sorted(REPORT_KEYS)))
-        if report is None:
-            warn("compare: %s: rejected: %s" % (p, why))
-            rejected.append((p, why))
+        run, why = read_run(p, from_dir, warn)
+        if run is None:
+            if why is not None:
+                rejected.append((p, why))
             continue
-        rid = canonical_run_id(report)
+        rid = run.run_id
         if rid in seen and (from_dir or seen[rid].from_dir):
             dups.append((p, seen[rid].path))
             warn("compare: %s: same run as %s (%s), counted once"
                  % (p, seen[rid].path, rid))
             continue
-        run = Run(report, p, rid)
-        run.from_dir = from_dir
         run.input_index = index
         seen.setdefault(rid, run)
         runs.append(run)
-        if not p.endswith(".json"):
-            run.watch = _watch_records(p, run, rejected, warn)
+        rejected.extend(run.watch_rejected)
     need_file_label = []
     for r in runs:
-        probe_label = r.get("probe.label")
-        if r.input_index < len(labels):
-            r.label = labels[r.input_index]
-        elif isinstance(probe_label, str) and probe_label.strip():
-            r.label = cap(probe_label, 200)
-        else:
+        r.label = explicit_label(r, labels)
+        if r.label is None:
             need_file_label.append(r)
     for r, lab in zip(need_file_label,
                       file_labels([r.path for r in need_file_label])):
@@ -322,46 +350,74 @@ def unit_of(section, field):
     return unit_for(segs)
 
 
-def _emit(rows, head, field, value):
-    """Append a row for every scalar below value; head is (run_id, label,
-    section, name), field the path below the entry so far."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _emit(rows, head, field + "." + k if field else k, v)
-    elif isinstance(value, list):
-        for nm, v in zip(_list_names(value), value):
-            _emit(rows, head, "%s[%s]" % (field, nm), v)
-    elif value is not None:
-        if isinstance(value, str):
-            value = cap(value)
-        rows.append(head + (field, value, unit_of(head[2], field)))
-
-
-def long_rows(run):
-    """The long-format rows of one run, in report order.
+def flatten(report, watch=()):
+    """Every scalar of a report as two parallel lists: keys, one
+    (section, name, field) per value, and the values, in report order.
 
     A list of objects directly under the report or one level down becomes
     the section (sources, drift, verdict.warnings, platform.acpi.tables),
-    its entries the names; anything deeper stays in the field path."""
-    rows = []
-    rid, lab = run.run_id, run.label
-    for section, value in run.report.items():
+    its entries the names; anything deeper stays in the field path.  Watch
+    records (seq, record) come last as section watch_records, name = seq.
+    Strings are capped; None is left out.  One walk, no recursion through
+    helpers per value: a fleet of 100,000 reports spends its load time
+    here (about 540 values a report)."""
+    keys, vals = [], []
+    add_key, add_val = keys.append, vals.append
+    dict_, list_, str_ = dict, list, str
+
+    def walk(section, name, field, value):
+        if type(value) is dict_:
+            pre = field + "." if field else ""
+            for k, v in value.items():
+                if v is None:
+                    continue
+                t = type(v)
+                if t is dict_ or t is list_:
+                    walk(section, name, pre + k, v)
+                else:
+                    add_key((section, name, pre + k))
+                    add_val(cap(v) if t is str_ else v)
+        elif type(value) is list_:
+            for nm, v in zip(_list_names(value), value):
+                if v is None:
+                    continue
+                f = "%s[%s]" % (field, nm)
+                t = type(v)
+                if t is dict_ or t is list_:
+                    walk(section, name, f, v)
+                else:
+                    add_key((section, name, f))
+                    add_val(cap(v) if t is str_ else v)
+        elif value is not None:
+            add_key((section, name, field))
+            add_val(cap(value) if isinstance(value, str) else value)
+
+    for section, value in report.items():
         if section in SKIP_SECTIONS:
             continue
         if isinstance(value, list):
             for nm, v in zip(_list_names(value), value):
-                _emit(rows, (rid, lab, section, nm), "", v)
+                walk(section, nm, "", v)
         elif isinstance(value, dict):
             for k, v in value.items():
                 if isinstance(v, list) and any(isinstance(e, dict)
                                                for e in v):
                     sec = section + "." + k
                     for nm, e in zip(_keyed_names(v), v):
-                        _emit(rows, (rid, lab, sec, nm), "", e)
+                        walk(sec, nm, "", e)
                 else:
-                    _emit(rows, (rid, lab, section, ""), k, v)
+                    walk(section, "", k, v)
         else:
-            _emit(rows, (rid, lab, section, ""), "", value)
-    for seq, rec in run.watch:
-        _emit(rows, (rid, lab, WATCH_SECTION, str(seq)), "", rec)
-    return rows
+            walk(section, "", "", value)
+    for seq, rec in watch:
+        walk(WATCH_SECTION, str(seq), "", rec)
+    return keys, vals
+
+
+def long_rows(run):
+    """The long-format rows of one run, in report order:
+    (run_id, label, section, name, field, value, unit); see flatten()."""
+    rid, lab = run.run_id, run.label
+    keys, vals = flatten(run.report, run.watch)
+    return [(rid, lab, s, n, f, v, unit_of(s, f))
+            for (s, n, f), v in zip(keys, vals)]

@@ -271,7 +271,7 @@ def hypervisor_charts(runs):
 DETAILS_MAX_RUNS = 40
 
 
-def render(runs, details_html, rejected, source_charts):
+def render(runs, details_html, rejected, source_charts, kset=None):
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta http-equiv="Content-Security-Policy" content="%s">'
            % csp_header(),

@@ -1,0 +1,449 @@
+"""Kernel sets: the verdict for the guest kernels a fleet runs.
+
+A report's verdict.by_kernel[] judges every Linux release the rules know,
+merged into ranges with one outcome each.  A fleet runs several kernels
+(Debian 12's 6.1 next to 6.18), so gates, fleet data and the headline
+answer for a set of releases, never for one release only:
+
+    lts        every maintained long-term line the rules know, plus the
+               newest release (the default for gates and fleet data)
+    all        every release the rules know
+    6.1,6.12   the releases named
+
+The release list and the long-term lines come from the verdict's own era
+table (src/verdict/decide.c), one source of truth: each by_kernel range
+names its releases and long-term lines (by_kernel[].releases, .longterm),
+and for reports written before those names existed, build/host/verdict-judge
+--releases prints the same table.
+
+Each range is judged as precisely as the report allows (Range.judged):
+
+    report            the report's by_kernel range carries its warnings,
+                      confidence and read cost (probes since issue 29), or
+                      it is the range of the report's own linux_kernel,
+                      whose verdict the report has in full
+    rules             the verdict rules judged the report's verdict.inputs
+                      again for that range (build/host/verdict-judge)
+    clocksource only  neither: the range says which clocksource and vDSO,
+                      but not which warnings or how sure; gates say so
+"""
+
+import json
+import os
+import subprocess
+
+from . import query
+
+SEVERITIES = ("info", "warning", "critical")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+JUDGE = os.path.join(REPO, "build", "host", "verdict-judge")
+SET_WORDS = ("lts", "all")
+
+
+class KernelSetError(ValueError):
+    pass
+
+
+def _kv(name):
+    try:
+        a, b = str(name).split(".", 1)
+        return int(a), int(b)
+    except ValueError:
+        return None
+
+
+def parse_kernels(text):
+    """argparse type for --kernels LIST|lts|all: a KernelSet."""
+    import argparse
+    try:
+        return KernelSet(text)
+    except KernelSetError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+class KernelSet:
+    """What --kernels named: a word (lts, all) or a list of releases."""
+
+    def __init__(self, text="lts"):
+        self.text = (text or "lts").strip()
+        words = [w.strip() for w in self.text.split(",") if w.strip()]
+        if not words:
+            raise KernelSetError("--kernels needs lts, all or releases "
+                                 "(6.1,6.12)")
+        self.word = None
+        self.named = []
+        for w in words:
+            if w.lower() in SET_WORDS:
+                if len(words) > 1:
+                    raise KernelSetError(
+                        "--kernels %s: %s stands alone (or list releases)"
+                        % (self.text, w))
+                self.word = w.lower()
+            elif _kv(w) is None:
+                raise KernelSetError(
+                    "--kernels: %r is neither lts, all nor a release "
+                    "(MAJOR.MINOR, e.g. 6.1)" % w)
+            else:
+                self.named.append(w)
+
+    def releases(self, table):
+        """The releases of the set, oldest first, from a ReleaseTable;
+        KernelSetError for a named release the rules do not know."""
+        if self.word == "all":
+            return list(table.releases)
+        if self.word == "lts":
+            return table.lts()
+        unknown = [r for r in self.named if r not in table.releases]
+        if unknown:
+            raise KernelSetError(
+                "--kernels: %s not among the releases the rules know "
+                "(%s .. %s)" % (", ".join(unknown), table.releases[0],
+                                table.releases[-1]))
+        return sorted(set(self.named), key=_kv)
+
+    def __str__(self):
+        return self.text
+
+
+class ReleaseTable:
+    """Every release the rules know, oldest first, and the maintained
+    long-term lines among them."""
+
+    def __init__(self, releases, longterm):
+        self.releases = list(releases)
+        self.longterm = [r for r in longterm if r in self.releases]
+
+    def lts(self):
+        out = list(self.longterm)
+        if self.releases and self.releases[-1] not in out:
+            out.append(self.releases[-1])
+        return out
+
+    @classmethod
+    def from_ranges(cls, ranges):
+        if not ranges or any(r.releases is None for r in ranges):
+            return None
+        return cls([x for r in ranges for x in r.releases],
+                   [x for r in ranges for x in (r.longterm or [])])
+
+
+_judge_table = {}
+
+
+def judge_release_table(judge=JUDGE):
+    """The table from build/host/verdict-judge --releases (cached), or
+    None with nothing to run."""
+    if judge in _judge_table:
+        return _judge_table[judge]
+    table = None
+    if os.path.isfile(judge):
+        try:
+            p = subprocess.run([judge, "--releases"], capture_output=True,
+                               text=True, timeout=30)
+            if p.returncode == 0:
+                d = json.loads(p.stdout)
+                table = ReleaseTable(d["releases"], d["longterm"])
+        except (OSError, ValueError, KeyError, subprocess.TimeoutExpired):
+            table = None
+    _judge_table[judge] = table
+    return table
+
+
+class Range:
+    """One by_kernel range as a kernel set sees it."""
+
+    __slots__ = ("frm", "to", "clocksource", "vdso", "predicted_read_ns",
+                 "confidence", "risk", "warnings", "releases", "longterm",
+                 "judged", "note")
+
+    def label(self):
+        """4.19-6.11, 6.12+ (open), 6.1 (one release)."""
+        if self.to is None:
+            return "%s+" % self.frm
+        if self.to == self.frm:
+            return self.frm
+        return "%s-%s" % (self.frm, self.to)
+
+    def contains(self, release):
+        k = _kv(release)
+        lo = _kv(self.frm)
+        hi = _kv(self.to) if self.to is not None else None
+        return k is not None and lo is not None and k >= lo and \
+            (hi is None or k <= hi)
+
+    def worst_severity(self):
+        if not self.warnings:
+            return None
+        ranks = [SEVERITIES.index(s) for _, s in self.warnings
+                 if s in SEVERITIES]
+        return SEVERITIES[max(ranks)] if ranks else None
+
+
+def _str(v):
+    return v if isinstance(v, str) else None
+
+
+def _num(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) \
+        else None
+
+
+def _names(v):
+    if not isinstance(v, list):
+        return None
+    return [x for x in v if isinstance(x, str)]
+
+
+def _warning_pairs(ws):
+    out = []
+    for w in ws if isinstance(ws, list) else []:
+        if isinstance(w, dict) and isinstance(w.get("code"), str):
+            out.append((w["code"], str(w.get("severity") or "")))
+    return out
+
+
+def ranges_of(report):
+    """[Range] from a report's verdict.by_kernel, judged as the report
+    allows (see the module's docstring); [] without one."""
+    v = report.get("verdict") if isinstance(report, dict) else None
+    if not isinstance(v, dict):
+        return []
+    bk = v.get("by_kernel")
+    main = _str(v.get("linux_kernel"))
+    out = []
+    for e in bk if isinstance(bk, list) else []:
+        if not isinstance(e, dict) or not _str(e.get("from")):
+            continue
+        r = Range()
+        r.frm, r.to = e["from"], _str(e.get("to"))
+        r.clocksource = _str(e.get("linux_clocksource"))
+        r.vdso = e.get("vdso") if isinstance(e.get("vdso"), bool) else None
+        r.risk = e.get("risk") if isinstance(e.get("risk"), dict) else None
+        r.note = _str(e.get("note"))
+        r.releases = _names(e.get("releases"))
+        r.longterm = _names(e.get("longterm"))
+        if isinstance(e.get("warnings"), list):
+            r.warnings = _warning_pairs(e["warnings"])
+            r.confidence = _str(e.get("confidence"))
+            r.predicted_read_ns = _num(e.get("predicted_read_ns"))
+            r.judged = "report"
+        elif main and r.contains(main):
+            # The range of the report's own kernel: its verdict in full.
+            r.warnings = _warning_pairs(v.get("warnings"))
+            r.confidence = _str(v.get("confidence"))
+            r.predicted_read_ns = _num(v.get("predicted_read_ns"))
+            r.judged = "report"
+        else:
+            r.warnings = r.confidence = r.predicted_read_ns = None
+            r.judged = "clocksource only"
+        out.append(r)
+    return out
+
+
+def risk_text(risk):
+    """verdict.risk in a few words: "jiffies_watchdog -> acpi_pm"."""
+    if not isinstance(risk, dict) or not risk.get("reason"):
+        return None
+    return "%s -> %s" % (risk.get("reason"),
+                         risk.get("linux_clocksource") or "?")
+
+
+def table_rows(ranges):
+    """The by_kernel table's columns after run_id, one tuple a range."""
+    out = []
+    for r in ranges:
+        out.append((
+            r.frm, r.to, r.clocksource, r.vdso, r.predicted_read_ns,
+            r.confidence, risk_text(r.risk),
+            None if r.warnings is None else ",".join(c for c, _ in
+                                                     r.warnings),
+            r.worst_severity(),
+            None if r.releases is None else ",".join(r.releases),
+            None if r.longterm is None else ",".join(r.longterm),
+            r.judged))
+    return out
+
+
+# ------------------------------------------------------------ judgments
+
+_verdict_script = []
+
+
+def _verdict_module():
+    """scripts/verdict's judge() (it feeds verdict.inputs to the C rules),
+    loaded once as a module: one way to ask the rules, not two."""
+    if not _verdict_script:
+        import importlib.machinery
+        import importlib.util
+        path = os.path.join(REPO, "scripts", "verdict")
+        loader = importlib.machinery.SourceFileLoader("cp_verdict_script",
+                                                      path)
+        spec = importlib.util.spec_from_loader(loader.name, loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        _verdict_script.append(mod)
+    return _verdict_script[0]
+
+
+def rejudge(report, ranges, judge_path=JUDGE):
+    """Ranges judged "clocksource only" get their warnings, confidence
+    and read cost from the rules, run on the report's verdict.inputs for
+    the range's first release; left as they are where the report has no
+    inputs or the judge is not built (the reason is returned)."""
+    v = report.get("verdict") if isinstance(report, dict) else None
+    todo = [r for r in ranges if r.judged == "clocksource only"]
+    if not todo:
+        return None
+    if not isinstance(v, dict) or not isinstance(v.get("inputs"), dict):
+        return "the report has no verdict.inputs (a probe older than the " \
+            "re-judgeable verdict)"
+    if not os.path.isfile(judge_path):
+        return "%s is not built (make unit)" % judge_path
+    mod = _verdict_module()
+    for r in todo:
+        try:
+            got = mod.judge(report, r.frm, judge_path)
+        except Exception as e:      # VerdictError, a judge that failed
+            return "the rules could not judge it: %s" % e
+        r.warnings = _warning_pairs(got.get("warnings"))
+        r.confidence = _str(got.get("confidence"))
+        r.predicted_read_ns = _num(got.get("predicted_read_ns"))
+        r.judged = "rules"
+    return None
+
+
+class Judgment:
+    """A report's verdict over a kernel set: the ranges the set touches,
+    with the set's releases in each (oldest first)."""
+
+    def __init__(self, report, kset, rules=True, judge_path=JUDGE):
+        self.kset = kset
+        self.error = None
+        self.note = None
+        self.parts = []     # [(Range, [release in the set])]
+        self.ranges = ranges_of(report)
+        if not self.ranges:
+            self.error = "the report has no verdict.by_kernel"
+            return
+        if rules:
+            # Every range, not only the set's: the fleet database keeps
+            # them all, and a report needs this only once.
+            why = rejudge(report, self.ranges, judge_path)
+            if why:
+                self.note = "%s not judged per kernel: %s" % (", ".join(
+                    r.label() for r in self.ranges
+                    if r.judged == "clocksource only"), why)
+        table = ReleaseTable.from_ranges(self.ranges) or \
+            judge_release_table(judge_path)
+        if table is None:
+            self.error = ("no release table: the report predates "
+                          "by_kernel[].releases and %s is not built (make "
+                          "unit)" % judge_path)
+            return
+        try:
+            wanted = kset.releases(table)
+        except KernelSetError as e:
+            self.error = str(e)
+            return
+        self.releases = wanted
+        for r in self.ranges:
+            inside = [x for x in wanted if r.contains(x)]
+            if inside:
+                self.parts.append((r, inside))
+        missing = [x for x in wanted if not any(x in ins for _, ins in
+                                                self.parts)]
+        if missing:
+            self.error = "by_kernel covers none of %s" % ", ".join(missing)
+
+    def hits(self, fail_on):
+        """[(Range, releases, [matching (code, severity)])]."""
+        out = []
+        for r, inside in self.parts:
+            if r.warnings is None:
+                continue
+            m = fail_on.matches([{"code": c, "severity": s}
+                                 for c, s in r.warnings])
+            if m:
+                out.append((r, inside, [(w["code"], w["severity"])
+                                        for w in m]))
+        return out
+
+    def unjudged(self):
+        return [(r, inside) for r, inside in self.parts
+                if r.warnings is None]
+
+    def describe_hits(self, fail_on):
+        """"4.19-6.11 (5.10, 5.15, 6.1, 6.6): ACPI_PM_FALLBACK (critical)";
+        ranges that could not be judged are named too."""
+        out = []
+        for r, inside, ws in self.hits(fail_on):
+            out.append("%s (%s): %s" % (r.label(), ", ".join(inside),
+                                        ", ".join("%s (%s)" % w
+                                                  for w in ws)))
+        return "; ".join(out)
+
+    def rows(self):
+        """Every range of the report (the fleet database keeps them all;
+        the set only picks what gates and the headline look at)."""
+        return table_rows(self.ranges)
+
+
+# ------------------------------------------------------------- headline
+
+def fmt_ns(ns):
+    """~9 ns, ~140 ns, ~2.1 us: as the probe's summary writes costs."""
+    if not isinstance(ns, (int, float)) or isinstance(ns, bool):
+        return None
+    if ns < 10:
+        return "%.1f ns" % ns
+    if ns < 10000:
+        return "%d ns" % int(ns + 0.5)
+    if ns < 10000000:
+        return "%.1f us" % (ns / 1000.0)
+    return "%.1f ms" % (ns / 1e6)
+
+
+def _choice(r):
+    cost = fmt_ns(r.predicted_read_ns)
+    return "%s%s" % (r.clocksource or "?", " ~" + cost if cost else "")
+
+
+CLOCK_RANK = {"tsc": 0, "kvm-clock": 1, "hyperv_clocksource_tsc_page": 1,
+              "xen": 1, "hyperv_clocksource_msr": 2, "hpet": 3,
+              "acpi_pm": 4, "pit": 5, "jiffies": 6}
+
+
+def _worse(a, b):
+    """True when range a is a worse outcome than b: slower clocksource,
+    no vDSO, higher read cost."""
+    ka = (CLOCK_RANK.get(a.clocksource, 3), a.vdso is False,
+          a.predicted_read_ns or 0)
+    kb = (CLOCK_RANK.get(b.clocksource, 3), b.vdso is False,
+          b.predicted_read_ns or 0)
+    return ka > kb
+
+
+def headline(j):
+    """The verdict over the set in one line, as the probe's summary opens:
+    "6.12+: tsc ~7.2 ns; 4.19-6.11 (Debian 12's 6.1): acpi_pm ~215 ns per
+    read - confidence low: no HPET: ..."."""
+    if j.error or not j.parts:
+        return None
+    newest = j.parts[-1][0]
+    text = "%s: %s" % (newest.label(), _choice(newest))
+    worst = newest
+    for r, _ in j.parts:
+        if _worse(r, worst):
+            worst = r
+    if worst is not newest and (worst.clocksource != newest.clocksource
+                                or worst.vdso != newest.vdso):
+        deb = " (Debian 12's 6.1)" if worst.contains("6.1") else ""
+        text += "; %s%s: %s" % (worst.label(), deb, _choice(worst))
+    text += " per read"
+    if newest.confidence:
+        text += " - confidence %s" % newest.confidence
+        if newest.confidence != "high" and newest.risk and \
+                newest.risk.get("note"):
+            text += ": " + newest.risk["note"]
+    return text
