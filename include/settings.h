@@ -10,6 +10,7 @@
 #ifndef CP_SETTINGS_H
 #define CP_SETTINGS_H
 #include "util.h"
+#include "verdict.h"
 
 enum run_mode { MODE_QUICK, MODE_DEFAULT, MODE_THOROUGH };
 
@@ -43,6 +44,7 @@ struct settings {
 	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
 	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
 	unsigned windows_release; /* windows=REL for verdict.windows; 0 = the newest */
+	struct verdict_kernel_set kernels; /* kernels=lts|all|6.1,6.12: the headline's set; zero = lts */
 	uint32_t watch_seconds;  /* 0 = no watch after the report */
 	uint32_t watch_interval_seconds; /* one record per interval */
 	uint32_t problem_count;

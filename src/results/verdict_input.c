@@ -172,6 +172,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->secure_tsc = VERDICT_UNKNOWN;
 	in->kernel = r->facts.settings.linux_kernel;
 	in->windows = r->facts.settings.windows_release;
+	in->kernels = r->facts.settings.kernels;
 	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		in->drift[i].a = results_source_name(r, r->freq.drift[i].a);
 		in->drift[i].b = results_source_name(r, r->freq.drift[i].b);
