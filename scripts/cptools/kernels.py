@@ -392,16 +392,20 @@ class Judgment:
 # ------------------------------------------------------------- headline
 
 def fmt_ns(ns):
-    """~9 ns, ~140 ns, ~2.1 us: as the probe's summary writes costs."""
+    """A cost as the probe's summary writes it (src/verdict/text.c sb_ns):
+    one decimal, cut, below 10 ns; whole ns below 10 us; then us and ms."""
     if not isinstance(ns, (int, float)) or isinstance(ns, bool):
         return None
-    if ns < 10:
-        return "%.1f ns" % ns
-    if ns < 10000:
-        return "%d ns" % int(ns + 0.5)
-    if ns < 10000000:
-        return "%.1f us" % (ns / 1000.0)
-    return "%.1f ms" % (ns / 1e6)
+    milli = int(round(ns * 1000))
+    if milli < 10000:
+        return "%d.%d ns" % (milli // 1000, milli // 100 % 10)
+    if milli < 10000000:
+        return "%d ns" % ((milli + 500) // 1000)
+    if milli < 10000000000:
+        t = (milli + 50000) // 100000
+        return "%d.%d us" % (t // 10, t % 10)
+    t = (milli + 50000000) // 100000000
+    return "%d.%d ms" % (t // 10, t % 10)
 
 
 def _choice(r):
@@ -409,41 +413,60 @@ def _choice(r):
     return "%s%s" % (r.clocksource or "?", " ~" + cost if cost else "")
 
 
-CLOCK_RANK = {"tsc": 0, "kvm-clock": 1, "hyperv_clocksource_tsc_page": 1,
-              "xen": 1, "hyperv_clocksource_msr": 2, "hpet": 3,
-              "acpi_pm": 4, "pit": 5, "jiffies": 6}
+def _slow(cs):
+    # src/verdict/query.c slow_source(): a syscall and a device read
+    return cs in ("acpi_pm", "hpet", "jiffies", "hyperv_clocksource_msr")
 
 
 def _worse(a, b):
-    """True when range a is a worse outcome than b: slower clocksource,
-    no vDSO, higher read cost."""
-    ka = (CLOCK_RANK.get(a.clocksource, 3), a.vdso is False,
-          a.predicted_read_ns or 0)
-    kb = (CLOCK_RANK.get(b.clocksource, 3), b.vdso is False,
-          b.predicted_read_ns or 0)
-    return ka > kb
+    """src/verdict/text.c range_worse(): a syscall source, no vDSO, a
+    higher read cost."""
+    if _slow(a.clocksource) != _slow(b.clocksource):
+        return _slow(a.clocksource)
+    if a.vdso != b.vdso:
+        return a.vdso is False
+    return (a.predicted_read_ns or 0) > (b.predicted_read_ns or 0)
 
 
-def headline(j):
-    """The verdict over the set in one line, as the probe's summary opens:
-    "6.12+: tsc ~7.2 ns; 4.19-6.11 (Debian 12's 6.1): acpi_pm ~215 ns per
-    read - confidence low: no HPET: ..."."""
+def headline(j, report=None):
+    """The verdict over the set in one line, the words of the probe's own
+    summary line (verdict.headline, src/verdict/text.c): the report's line
+    itself when its kernel_set is the one asked for, else the same line
+    made here for the other set ("Linux 7.1+: tsc ~7.2 ns; 4.19-6.11
+    (Debian 12's 6.1): acpi_pm ~215 ns per read - confidence low")."""
     if j.error or not j.parts:
         return None
+    v = report.get("verdict") if isinstance(report, dict) else None
+    if isinstance(v, dict) and isinstance(v.get("headline"), str) and \
+            isinstance(v.get("kernel_set"), dict) and \
+            v["kernel_set"].get("releases") == getattr(j, "releases", None):
+        return v["headline"]
     newest = j.parts[-1][0]
-    text = "%s: %s" % (newest.label(), _choice(newest))
     worst = newest
     for r, _ in j.parts:
         if _worse(r, worst):
             worst = r
+    text = "Linux %s: %s" % (newest.label(), _choice(newest))
     if worst is not newest and (worst.clocksource != newest.clocksource
                                 or worst.vdso != newest.vdso):
         deb = " (Debian 12's 6.1)" if worst.contains("6.1") else ""
         text += "; %s%s: %s" % (worst.label(), deb, _choice(worst))
-    text += " per read"
-    if newest.confidence:
-        text += " - confidence %s" % newest.confidence
-        if newest.confidence != "high" and newest.risk and \
-                newest.risk.get("note"):
-            text += ": " + newest.risk["note"]
+    measured = newest.predicted_read_ns is not None or \
+        worst.predicted_read_ns is not None
+    text += " per read" if measured else " (read cost not measured)"
+    text += " - confidence %s" % (newest.confidence or "unknown (%s)"
+                                  % newest.judged)
     return text
+
+
+def risk_line(j):
+    """The set's newest range's risk in words, as the summary's Risk line."""
+    if j.error or not j.parts:
+        return None
+    newest = j.parts[-1][0]
+    if not newest.risk or not newest.risk.get("reason"):
+        return None
+    return "Risk (%s): %s; then %s (%s)" % (
+        newest.label(), newest.risk.get("note") or newest.risk["reason"],
+        newest.risk.get("linux_clocksource"),
+        "vDSO" if newest.risk.get("vdso") else "no vDSO")
