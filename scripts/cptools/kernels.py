@@ -105,6 +105,23 @@ class KernelSet:
     def __str__(self):
         return self.text
 
+    @classmethod
+    def of_report(cls, report):
+        """The set the probe's summary used (verdict.kernel_set, its
+        kernels= setting); lts for a report from before kernel sets."""
+        v = report.get("verdict") if isinstance(report, dict) else None
+        ks = v.get("kernel_set") if isinstance(v, dict) else None
+        if isinstance(ks, dict):
+            if ks.get("name") in SET_WORDS:
+                return cls(ks["name"])
+            rel = [r for r in ks.get("releases") or [] if isinstance(r, str)]
+            if rel:
+                try:
+                    return cls(",".join(rel))
+                except KernelSetError:
+                    pass
+        return cls("lts")
+
 
 class ReleaseTable:
     """Every release the rules know, oldest first, and the maintained
@@ -241,6 +258,61 @@ def ranges_of(report):
     return out
 
 
+RANGE_FIELDS = ("frm", "to", "clocksource", "vdso", "predicted_read_ns",
+                "confidence", "risk", "warnings", "releases", "longterm",
+                "judged", "note")
+
+
+def range_dicts(ranges):
+    """Ranges as JSON-ready dicts (a matrix row's results.json record)."""
+    out = []
+    for r in ranges:
+        d = {k: getattr(r, k) for k in RANGE_FIELDS}
+        d["from"] = d.pop("frm")
+        d["linux_clocksource"] = d.pop("clocksource")
+        if d["warnings"] is not None:
+            d["warnings"] = [{"code": c, "severity": s}
+                             for c, s in d["warnings"]]
+        out.append(d)
+    return out
+
+
+def ranges_from_dicts(ds):
+    """range_dicts() read back; None for anything that is not a list."""
+    if not isinstance(ds, list):
+        return None
+    out = []
+    for d in ds:
+        if not isinstance(d, dict) or not _str(d.get("from")):
+            continue
+        r = Range()
+        r.frm, r.to = d["from"], _str(d.get("to"))
+        r.clocksource = _str(d.get("linux_clocksource"))
+        r.vdso = d.get("vdso") if isinstance(d.get("vdso"), bool) else None
+        r.predicted_read_ns = _num(d.get("predicted_read_ns"))
+        r.confidence = _str(d.get("confidence"))
+        r.risk = d.get("risk") if isinstance(d.get("risk"), dict) else None
+        r.warnings = _warning_pairs(d["warnings"]) \
+            if isinstance(d.get("warnings"), list) else None
+        r.releases = _names(d.get("releases"))
+        r.longterm = _names(d.get("longterm"))
+        r.judged = _str(d.get("judged")) or "clocksource only"
+        r.note = _str(d.get("note"))
+        out.append(r)
+    return out
+
+
+def gate_result(j, fail_on):
+    """What --fail-on makes of one Judgment: a dict with text (the hits
+    in words, "" for none), unjudged (range labels the gate could not
+    judge), error and note; None without --fail-on."""
+    if fail_on is None:
+        return None
+    return {"text": j.describe_hits(fail_on),
+            "unjudged": [r.label() for r, _ in j.unjudged()],
+            "error": j.error, "note": j.note}
+
+
 def risk_text(risk):
     """verdict.risk in a few words: "jiffies_watchdog -> acpi_pm"."""
     if not isinstance(risk, dict) or not risk.get("reason"):
@@ -317,16 +389,19 @@ class Judgment:
     """A report's verdict over a kernel set: the ranges the set touches,
     with the set's releases in each (oldest first)."""
 
-    def __init__(self, report, kset, rules=True, judge_path=JUDGE):
+    def __init__(self, report, kset, rules=True, judge_path=JUDGE,
+                 ranges=None):
+        """ranges: Range objects already judged (a matrix record's), in
+        place of the report's."""
         self.kset = kset
         self.error = None
         self.note = None
         self.parts = []     # [(Range, [release in the set])]
-        self.ranges = ranges_of(report)
+        self.ranges = ranges if ranges is not None else ranges_of(report)
         if not self.ranges:
             self.error = "the report has no verdict.by_kernel"
             return
-        if rules:
+        if rules and ranges is None:
             # Every range, not only the set's: the fleet database keeps
             # them all, and a report needs this only once.
             why = rejudge(report, self.ranges, judge_path)
