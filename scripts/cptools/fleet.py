@@ -31,7 +31,7 @@ import re
 import zlib
 
 from . import frame, query, watchlog
-from .untrusted import cap
+from .untrusted import TEXT_CAP, cap
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
@@ -364,6 +364,7 @@ def flatten(report, watch=()):
     keys, vals = [], []
     add_key, add_val = keys.append, vals.append
     dict_, list_, str_ = dict, list, str
+    limit = TEXT_CAP
 
     def walk(section, name, field, value):
         if type(value) is dict_:
@@ -376,8 +377,18 @@ def flatten(report, watch=()):
                     walk(section, name, pre + k, v)
                 else:
                     add_key((section, name, pre + k))
-                    add_val(cap(v) if t is str_ else v)
+                    add_val(v if t is not str_ or len(v) <= limit
+                            else cap(v))
         elif type(value) is list_:
+            if not any(type(v) is dict_ or type(v) is list_ for v in value):
+                # A list of scalars (histogram bins, release names): named
+                # by index, no helper per entry.
+                for i, v in enumerate(value):
+                    if v is not None:
+                        add_key((section, name, "%s[%d]" % (field, i)))
+                        add_val(v if type(v) is not str_ or len(v) <= limit
+                                else cap(v))
+                return
             for nm, v in zip(_list_names(value), value):
                 if v is None:
                     continue
@@ -387,7 +398,8 @@ def flatten(report, watch=()):
                     walk(section, name, f, v)
                 else:
                     add_key((section, name, f))
-                    add_val(cap(v) if t is str_ else v)
+                    add_val(v if t is not str_ or len(v) <= limit
+                            else cap(v))
         elif value is not None:
             add_key((section, name, field))
             add_val(cap(value) if isinstance(value, str) else value)
