@@ -40,14 +40,21 @@ def pyplot():
     """matplotlib.pyplot on the SVG backend, set up once."""
     if _mpl:
         return _mpl[0]
+    import warnings
     from .debpkg import import_debian
-    try:
-        mpl = import_debian("matplotlib")
-    except ImportError:
-        raise ChartError("charts need Debian's python3-matplotlib "
-                         "(scripts/install-deps test installs it)")
-    mpl.use("svg")
-    import matplotlib.pyplot as plt
+    with warnings.catch_warnings():
+        # Debian 12's matplotlib 3.6 on a newer pyparsing: deprecation
+        # notes only, on every import.
+        warnings.simplefilter("ignore")
+        try:
+            mpl = import_debian("matplotlib")
+        except ImportError:
+            raise ChartError("charts need Debian's python3-matplotlib "
+                             "(scripts/install-deps test installs it)")
+        mpl.use("svg")
+        import matplotlib.pyplot as plt
+        plt.figure()    # the first figure parses the styles: quietly too
+        plt.close("all")
     mpl.rcParams.update({
         "svg.fonttype": "none",         # text stays text
         "svg.hashsalt": "clockprobe",   # same data, same ids

@@ -34,7 +34,7 @@ th{background:#f0f0f0} td.reg{background:#fdd;font-weight:bold}
 table.sortable th{cursor:pointer} table.sortable th[aria-sort]{background:#dde}
 h2{font-size:18px;margin-top:1.5em} h3{font-size:15px} .rej{color:#a00}
 .critical{color:#a00;font-weight:bold} .warning{color:#a60} .info{color:#555}
-td.num{text-align:right} td.head{max-width:34em;font-size:12px}
+td.num{text-align:right} td.head{min-width:16em;max-width:34em;font-size:12px}
 .unverified{color:#a60;font-size:11px} svg{max-width:100%;height:auto}
 """
 

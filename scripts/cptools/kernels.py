@@ -228,6 +228,11 @@ def ranges_of(report):
         return []
     bk = v.get("by_kernel")
     main = _str(v.get("linux_kernel"))
+    if not bk and main and _kv(main):
+        # A report from before by_kernel: its own kernel, nothing more.
+        bk = [{"from": main, "to": main,
+               "linux_clocksource": v.get("linux_clocksource"),
+               "vdso": v.get("vdso"), "risk": v.get("risk")}]
     out = []
     for e in bk if isinstance(bk, list) else []:
         if not isinstance(e, dict) or not _str(e.get("from")):
@@ -302,17 +307,6 @@ def ranges_from_dicts(ds):
     return out
 
 
-def gate_result(j, fail_on):
-    """What --fail-on makes of one Judgment: a dict with text (the hits
-    in words, "" for none), unjudged (range labels the gate could not
-    judge), error and note; None without --fail-on."""
-    if fail_on is None:
-        return None
-    return {"text": j.describe_hits(fail_on),
-            "unjudged": [r.label() for r, _ in j.unjudged()],
-            "error": j.error, "note": j.note}
-
-
 def risk_text(risk):
     """verdict.risk in a few words: "jiffies_watchdog -> acpi_pm"."""
     if not isinstance(risk, dict) or not risk.get("reason"):
@@ -337,211 +331,8 @@ def table_rows(ranges):
     return out
 
 
-# ------------------------------------------------------------ judgments
-
-_verdict_script = []
-
-
-def _verdict_module():
-    """scripts/verdict's judge() (it feeds verdict.inputs to the C rules),
-    loaded once as a module: one way to ask the rules, not two."""
-    if not _verdict_script:
-        import importlib.machinery
-        import importlib.util
-        path = os.path.join(REPO, "scripts", "verdict")
-        loader = importlib.machinery.SourceFileLoader("cp_verdict_script",
-                                                      path)
-        spec = importlib.util.spec_from_loader(loader.name, loader)
-        mod = importlib.util.module_from_spec(spec)
-        loader.exec_module(mod)
-        _verdict_script.append(mod)
-    return _verdict_script[0]
-
-
-def rejudge(report, ranges, judge_path=JUDGE):
-    """Ranges judged "clocksource only" get their warnings, confidence
-    and read cost from the rules, run on the report's verdict.inputs for
-    the range's first release; left as they are where the report has no
-    inputs or the judge is not built (the reason is returned)."""
-    v = report.get("verdict") if isinstance(report, dict) else None
-    todo = [r for r in ranges if r.judged == "clocksource only"]
-    if not todo:
-        return None
-    if not isinstance(v, dict) or not isinstance(v.get("inputs"), dict):
-        return "the report has no verdict.inputs (a probe older than the " \
-            "re-judgeable verdict)"
-    if not os.path.isfile(judge_path):
-        return "%s is not built (make unit)" % judge_path
-    mod = _verdict_module()
-    for r in todo:
-        try:
-            got = mod.judge(report, r.frm, judge_path)
-        except Exception as e:      # VerdictError, a judge that failed
-            return "the rules could not judge it: %s" % e
-        r.warnings = _warning_pairs(got.get("warnings"))
-        r.confidence = _str(got.get("confidence"))
-        r.predicted_read_ns = _num(got.get("predicted_read_ns"))
-        r.judged = "rules"
-    return None
-
-
-class Judgment:
-    """A report's verdict over a kernel set: the ranges the set touches,
-    with the set's releases in each (oldest first)."""
-
-    def __init__(self, report, kset, rules=True, judge_path=JUDGE,
-                 ranges=None):
-        """ranges: Range objects already judged (a matrix record's), in
-        place of the report's."""
-        self.kset = kset
-        self.error = None
-        self.note = None
-        self.parts = []     # [(Range, [release in the set])]
-        self.ranges = ranges if ranges is not None else ranges_of(report)
-        if not self.ranges:
-            self.error = "the report has no verdict.by_kernel"
-            return
-        if rules and ranges is None:
-            # Every range, not only the set's: the fleet database keeps
-            # them all, and a report needs this only once.
-            why = rejudge(report, self.ranges, judge_path)
-            if why:
-                self.note = "%s not judged per kernel: %s" % (", ".join(
-                    r.label() for r in self.ranges
-                    if r.judged == "clocksource only"), why)
-        table = ReleaseTable.from_ranges(self.ranges) or \
-            judge_release_table(judge_path)
-        if table is None:
-            self.error = ("no release table: the report predates "
-                          "by_kernel[].releases and %s is not built (make "
-                          "unit)" % judge_path)
-            return
-        try:
-            wanted = kset.releases(table)
-        except KernelSetError as e:
-            self.error = str(e)
-            return
-        self.releases = wanted
-        for r in self.ranges:
-            inside = [x for x in wanted if r.contains(x)]
-            if inside:
-                self.parts.append((r, inside))
-        missing = [x for x in wanted if not any(x in ins for _, ins in
-                                                self.parts)]
-        if missing:
-            self.error = "by_kernel covers none of %s" % ", ".join(missing)
-
-    def hits(self, fail_on):
-        """[(Range, releases, [matching (code, severity)])]."""
-        out = []
-        for r, inside in self.parts:
-            if r.warnings is None:
-                continue
-            m = fail_on.matches([{"code": c, "severity": s}
-                                 for c, s in r.warnings])
-            if m:
-                out.append((r, inside, [(w["code"], w["severity"])
-                                        for w in m]))
-        return out
-
-    def unjudged(self):
-        return [(r, inside) for r, inside in self.parts
-                if r.warnings is None]
-
-    def describe_hits(self, fail_on):
-        """"4.19-6.11 (5.10, 5.15, 6.1, 6.6): ACPI_PM_FALLBACK (critical)";
-        ranges that could not be judged are named too."""
-        out = []
-        for r, inside, ws in self.hits(fail_on):
-            out.append("%s (%s): %s" % (r.label(), ", ".join(inside),
-                                        ", ".join("%s (%s)" % w
-                                                  for w in ws)))
-        return "; ".join(out)
-
-    def rows(self):
-        """Every range of the report (the fleet database keeps them all;
-        the set only picks what gates and the headline look at)."""
-        return table_rows(self.ranges)
-
-
-# ------------------------------------------------------------- headline
-
-def fmt_ns(ns):
-    """A cost as the probe's summary writes it (src/verdict/text.c sb_ns):
-    one decimal, cut, below 10 ns; whole ns below 10 us; then us and ms."""
-    if not isinstance(ns, (int, float)) or isinstance(ns, bool):
-        return None
-    milli = int(round(ns * 1000))
-    if milli < 10000:
-        return "%d.%d ns" % (milli // 1000, milli // 100 % 10)
-    if milli < 10000000:
-        return "%d ns" % ((milli + 500) // 1000)
-    if milli < 10000000000:
-        t = (milli + 50000) // 100000
-        return "%d.%d us" % (t // 10, t % 10)
-    t = (milli + 50000000) // 100000000
-    return "%d.%d ms" % (t // 10, t % 10)
-
-
-def _choice(r):
-    cost = fmt_ns(r.predicted_read_ns)
-    return "%s%s" % (r.clocksource or "?", " ~" + cost if cost else "")
-
-
-def _slow(cs):
-    # src/verdict/query.c slow_source(): a syscall and a device read
-    return cs in ("acpi_pm", "hpet", "jiffies", "hyperv_clocksource_msr")
-
-
-def _worse(a, b):
-    """src/verdict/text.c range_worse(): a syscall source, no vDSO, a
-    higher read cost."""
-    if _slow(a.clocksource) != _slow(b.clocksource):
-        return _slow(a.clocksource)
-    if a.vdso != b.vdso:
-        return a.vdso is False
-    return (a.predicted_read_ns or 0) > (b.predicted_read_ns or 0)
-
-
-def headline(j, report=None):
-    """The verdict over the set in one line, the words of the probe's own
-    summary line (verdict.headline, src/verdict/text.c): the report's line
-    itself when its kernel_set is the one asked for, else the same line
-    made here for the other set ("Linux 7.1+: tsc ~7.2 ns; 4.19-6.11
-    (Debian 12's 6.1): acpi_pm ~215 ns per read - confidence low")."""
-    if j.error or not j.parts:
-        return None
-    v = report.get("verdict") if isinstance(report, dict) else None
-    if isinstance(v, dict) and isinstance(v.get("headline"), str) and \
-            isinstance(v.get("kernel_set"), dict) and \
-            v["kernel_set"].get("releases") == getattr(j, "releases", None):
-        return v["headline"]
-    newest = j.parts[-1][0]
-    worst = newest
-    for r, _ in j.parts:
-        if _worse(r, worst):
-            worst = r
-    text = "Linux %s: %s" % (newest.label(), _choice(newest))
-    if worst is not newest and (worst.clocksource != newest.clocksource
-                                or worst.vdso != newest.vdso):
-        deb = " (Debian 12's 6.1)" if worst.contains("6.1") else ""
-        text += "; %s%s: %s" % (worst.label(), deb, _choice(worst))
-    measured = newest.predicted_read_ns is not None or \
-        worst.predicted_read_ns is not None
-    text += " per read" if measured else " (read cost not measured)"
-    text += " - confidence %s" % (newest.confidence or "unknown (%s)"
-                                  % newest.judged)
-    return text
-
-
-def risk_line(j):
-    """The set's newest range's risk in words, as the summary's Risk line."""
-    if j.error or not j.parts:
-        return None
-    newest = j.parts[-1][0]
-    if not newest.risk or not newest.risk.get("reason"):
-        return None
-    return "Risk (%s): %s; then %s (%s)" % (
-        newest.label(), newest.risk.get("note") or newest.risk["reason"],
-        newest.risk.get("linux_clocksource"),
-        "vDSO" if newest.risk.get("vdso") else "no vDSO")
+# Judging a report over a set (judgment.py); its names stay importable.
+from .judgment import (  # noqa: E402,F401
+    Judgment, gate_result, rejudge)
+# The verdict in one line (headline.py); its names stay importable here.
+from .headline import fmt_ns, headline, risk_line  # noqa: E402,F401
