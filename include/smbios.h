@@ -42,10 +42,10 @@ struct smbios_info {
 	char version[SMBIOS_STRING_MAX + 1];
 	char family[SMBIOS_STRING_MAX + 1];
 	char serial[SMBIOS_STRING_MAX + 1];
-	/* The UUID as text (RFC 4122 form), or "" with uuid_absent saying why
+	/* The UUID as text (RFC 4122 form), or "" with uuid_reason saying why
 	 * (spec: all 00h = no ID, all FFh = not set yet). */
 	char uuid[SMBIOS_UUID_TEXT];
-	const char *uuid_absent;
+	const char *uuid_reason;
 
 	uint32_t error_count;
 	uint32_t errors_dropped;

@@ -38,6 +38,8 @@ struct verdict_kernel_set {
  * an unknown release, a repeated word or more than the list holds. */
 bool verdict_kernel_set_parse(const char *text, size_t len, struct verdict_kernel_set *out);
 const char *verdict_kernel_set_name(const struct verdict_kernel_set *k);
+/* verdict_kernel_set_parse() without keeping the set: for the settings. */
+bool verdict_kernel_set_valid(const char *text, size_t len);
 
 /* The releases the rules judge, oldest first (4.19 .. the newest), and
  * whether each is a long-term line still maintained on the rules' date

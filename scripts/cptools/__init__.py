@@ -32,11 +32,21 @@ and judges a report by the same rules:
   judgment a report judged over a kernel set (--fail-on, the headline)
   headline the verdict over a kernel set in one line
   fields   compare's field table: what is shown, from where, judged how
+  guestjoin   a clockprobe-guest report next to the probe report of the
+           same VM: pairing, predicted vs actual, findings
+  guestout    the joins in compare's Markdown, long format and SQLite
   watchlog    watch-mode records in logs, verified one by one and together
   qmp      QMP: stop, cont, migrate a running VM (watch tests)
   debfetch Debian packages through the host's apt sources, unpacked
   schema   the report's JSON Schema check and its coverage of real reports
   debpkg   importing a Debian-packaged module from any python3
+  paths    where the images, schema and helpers are: source tree or install
+  helpfmt  one --help layout (defaults, exit statuses) for every command
+  cli      the `clockprobe COMMAND` dispatcher (scripts/clockprobe)
+  extract  `clockprobe extract`: the verified report out of a serial log
+  images   `clockprobe images` (make images): every VM and cloud format
+  guest    `clockprobe guest`: runs clockprobe-guest inside a Linux guest
+  settings run --label/--kernel/--settings: where each boot reads them
 
 scripts/cpqemu.py re-exports the public names of the plumbing (qemu,
 process, standin, kvm, frame, query, boot) for older callers; the

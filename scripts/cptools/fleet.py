@@ -130,15 +130,21 @@ def file_labels(paths):
     return out
 
 
-def read_run(path, from_dir, warn=lambda msg: None):
+def read_run(path, from_dir, warn=lambda msg: None, guests=False):
     """(run, None), (None, reason) for a rejected input, or (None, None)
     for a file of a directory that is no report (skipped with a note).
 
-    run.watch holds the log's verified watch records; damaged ones are in
-    run.watch_rejected as (name, reason).  The label is left unset."""
+    run.kind is "probe" or "guest" (a clockprobe-guest report: rejected
+    by name unless guests); run.watch holds the log's verified watch
+    records, damaged ones are in run.watch_rejected as (name, reason);
+    run.verified says how the input was checked.  The label is unset."""
     how = {}
-    report, why = frame.load_report_file(path, how)
-    if report is not None and not REPORT_KEYS.intersection(report):
+    report, kind, why = frame.load_any_report_file(path, how)
+    guest = kind == "guest"
+    if guest and report is not None and not guests:
+        report, why = None, "a clockprobe-guest report, not a probe report"
+    if not guest and report is not None and \
+            not REPORT_KEYS.intersection(report):
         if from_dir:    # results.json of a matrix run, other tools' JSON
             warn("compare: %s: not a clockprobe report, skipped" % path)
             return None, None
@@ -147,27 +153,29 @@ def read_run(path, from_dir, warn=lambda msg: None):
     if report is None:
         warn("compare: %s: rejected: %s" % (path, why))
         return None, why
-    run = Run(report, path, canonical_run_id(report),
-              verified=how.get("verified", "crc32"))
+    rid = guest_run_id(report) if guest else canonical_run_id(report)
+    run = Run(report, path, rid, verified=how.get("verified", "crc32"))
     run.from_dir = from_dir
+    run.kind = "guest" if guest else "probe"
     run.watch_rejected = []
-    if not path.endswith(".json"):
+    if not guest and not path.endswith(".json"):
         run.watch = _watch_records(path, run, run.watch_rejected, warn)
     return run, None
 
 
 def explicit_label(run, labels):
-    """--label for this input (by input order), else probe.label, else
-    None: the file-name label needs every such run (file_labels)."""
+    """--label for this input (by input order), else probe.label (or
+    guest.label), else None: the file-name label needs every such run
+    (file_labels)."""
     if run.input_index < len(labels):
         return labels[run.input_index]
-    probe_label = run.get("probe.label")
+    probe_label = run.get(getattr(run, "kind", "probe") + ".label")
     if isinstance(probe_label, str) and probe_label.strip():
         return cap(probe_label, 200)
     return None
 
 
-def load_runs(paths, labels=(), warn=lambda msg: None):
+def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     """(runs, rejected, duplicates) for the given files and directories.
 
     rejected: [(path, reason)] -- unreadable, bad markers, length or CRC;
@@ -176,11 +184,17 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     e.g. a row's .log next to its .json in a matrix folder; counted once.
     Files named one by one are all used (comparing A with A is allowed).  labels: explicit labels for
     the input files in order (--label; a rejected file keeps its place);
-    the rest come from probe.label, else from the file name."""
+    the rest come from probe.label, else from the file name.
+
+    guests: a list that receives the clockprobe-guest reports among the
+    inputs (Runs too, labelled the same way, guest.label standing for
+    probe.label; cptools.guestjoin pairs them with the probe runs); without
+    it such a report is rejected by name."""
     files = expand_inputs(paths)
     runs, rejected, dups, seen = [], [], [], {}
+    guest_runs = []
     for index, (p, from_dir) in enumerate(files):
-        run, why = read_run(p, from_dir, warn)
+        run, why = read_run(p, from_dir, warn, guests is not None)
         if run is None:
             if why is not None:
                 rejected.append((p, why))
@@ -193,17 +207,29 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
             continue
         run.input_index = index
         seen.setdefault(rid, run)
-        runs.append(run)
+        (guest_runs if run.kind == "guest" else runs).append(run)
         rejected.extend(run.watch_rejected)
     need_file_label = []
-    for r in runs:
+    for r in runs + guest_runs:
         r.label = explicit_label(r, labels)
         if r.label is None:
             need_file_label.append(r)
     for r, lab in zip(need_file_label,
                       file_labels([r.path for r in need_file_label])):
         r.label = lab
+    if guests is not None:
+        guests.extend(guest_runs)
     return runs, rejected, dups
+
+
+def guest_run_id(report):
+    """"guest:" and guest.run_id (random per clockprobe-guest run), else
+    the CRC-32 of the canonical JSON, as for probe reports."""
+    rid = query.get_path(report, "guest.run_id") \
+        if isinstance(report.get("guest"), dict) else None
+    if isinstance(rid, str) and rid:
+        return "guest:" + cap(rid, 200)
+    return canonical_run_id(report)
 
 
 def _watch_records(path, run, rejected, warn):

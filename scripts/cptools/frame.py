@@ -58,12 +58,17 @@ def extract_report_meta(text, keep_json=False):
     The JSON line must match the END marker's byte count and zlib CRC-32
     exactly (it is checked as UTF-8, the bytes the probe sent).
     """
+    return _extract_meta(text, keep_json, BEGIN_RE, END_RE, "report")
+
+
+def _extract_meta(text, keep_json, begin_re, end_re, what):
+    """The last verified frame of one kind (extract_report_meta)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     lines = _lines(text)
-    begins = [i for i, ln in enumerate(lines) if BEGIN_RE.search(ln)]
+    begins = [i for i, ln in enumerate(lines) if begin_re.search(ln)]
     if not begins:
-        return _fail("no report: BEGIN marker not found")
+        return _fail("no %s: BEGIN marker not found" % what)
     # Walk back from the last BEGIN to the last one closed by an END before
     # the next BEGIN: a copy cut off by a reset or a full buffer does not
     # hide an earlier whole one.  The chosen pair is then verified as is --
@@ -72,20 +77,20 @@ def extract_report_meta(text, keep_json=False):
     for b_i, b in enumerate(reversed(begins)):
         stop = begins[len(begins) - b_i] if b_i else len(lines)
         for j in range(b + 1, stop):
-            if END_RE.search(lines[j]):
+            if end_re.search(lines[j]):
                 last_begin, end_idx = b, j
                 break
         if end_idx is not None:
             break
     if end_idx is None:
         return _fail("truncated: END marker missing")
-    schema = int(BEGIN_RE.search(lines[last_begin]).group(1))
+    schema = int(begin_re.search(lines[last_begin]).group(1))
     body = [ln for ln in lines[last_begin + 1:end_idx] if ln.strip()]
     if len(body) != 1:
         return _fail("malformed: expected one JSON line between the "
                      "markers, found %d" % len(body))
     json_line = body[0].strip()
-    m = END_RE.search(lines[end_idx])
+    m = end_re.search(lines[end_idx])
     want_crc, want_len = int(m.group(1), 16), int(m.group(2))
     data = json_line.encode("utf-8")
     if len(data) != want_len:
@@ -148,6 +153,11 @@ def load_report_file(path, how=None):
             raw = f.read()
     except OSError as e:
         return None, "cannot read: %s" % e.strerror
+    return load_report_bytes(raw, how)
+
+
+def load_report_bytes(raw, how=None):
+    """load_report_file() on bytes already read (a file, stdin)."""
     text = raw.decode("utf-8", "replace")
     stripped = text.lstrip("\ufeff").strip()
     if stripped.startswith("{"):
@@ -165,3 +175,68 @@ def load_report_file(path, how=None):
     if report is not None and how is not None:
         how["verified"] = "crc32"
     return report, err
+
+
+# clockprobe-guest's report from inside a running Linux guest (issue 27):
+# the same frame rules, its own marker word, so a log holding both kinds
+# (or a guest's serial console) is never mistaken for the other.
+GUEST_BEGIN_RE = re.compile(r"==== CLOCKPROBE GUEST BEGIN schema=(\d+) ====")
+GUEST_END_RE = re.compile(
+    r"==== CLOCKPROBE GUEST END crc32=([0-9A-Fa-f]{8}) bytes=(\d+) ====")
+
+
+def extract_guest_report_meta(text, keep_json=False):
+    """extract_report_meta() for the CLOCKPROBE GUEST frame."""
+    return _extract_meta(text, keep_json, GUEST_BEGIN_RE, GUEST_END_RE,
+                         "guest report")
+
+
+def extract_guest_report(text):
+    """Return (guest report, None) or (None, reason)."""
+    report, err, _ = extract_guest_report_meta(text)
+    return report, err
+
+
+def frame_guest_report(report_or_json):
+    """Frame a guest report as clockprobe-guest does (tests, fixtures)."""
+    text = frame_report(report_or_json)
+    return text.replace("CLOCKPROBE REPORT BEGIN", "CLOCKPROBE GUEST BEGIN") \
+        .replace("CLOCKPROBE REPORT END", "CLOCKPROBE GUEST END")
+
+
+def is_guest_report(obj):
+    """A JSON object that is a guest report, not the probe's."""
+    return isinstance(obj, dict) and isinstance(obj.get("guest"), dict) \
+        and "measurements" in obj and "probe" not in obj
+
+
+def load_any_report_file(path, how=None):
+    """(report, kind, None) or (None, kind, reason) for a .json file or a
+    serial log: kind "guest" when it holds a CLOCKPROBE GUEST frame (or is
+    a guest report's JSON), else "probe" (load_report_file)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        return None, "probe", "cannot read: %s" % e.strerror
+    text = raw.decode("utf-8", "replace")
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except ValueError as e:
+            if "CLOCKPROBE " not in text:
+                return None, "probe", "JSON does not parse: %s" % e
+        else:
+            if isinstance(obj, dict):   # as load_report_file takes it
+                if how is not None:
+                    how["verified"] = "unverified"
+                return obj, "guest" if is_guest_report(obj) else "probe", \
+                    None
+    if how is not None:
+        how["verified"] = "crc32"
+    if "CLOCKPROBE GUEST BEGIN" in text and not BEGIN_RE.search(text):
+        report, err = extract_guest_report(text)
+        return report, "guest", err
+    report, err = extract_report(text)
+    return report, "probe", err

@@ -206,6 +206,12 @@ const char *verdict_kernel_set_name(const struct verdict_kernel_set *k)
 	return k->kind == VERDICT_KERNELS_ALL ? "all" : k->kind == VERDICT_KERNELS_LIST ? "list" : "lts";
 }
 
+bool verdict_kernel_set_valid(const char *text, size_t len)
+{
+	struct verdict_kernel_set k;
+	return verdict_kernel_set_parse(text, len, &k);
+}
+
 bool verdict_kernel_set_parse(const char *text, size_t len, struct verdict_kernel_set *out)
 {
 	struct verdict_kernel_set k;

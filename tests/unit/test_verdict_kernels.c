@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "check.h"
 #include "verdict.h"
+#include "settings.h"
 
 static char input_lines[256][1024];
 
@@ -171,4 +172,24 @@ TEST(headline_follows_the_set)
 	CHECK(strstr(line, "confidence high") != NULL);
 	CHECK(verdict_summary_fix(&v, line, sizeof line));
 	CHECK(!verdict_summary_risk(&v, line, sizeof line));
+}
+
+/* kernels= in the settings: kept as given once the verdict knows it (as
+ * the run wires it), refused by name otherwise; the verdict input parses
+ * it into the set the headline reports on. */
+TEST(kernels_setting)
+{
+	static struct settings s;
+	settings_defaults(&s);
+	s.check_kernels = verdict_kernel_set_valid;
+	settings_parse(&s, "kernels=6.1,6.12");
+	CHECK_STR(s.kernels, "6.1,6.12");
+	CHECK_EQ_U64(s.problem_count, 0);
+	settings_parse(&s, "kernels=9.9");
+	CHECK_STR(s.kernels, "6.1,6.12");	/* unchanged */
+	CHECK_EQ_U64(s.problem_count, 1);
+	settings_defaults(&s);	/* no checker: the word is refused */
+	settings_parse(&s, "kernels=lts");
+	CHECK_STR(s.kernels, "");
+	CHECK_EQ_U64(s.problem_count, 1);
 }
