@@ -101,11 +101,22 @@ static void throughput_json(struct json *j, const char *raw_key, const char *net
 		      c->throughput_net_se_milli, hz);
 }
 
+static void json_u64_or_null(struct json *j, const char *key, uint64_t v, bool measured)
+{
+	if (measured)
+		json_u64(j, key, v);
+	else
+		json_null(j, key);
+}
+
 void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired)
 {
 	json_object_begin(j, key);
-	json_u64(j, "min", c->cycles.min);
-	json_u64(j, "p50", c->cycles.p50);
+	/* A paired baseline under two TSC steps has quantized percentiles, as
+	 * a source does: null, with the unbiased estimate standing in. */
+	bool quantized = paired && c->below_resolution;
+	json_u64_or_null(j, "min", c->cycles.min, !quantized);
+	json_u64_or_null(j, "p50", c->cycles.p50, !quantized);
 	if (paired)
 		throughput_json(j, "throughput", "throughput_net", "throughput_net_se", "throughput_net_ns",
 				"throughput_net_se_ns", c, hz);
@@ -116,7 +127,7 @@ void baseline_json(struct json *j, const char *key, const struct op_cost *c, uin
 	}
 	json_u64(j, "samples", c->cycles.n);
 	json_u64(j, "windows_discarded", c->windows_discarded);
-	json_u64(j, "p90", c->cycles.p90);
+	json_u64_or_null(j, "p90", c->cycles.p90, !quantized);
 	if (paired) {
 		estimate_json(j, c, hz);
 		harness_pairing_json(j, c);

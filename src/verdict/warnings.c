@@ -135,9 +135,11 @@ static void warn_unsynced(const struct facts *f, const struct model *m, struct v
 	sb_u64(&sb, in->xcpu_warps);
 	sb_str(&sb, " backward steps between CPUs in the warp test over ");
 	sb_u64(&sb, in->xcpu_tested);
-	sb_str(&sb, " CPUs; max skew ");
+	/* |offset| + rtt/2 over the pairs: what the skew is at most, not a
+	 * skew that was seen (warps are what was seen). */
+	sb_str(&sb, " CPUs; skew bound ");
 	sb_u64(&sb, in->xcpu_max_skew_cycles);
-	sb_str(&sb, " cycles");
+	sb_str(&sb, " TSC ticks");
 }
 
 /* The same warp test as the TSC's, on pvclock readings (kvm-unit-tests'
