@@ -9,7 +9,8 @@
 #include "platform.h"
 #include "tsc_order.h"
 
-#define XCPU_MAX 64
+/* Every CPU the platform lists (PLATFORM_MAX_CPUS). */
+#define XCPU_MAX 256
 /* Waiting for APs that do not answer costs at most this, in all. */
 #define XCPU_STALL_BUDGET_MS 2000
 
@@ -26,6 +27,32 @@ struct xcpu_cpu {
 	uint64_t max_warp;
 	struct warp_skew skew;
 	uint64_t kvmclock_warps;
+	/* Warp-loop rounds this AP actually ran in its pair's TSC phase, and
+	 * the BSP's beside it (the loop ends at its deadline, not only at
+	 * the configured count). */
+	uint32_t iterations, bsp_iterations;
+};
+
+/* Every CPU on one lock at once (Linux's check_tsc_warp runs every CPU
+ * that way; kvm-unit-tests' kvmclock test too): AP<->AP orderings are
+ * compared, not only BSP<->AP.  Time-bounded per CPU as Linux's loop is. */
+struct xcpu_all {
+	bool ran;
+	const char *reason;          /* why it did not run, NULL when it did */
+	char left_out[REASON_LEN];   /* members the platform could not gather, "" when none */
+	uint32_t cpus;               /* CPUs that were on the lock, the BSP included */
+	uint64_t window_ms;          /* each CPU's own loop time */
+	uint64_t rounds;             /* lock rounds, every CPU together */
+	uint64_t min_cpu_rounds;     /* the fewest one CPU ran */
+	uint64_t handoffs;           /* rounds that followed another CPU's reading */
+	uint64_t ap_ap_handoffs;     /* of those, one AP's after another AP's */
+	uint32_t cpu_pairs_tested;   /* distinct CPU pairs one followed the other */
+	uint32_t ap_pairs_tested;    /* of those, AP<->AP */
+	uint64_t warps, same_cpu_warps, stalls, max_warp;
+	uint32_t max_warp_cpu, max_warp_from; /* cpu_list indexes */
+	uint64_t max_gap_cycles;     /* the longest a CPU went between its own rounds */
+	uint32_t max_gap_cpu;
+	uint64_t elapsed_us;         /* the phase, gathering included */
 };
 
 struct xcpu_selftest {
@@ -55,13 +82,26 @@ struct crosscpu_result {
 	bool kvmclock_tested;
 	uint64_t kvmclock_warps, kvmclock_max_warp_ns;
 	struct xcpu_selftest selftest;
-	uint32_t iterations_per_pair;
+	uint32_t iterations_per_pair; /* the configured cap per CPU and phase */
+	uint64_t pair_iterations;     /* rounds actually run in the pairs' TSC phase, every CPU */
+	uint32_t pair_iterations_min; /* the fewest one AP ran */
+	struct xcpu_all all;
+	/* The vCPUs did not run together: a round trip or a CPU's wait for
+	 * the lock far longer than hardware takes (the host ran something
+	 * else).  Warps seen stay real (the lock orders the reads); their
+	 * absence, and the skew bound, prove less. */
+	bool not_coscheduled;
+	char not_coscheduled_reason[REASON_LEN];
+	uint64_t elapsed_us;          /* the whole stage */
 	const char *method;
 	/* Why the phase ended before every CPU was tried; "" when it did not. */
 	char stopped_reason[REASON_LEN];
 };
 
 struct run_results;
+/* The all-CPU phase (crosscpu_all.c), after the pairs: each AP that
+ * answered its pair, with the ordered read it chose there. */
+void crosscpu_all_cpus(struct crosscpu_result *out, struct run_results *r, uint32_t bsp);
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r);
 /* The warp test and skew estimate again, smaller (watch mode, each
  * interval): iterations per CPU and phase, each wait at most wait_ms,

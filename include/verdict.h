@@ -168,6 +168,8 @@ struct verdict_input {
 	/* Cross-CPU TSC warp test: CPUs tested (0 = not run). */
 	uint32_t xcpu_tested;
 	uint64_t xcpu_warps, xcpu_max_skew_cycles;
+	/* The vCPUs did not run together in the cross-CPU test: no warp proves less. */
+	bool xcpu_not_coscheduled;
 	/* The same test on kvm-clock readings, when it ran. */
 	uint64_t xcpu_kvmclock_warps, xcpu_kvmclock_max_warp_ns;
 

@@ -105,18 +105,24 @@ static uint64_t read_clock(uint32_t cpu, bool kvmclock)
 	return kvmclock ? kvmclock_read_area_as(&sh.areas[cpu], how) : rdtsc_ordered_as(how);
 }
 
-static void warp_loop(uint32_t cpu, bool kvmclock)
+/* Returns the rounds it actually ran: the deadline can end it before
+ * sh.iterations. */
+static uint32_t warp_loop(uint32_t cpu, bool kvmclock)
 {
 	uint64_t end = rdtsc() + sh.deadline_cycles;
-	for (uint32_t i = 0; i < sh.iterations; i++) {
+	uint32_t i;
+	for (i = 0; i < sh.iterations; i++) {
 		if (!lock_take(end))
 			break;
 		uint64_t now = read_clock(cpu, kvmclock);
 		warp_observe(&sh.warp, cpu, now);
 		lock_drop();
-		if (rdtsc() > end)
+		if (rdtsc() > end) {
+			i++;
 			break;
+		}
 	}
+	return i;
 }
 
 /* me = the waiting AP's index, or UINT32_MAX on the BSP: an AP whose pair
@@ -219,7 +225,9 @@ static void ap_main(void *index)
 				__atomic_store_n(&sh.pong_seq, seq, __ATOMIC_RELEASE);
 			}
 		} else {
-			warp_loop(me, phase == PHASE_WARP_KVMCLOCK);
+			uint32_t ran = warp_loop(me, phase == PHASE_WARP_KVMCLOCK);
+			if (phase == PHASE_WARP_TSC)
+				c->iterations = ran;
 		}
 		sh.ap_done = phase;
 	}
@@ -262,7 +270,9 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 				warp_skew_add(&c->skew, t0, sh.pong_t1, t2);
 			}
 		} else {
-			warp_loop(sh.bsp, phase == PHASE_WARP_KVMCLOCK);
+			uint32_t ran = warp_loop(sh.bsp, phase == PHASE_WARP_KVMCLOCK);
+			if (phase == PHASE_WARP_TSC)
+				c->bsp_iterations = ran;
 		}
 		irq_restore(was_on);
 		ok = ok && wait_for(&sh.ap_done, phase, rdtsc() + sh.deadline_cycles, UINT32_MAX);
@@ -336,7 +346,11 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 {
 	const struct xcpu_plan plan = { WARP_ITERATIONS, XCPU_WAIT_MS, XCPU_STALL_BUDGET_MS, false };
+	uint64_t t0 = rdtsc();
 	test_pairs(out, r, &plan);
+	/* The stage's time, for the note's per-CPU-count figures. */
+	uint64_t per_us = facts_ms_to_cycles(&r->facts, 1) / 1000;
+	out->elapsed_us = per_us ? (rdtsc() - t0) / per_us : 0;
 }
 
 void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
@@ -442,6 +456,12 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	sh.turn = UINT32_MAX;
 	p->aps_wait(MIN(2000000, stall_left_ms * 1000));
 	report_ap_faults(r);
+	/* Every CPU on one lock, once the pairs' APs are back with the
+	 * firmware (watch mode's re-check stays pairwise and short). */
+	if (!plan->recheck && !out->stopped_reason[0])
+		crosscpu_all_cpus(out, r, bsp);
+	else if (!plan->recheck)
+		out->all.reason = "the pair phase stopped: an AP did not answer";
 	if (sh.kvmclock) {
 		kvmclock_unregister_this_cpu();
 		out->kvmclock_tested = true;
@@ -450,6 +470,11 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 		struct xcpu_cpu *c = &out->cpu[i];
 		if (i == bsp)
 			continue;
+		if (c->tested) {
+			out->pair_iterations += (uint64_t)c->iterations + c->bsp_iterations;
+			if (!out->pair_iterations_min || c->iterations < out->pair_iterations_min)
+				out->pair_iterations_min = c->iterations;
+		}
 		out->warps += c->warps;
 		out->same_cpu_warps += c->same_cpu_warps;
 		out->stalls += c->stalls;
@@ -465,4 +490,8 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 			out->selftest.measured_skew = c->skew.offset;
 		}
 	}
+	/* The all-CPU phase's warps are warps too (the verdict reads these). */
+	out->warps += out->all.warps;
+	out->same_cpu_warps += out->all.same_cpu_warps;
+	out->max_warp = MAX(out->max_warp, out->all.max_warp);
 }

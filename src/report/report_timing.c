@@ -17,6 +17,41 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_u64(j, "max_warp_cycles", x->max_warp);
 	json_string(j, "method", x->method);
 	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
+	/* What ran, not what was configured: the loops end at their deadlines. */
+	json_object_begin(j, "iterations");
+	json_u64(j, "pair_phase", x->pair_iterations);
+	json_u64(j, "pair_phase_min_per_ap", x->pair_iterations_min);
+	json_u64(j, "all_cpus", x->all.rounds);
+	json_u64(j, "all_cpus_min_per_cpu", x->all.min_cpu_rounds);
+	json_object_end(j);
+	json_u64(j, "ap_pairs_tested", x->all.ap_pairs_tested);
+	json_bool(j, "not_coscheduled", x->not_coscheduled);
+	json_string(j, "not_coscheduled_reason", x->not_coscheduled ? x->not_coscheduled_reason : NULL);
+	json_fixed(j, "elapsed_ms", (int64_t)x->elapsed_us, 3);
+	const struct xcpu_all *a = &x->all;
+	json_object_begin(j, "all_cpus");
+	json_bool(j, "ran", a->ran);
+	json_string(j, "reason", a->ran ? NULL : a->reason ? a->reason : x->reason ? x->reason : "not run");
+	json_string(j, "left_out", a->left_out[0] ? a->left_out : NULL);
+	json_u64(j, "cpus", a->cpus);
+	json_u64(j, "window_ms", a->window_ms);
+	json_u64(j, "rounds", a->rounds);
+	json_u64(j, "handoffs", a->handoffs);
+	json_u64(j, "ap_ap_handoffs", a->ap_ap_handoffs);
+	json_u64(j, "cpu_pairs_tested", a->cpu_pairs_tested);
+	json_u64(j, "ap_pairs_tested", a->ap_pairs_tested);
+	json_u64(j, "warps", a->warps);
+	json_u64(j, "same_cpu_warps", a->same_cpu_warps);
+	json_u64(j, "stalls", a->stalls);
+	json_u64(j, "max_warp_cycles", a->max_warp);
+	if (a->warps) {
+		json_u64(j, "max_warp_cpu", a->max_warp_cpu);
+		json_u64(j, "max_warp_from", a->max_warp_from);
+	}
+	json_u64(j, "max_gap_cycles", a->max_gap_cycles);
+	json_u64(j, "max_gap_cpu", a->max_gap_cpu);
+	json_fixed(j, "elapsed_ms", (int64_t)a->elapsed_us, 3);
+	json_object_end(j);
 	if (x->reason)
 		json_string(j, "note", x->reason);
 	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
@@ -41,6 +76,8 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 			json_u64(j, "same_cpu_warps", c->same_cpu_warps);
 			json_u64(j, "stalls", c->stalls);
 			json_u64(j, "max_warp_cycles", c->max_warp);
+			json_u64(j, "iterations", c->iterations);
+			json_u64(j, "bsp_iterations", c->bsp_iterations);
 			if (x->kvmclock_tested)
 				json_u64(j, "kvmclock_warps", c->kvmclock_warps);
 			if (c->skew.valid) {

@@ -146,6 +146,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->xcpu_tested = r->xcpu.ran ? r->xcpu.tested : 0;
 	in->xcpu_warps = r->xcpu.warps;
 	in->xcpu_max_skew_cycles = r->xcpu.max_skew_cycles;
+	in->xcpu_not_coscheduled = r->xcpu.not_coscheduled;
 	in->xcpu_kvmclock_warps = r->xcpu.kvmclock_warps;
 	in->xcpu_kvmclock_max_warp_ns = r->xcpu.kvmclock_max_warp_ns;
 	in->freq_by = freq_by(&r->freq);

@@ -57,6 +57,11 @@ static void note_unknowns(const struct facts *f, struct model *m, struct verdict
 		add_reason(v, "KVM signature without kvm-clock feature bits: no kvm-clock", NULL);
 	if (no(in->invariant_tsc) && !m->tsc_reliable)
 		add_reason(v, "no invariant TSC (CPUID 0x80000007 EDX[8] = 0)", NULL);
+	if (in->xcpu_not_coscheduled && !in->xcpu_warps) {
+		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+		add_reason(v, "the vCPUs did not run together in the cross-CPU test: no warp seen proves less, "
+			      "confidence at most medium", NULL);
+	}
 	if (in->xcpu_tested < 2 && f->possible > 1)
 		add_reason(v, "cross-CPU TSC test did not cover 2+ CPUs: no warp evidence either way",
 			   NULL);

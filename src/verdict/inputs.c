@@ -75,6 +75,7 @@ static const struct field fields[] = {
 	F("xcpu_tested", K_U32, xcpu_tested),
 	F("tsc_warps", K_U64, xcpu_warps),
 	F("tsc_max_skew_cycles", K_U64, xcpu_max_skew_cycles),
+	F("tsc_not_coscheduled", K_BOOL, xcpu_not_coscheduled),
 	F("kvmclock_warps", K_U64, xcpu_kvmclock_warps),
 	F("kvmclock_max_warp_ns", K_U64, xcpu_kvmclock_max_warp_ns),
 	F("tsc_freq_by", K_FREQ_BY, freq_by),

@@ -75,6 +75,37 @@ class CrossCpu(ProbeTest):
                 self.assertIn("skew_cycles", c)
                 self.assertLessEqual(abs(c["skew_cycles"]), c["skew_bound_cycles"] + 100000)
 
+    def test_eight_cpus_on_one_lock(self):
+        # Issue 22: every CPU on the shared lock at once, as Linux's
+        # check_tsc_warp; what ran is reported, not what was configured.
+        r = self.report("pvh_smp8")
+        x = r["cross_cpu"]
+        self.assertEqual(x["cpus"], 8)
+        self.assertEqual(x["tested"], 8)
+        a = x["all_cpus"]
+        self.assertTrue(a["ran"], a)
+        self.assertIsNone(a["left_out"], a)
+        self.assertGreater(x["ap_pairs_tested"], 0, a)
+        self.assertEqual(x["ap_pairs_tested"], a["ap_pairs_tested"])
+        self.assertLessEqual(a["ap_pairs_tested"], a["cpu_pairs_tested"])
+        self.assertLessEqual(a["ap_ap_handoffs"], a["handoffs"])
+        self.assertEqual(x["iterations"]["all_cpus"], a["rounds"])
+        aps = [c for c in x["per_cpu"] if not c["bsp"]]
+        self.assertEqual(x["iterations"]["pair_phase"],
+                         sum(c["iterations"] + c["bsp_iterations"] for c in aps if c["tested"]))
+        for c in aps:
+            self.assertLessEqual(c["iterations"], x["iterations_per_pair"], c)
+            self.assertGreater(c["iterations"], 0, c)
+        self.assertGreater(x["elapsed_ms"], a["elapsed_ms"])
+        # A flag with its evidence, and the verdict's confidence lowered,
+        # whenever the vCPUs were seen not to run together.
+        if x["not_coscheduled"]:
+            self.assertIn("did not run together", x["not_coscheduled_reason"])
+            if not x["warps"]:
+                self.assertNotEqual(r["verdict"]["confidence"], "high")
+        else:
+            self.assertIsNone(x["not_coscheduled_reason"])
+
     def test_single_cpu(self):
         x = self.report("q35")["cross_cpu"]
         self.assertEqual(x["cpus"], 1)
