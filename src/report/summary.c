@@ -72,7 +72,7 @@ static const struct {
 	size_t width;
 } column_spec[COL_COUNT] = {
 	[COL_P50] = { "p50 ns", 9 },	     [COL_P99] = { "p99 ns", 9 },
-	[COL_TICKS] = { "p50 ticks", 11 },   [COL_EST] = { "est. ns+-SE", 15 },
+	[COL_TICKS] = { "p50 ticks", 11 },   [COL_EST] = { "est. ns +-SE", 14 },
 	[COL_PATH] = { "read path", 14 },     [COL_BACKWARD] = { "backward", 0 },
 };
 
