@@ -62,6 +62,10 @@ struct read_path_baselines {
 	 * so nothing exits here (an emulator such as QEMU TCG).  Decided in
 	 * absolute time because TCG's relative costs shift during a run. */
 	bool cpuid_cheap;
+	/* The unassigned port read costs what hardware's LPC bus takes (at
+	 * least 300 ns, port_read_fits_hardware): with no hypervisor bit, the
+	 * label hardware needs this and a cheap CPUID, else it is unknown. */
+	bool port_fits_hardware;
 	bool rdtsc_traps;	/* the harness showed a trapping RDTSC */
 };
 
@@ -89,4 +93,8 @@ const char *harness_anomaly(uint64_t harness, uint64_t cpuid, uint64_t tsc_hz, b
 /* cpuid_cycles (per call, net) take under 100 ns at tsc_hz; false when the
  * rate is unknown (0). */
 bool cpuid_is_cheap(uint64_t cpuid_cycles, uint64_t tsc_hz);
+/* An I/O read of an unassigned port at least 300 ns: what a PC's LPC/ISA
+ * decode takes (about a microsecond: Linux's port-0x80 io_delay relies on
+ * it), where an emulator answers in tens of ns. */
+bool port_read_fits_hardware(uint64_t port_cycles, uint64_t tsc_hz);
 #endif

@@ -120,7 +120,20 @@ enum read_path read_path_judge(const struct read_path_baselines *b, uint64_t cos
 	}
 	sb_init(&sb, basis, cap);
 	if (b->no_hypervisor) {
-		sb_str(&sb, "no hypervisor (CPUID.1:ECX[31] clear): nothing exits");
+		/* The bit alone is not proof: a hypervisor can hide it.  The
+		 * label says hardware only when the costs fit hardware too. */
+		if (!b->cpuid_cheap) {
+			sb_str(&sb, "no hypervisor bit, but CPUID takes 100 ns+ (a VM exit's cost): a hidden hypervisor?");
+			basis_yardsticks(&sb, b);
+			return READ_PATH_UNKNOWN;
+		}
+		if (!b->port_fits_hardware) {
+			sb_str(&sb, "no hypervisor bit, but a port reads in under 300 ns (LPC: ~1 us): an emulator?");
+			basis_yardsticks(&sb, b);
+			return READ_PATH_UNKNOWN;
+		}
+		sb_str(&sb, "no hypervisor (CPUID.1:ECX[31] clear), CPUID under 100 ns, a port at LPC speed: "
+			    "nothing exits");
 		return READ_PATH_HARDWARE;
 	}
 	if (b->rdtsc_traps && reads_tsc) {
@@ -179,6 +192,15 @@ const char *read_path_name(enum read_path path)
 /* No VM exit round trip takes under 100 ns on any hardware (a fast one is
  * several hundred). */
 #define CPUID_EXIT_MIN_NS 100
+
+/* This project's threshold, well under the ~1 us of an LPC cycle and
+ * well over what QEMU's TCG takes for an unassigned port (~60 ns here). */
+#define PORT_HARDWARE_MIN_NS 300
+
+bool port_read_fits_hardware(uint64_t port_cycles, uint64_t tsc_hz)
+{
+	return tsc_hz && (unsigned __int128)port_cycles * 1000000000u >= (unsigned __int128)PORT_HARDWARE_MIN_NS * tsc_hz;
+}
 
 bool cpuid_is_cheap(uint64_t cpuid_cycles, uint64_t tsc_hz)
 {

@@ -29,6 +29,7 @@ void results_judge_read_paths(struct run_results *r)
 		.port_spread = spread_permille(&b->port),
 		.no_hypervisor = !r->facts.hv.present,
 		.cpuid_cheap = cpuid_is_cheap((uint64_t)b->cpuid.estimate_milli / 1000, r->facts.tsc_hz_rough),
+		.port_fits_hardware = port_read_fits_hardware((uint64_t)b->port.estimate_milli / 1000, r->facts.tsc_hz_rough),
 	};
 	if (tsc) {
 		rb.rdtsc = tsc->cost.throughput_milli / 1000;

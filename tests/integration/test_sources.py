@@ -149,10 +149,15 @@ class Sources(ProbeTest):
         # labelled as an exit or a trip to the device model.
         r = self.report("pvh_nohv")
         self.assertFalse(r["platform"]["hypervisor"]["present"])
-        paths = {s["name"]: s["read_path"] for s in r["sources"] if s["status"] == "ok"}
-        self.assertTrue(paths)
-        for name, path in paths.items():
-            self.assertEqual(path, "hardware", name)
+        ok = [s for s in r["sources"] if s["status"] == "ok"]
+        self.assertTrue(ok)
+        # Issue 22: the bit alone does not make "hardware"; the costs must
+        # fit hardware too.  TCG's unassigned port answers in tens of ns
+        # (no LPC bus), so here the label is unknown, with that reason.
+        for s in ok:
+            self.assertIn(s["read_path"], ("hardware", "unknown"), s["name"])
+            if s["read_path"] == "unknown":
+                self.assertIn("no hypervisor bit", s["read_path_basis"], s["name"])
         self.assertFalse(r["baselines"]["harness_anomaly"])
 
     def test_serialization_is_reported(self):

@@ -137,11 +137,27 @@ TEST(readpath_hardware_without_hypervisor)
 	char basis[200];
 
 	b.no_hypervisor = true;
-	/* Whatever it costs: with nothing to exit to, the read is hardware. */
+	b.cpuid_cheap = true;
+	b.port_fits_hardware = true;
+	/* Costs that fit hardware, nothing to exit to: hardware, whatever the
+	 * source's own cost (an HPET read is ~1 us on some chipsets). */
 	CHECK_EQ_U64(read_path_judge(&b, 400, false, basis, sizeof basis), READ_PATH_HARDWARE);
 	CHECK_EQ_U64(read_path_judge(&b, 26, true, basis, sizeof basis), READ_PATH_HARDWARE);
 	CHECK(strstr(basis, "no hypervisor") != NULL);
 	CHECK_STR(read_path_name(READ_PATH_HARDWARE), "hardware");
+	/* A hidden hypervisor: CPUID exits (not cheap): unknown, not hardware. */
+	b.cpuid_cheap = false;
+	CHECK_EQ_U64(read_path_judge(&b, 4000, false, basis, sizeof basis), READ_PATH_UNKNOWN);
+	CHECK(strstr(basis, "hidden hypervisor") != NULL);
+	/* An emulator with the bit cleared (TCG -cpu qemu64,-hypervisor): the
+	 * port answers in tens of ns: unknown. */
+	b.cpuid_cheap = true;
+	b.port_fits_hardware = false;
+	CHECK_EQ_U64(read_path_judge(&b, 400, false, basis, sizeof basis), READ_PATH_UNKNOWN);
+	CHECK(strstr(basis, "emulator") != NULL);
+	/* 300 ns at 2 GHz is 600 cycles. */
+	CHECK(port_read_fits_hardware(600, 2000000000ull));
+	CHECK(!port_read_fits_hardware(599, 2000000000ull));
 }
 
 TEST(readpath_trapping_rdtsc)
