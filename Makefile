@@ -124,7 +124,8 @@ $(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a te
 # The engine's timing code on the host, each instruction wrapper of
 # include/arch.h replaced by a counting hook (tests/unit/arch_hooks.h): the
 # unit test proves which ordered read every stamp took.
-HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c src/measure/serialize.c
+HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c src/measure/serialize.c \
+	       src/measure/crosscpu_all.c
 HOOKED_OBJS := $(patsubst %.c,$(BUILD)/host/hooked/%.o,$(HOOKED_SRCS))
 $(BUILD)/host/hooked/%.o: %.c $(wildcard include/*.h) tests/unit/arch_hooks.h Makefile
 	@mkdir -p $(dir $@)

@@ -256,3 +256,79 @@ TEST(frequency_brackets_use_the_chosen_read)
 	}
 	mask_rdtscp = false;
 }
+
+/* ---- the warp test: every CPU on one lock (crosscpu_all.c) ---- */
+
+#include <pthread.h>
+#include "crosscpu.h"
+
+/* A platform whose APs are host threads behind the same start barrier
+ * (apgroup.c), as the PVH path drives it. */
+static pthread_t ap_threads[8];
+static void *ap_thread(void *m)
+{
+	ap_group_member_main(m);
+	return NULL;
+}
+static uint32_t threads_start_together(struct ap_group *g, uint64_t arrive_ms, uint64_t work_ms)
+{
+	(void)work_ms;
+	ap_group_open(g, arrive_ms);
+	for (uint32_t i = 0; i < g->n; i++) {
+		ap_group_starting(&g->m[i]);
+		if (pthread_create(&ap_threads[i], NULL, ap_thread, &g->m[i]))
+			ap_group_start_failed(&g->m[i]);
+	}
+	return ap_group_gather(g);
+}
+static bool threads_finish_together(struct ap_group *g, uint64_t finish_ms)
+{
+	bool all = ap_group_finish(g, finish_ms);
+	for (uint32_t i = 0; i < g->n; i++)
+		pthread_join(ap_threads[i], NULL);
+	return all;
+}
+static void *pages_given;
+static void *zeroed_pages(size_t bytes) { return pages_given = calloc(1, bytes); }
+
+/* On the AMD recording without LFENCE serialization, every TSC read of the
+ * all-CPU warp loop, on every CPU, is the read each CPU chose (MFENCE;
+ * RDTSC, or RDTSCP where present): one at each CPU's start, one per round. */
+TEST(warp_test_uses_the_chosen_read_on_every_cpu)
+{
+	static struct crosscpu_result out;
+	static struct platform plat;
+	for (int masked = 0; masked < 2; masked++) {
+		struct cpu_info cpu;
+		struct serialization s;
+		mask_rdtscp = masked;
+		load("tcg-system-epyc", &cpu);
+		serialization_choose(&s, &cpu);
+		CHECK(s.read != TSC_READ_LFENCE);
+		memset(&run, 0, sizeof run);
+		memset(&out, 0, sizeof out);
+		plat = (struct platform){ .aps_start_together = threads_start_together,
+					  .aps_finish_together = threads_finish_together,
+					  .alloc_pages = zeroed_pages };
+		run.facts.plat = &plat;
+		run.facts.tsc_hz_rough = 3000000000ull;
+		out.cpu_count = 4;
+		for (uint32_t i = 0; i < 4; i++) {
+			out.cpu[i].tested = true;
+			out.cpu[i].bsp = i == 0;
+			out.cpu[i].read = s.read;
+		}
+		hooks_reset();
+		crosscpu_all_cpus(&out, &run, 0);
+		CHECK(out.all.ran);
+		CHECK_EQ_U64(out.all.cpus, 4);
+		CHECK(out.all.rounds > 0);
+		CHECK_EQ_U64(hook_counts[hook_of(s.read)], out.all.rounds + out.all.cpus);
+		CHECK_EQ_U64(ordered_total(), hook_counts[hook_of(s.read)]);
+		CHECK(out.all.cpu_pairs_tested <= 6);
+		CHECK(out.all.ap_pairs_tested <= 3);
+		free(pages_given); /* every thread joined: nothing writes into it now */
+		pages_given = NULL;
+	}
+	mask_rdtscp = false;
+}
