@@ -10,7 +10,14 @@
 struct kvmclock_facts {
 	bool registered;
 	uint32_t msr;
-	struct op_cost msr_write; /* registering the page: a VM exit */
+	/* Re-registering the page: a WRMSR exit after which KVM updates the
+	 * clock (KVM_REQ_CLOCK_UPDATE; under the master clock, every vCPU's):
+	 * its whole cost, not an MSR-exit yardstick. */
+	struct op_cost msr_write;
+	/* The read with Linux's global last_value cmpxchg, measured when the
+	 * stable bit is clear (what a guest then pays on every read). */
+	bool unstable_measured;
+	struct op_cost unstable_read;
 	struct op_cost msr_read;
 	struct pvclock_time_info snapshot; /* fields after registration */
 	bool stable;              /* flag set and CPUID bit 24 allows honouring it */

@@ -56,6 +56,13 @@ uint64_t pvclock_tsc_hz(uint32_t mul, int8_t shift);
  * installs as tsc_khz (truncated, so slightly below the Hz figure / 1000). */
 uint64_t pvclock_tsc_khz_linux(uint32_t mul, int8_t shift);
 
+/* Linux's unstable path (arch/x86/kernel/pvclock.c __pvclock_clocksource_read):
+ * when the stable bit is clear, every read goes through one global
+ * last_value: a reading at or below it returns it, else a compare-and-swap
+ * publishes the new one (retried while another CPU moved it).  Returns
+ * what the guest's clock read returns.  Atomic, so it is the real cost. */
+uint64_t pvclock_monotonic(uint64_t *last_value, uint64_t ns);
+
 /* Hyper-V reference TSC page (first 24 bytes of the 4 KiB page). */
 struct hv_ref_tsc_page {
 	uint32_t tsc_sequence;	/* 0: page invalid, use MSR 0x40000020 */

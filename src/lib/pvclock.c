@@ -73,3 +73,13 @@ uint64_t hv_tsc_hz_from_scale(uint64_t scale)
 	return u128_div_u64(((unsigned __int128)HV_REF_HZ << 64) + scale / 2,
 			    scale);
 }
+
+uint64_t pvclock_monotonic(uint64_t *last_value, uint64_t ns)
+{
+	uint64_t last = __atomic_load_n(last_value, __ATOMIC_RELAXED);
+	do {
+		if (ns <= last)
+			return last;
+	} while (!__atomic_compare_exchange_n(last_value, &last, ns, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	return ns;
+}

@@ -57,6 +57,14 @@ static uint64_t kvmclock_read_lfence(void) { return read_area(&bsp_area, TSC_REA
 static uint64_t kvmclock_read_mfence(void) { return read_area(&bsp_area, TSC_READ_MFENCE); }
 static uint64_t kvmclock_read_rdtscp(void) { return read_area(&bsp_area, TSC_READ_RDTSCP); }
 
+/* The unstable path: the fast read, then the global last_value
+ * (pvclock_monotonic, as Linux's pvclock_clocksource_read without the
+ * stable bit). */
+static uint64_t last_value;
+static uint64_t kvmclock_unstable_lfence(void) { return pvclock_monotonic(&last_value, kvmclock_read_lfence()); }
+static uint64_t kvmclock_unstable_mfence(void) { return pvclock_monotonic(&last_value, kvmclock_read_mfence()); }
+static uint64_t kvmclock_unstable_rdtscp(void) { return pvclock_monotonic(&last_value, kvmclock_read_rdtscp()); }
+
 /* Measured only after prepare's guarded write proved the MSR. */
 static uint64_t op_register(void)
 {
@@ -155,6 +163,14 @@ static void kvmclock_measure_msrs(const struct measure_ctx *ctx)
 	few.plan.samples = MIN(ctx->plan.samples, 512u);
 	measure_op(&few, &facts.msr_write, op_register);
 	measure_op(&few, &facts.msr_read, op_read_back);
+	/* The re-registrations above may have changed the page: its flag now. */
+	if (stable_allowed && (bsp_area.flags & PVCLOCK_TSC_STABLE_BIT))
+		return;
+	uint64_t (*op)(void) = ctx->read == TSC_READ_RDTSCP   ? kvmclock_unstable_rdtscp
+			       : ctx->read == TSC_READ_MFENCE ? kvmclock_unstable_mfence
+							      : kvmclock_unstable_lfence;
+	measure_op(ctx, &facts.unstable_read, op);
+	facts.unstable_measured = true;
 }
 
 static void kvmclock_finish(void)

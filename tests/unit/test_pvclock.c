@@ -161,3 +161,30 @@ TEST(hv_tsc_hz_inverse)
 	/* scale 2^64 / 2 (not representable as 2^64): 2^63 -> 2 * 10^7 */
 	CHECK_EQ_U64(hv_tsc_hz_from_scale(1ull << 63), 20000000);
 }
+
+/* Linux's unstable path: a reading at or below the global last_value
+ * returns it; a later one publishes itself.  Readings from two vCPUs whose
+ * pvclock areas disagree by 500 ns (the case the cmpxchg exists for) come
+ * out non-decreasing. */
+TEST(pvclock_monotonic_clamps_to_last_value)
+{
+	uint64_t last = 0;
+	CHECK_EQ_U64(pvclock_monotonic(&last, 1000), 1000);
+	CHECK_EQ_U64(last, 1000);
+	CHECK_EQ_U64(pvclock_monotonic(&last, 999), 1000); /* behind: the last value */
+	CHECK_EQ_U64(last, 1000);
+	CHECK_EQ_U64(pvclock_monotonic(&last, 1000), 1000);
+	CHECK_EQ_U64(pvclock_monotonic(&last, 1001), 1001);
+	/* vCPU A reads 10000 + 100 i, vCPU B (500 ns behind) 9500 + 100 i,
+	 * interleaved A, B, A, B ... */
+	last = 0;
+	uint64_t prev = 0;
+	for (uint64_t i = 0; i < 20; i++) {
+		uint64_t a = pvclock_monotonic(&last, 10000 + 100 * i);
+		uint64_t b = pvclock_monotonic(&last, 9500 + 100 * i);
+		CHECK(a >= prev);
+		CHECK(b >= a);
+		prev = b;
+	}
+	CHECK_EQ_U64(last, 10000 + 100 * 19);
+}
