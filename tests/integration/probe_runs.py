@@ -49,8 +49,6 @@ CONFIGS = {
     "disk_writable": dict(writable=True),
     "pvh_q35": dict(boot="pvh", smp="2"),
     "pvh_pc": dict(boot="pvh", machine="pc", smp="2"),
-    # Issue 22: every CPU on one lock at once (AP<->AP orderings compared).
-    "pvh_smp8": dict(boot="pvh", smp="8"),
     # Real KVM: only the direct-boot path runs under this nested KVM.
     "kvm_pvh": dict(boot="pvh", accel="kvm", cpu="host", smp="2", timeout=240, kvm=True),
     "kvm_pvh_no_kvmclock": dict(boot="pvh", accel="kvm", cpu="host,-kvmclock", smp="2",

