@@ -22,7 +22,7 @@ static const struct {
 	size_t width;
 } column_spec[COL_COUNT] = {
 	[COL_P50] = { "p50 ns", 12 },	      [COL_P99] = { "p99 ns", 12 },
-	[COL_TICKS] = { "p50 ticks", 12 },    [COL_EST] = { "est. ns", 12 },
+	[COL_TICKS] = { "p50 ticks", 12 },    [COL_EST] = { "est. ns +-SE", 16 },
 	[COL_PATH] = { "read path", 14 },     [COL_BACKWARD] = { "backward   (ticks: TSC ticks, not core clocks)", 0 },
 };
 
@@ -44,6 +44,28 @@ static struct columns columns_for(const struct run_results *r)
 	return col;
 }
 
+/* ns x1000 to tenths, rounded (a truncated 1.000 tick at 1 GHz read "0.9"). */
+static int64_t ns_tenths(uint64_t ns_milli)
+{
+	return (int64_t)((ns_milli + 50) / 100);
+}
+
+/* An estimate in ns with its standard error, to the SE's precision:
+ * "15.3+-0.4" (two significant digits of the SE, at most 3 decimals). */
+static void sb_estimate_ns(struct strbuf *sb, const struct op_cost *c, uint64_t tsc_hz)
+{
+	uint64_t ns = rate_milli_cycles_to_ns_milli(c->estimate_milli > 0 ? (uint64_t)c->estimate_milli : 0, tsc_hz);
+	uint64_t se = rate_milli_cycles_to_ns_milli(c->estimate_se_milli, tsc_hz);
+	unsigned dec = stats_se_decimals(se);
+	if (!se && dec == 3)
+		dec = 1; /* exact (or no SE): the column's usual tenth */
+	sb_fixed(sb, stats_round_milli((int64_t)ns, dec), dec);
+	if (se) {
+		sb_str(sb, "+-");
+		sb_fixed(sb, stats_round_milli((int64_t)se, dec), dec);
+	}
+}
+
 static void source_row(const struct source_result *s, const struct columns *col, uint64_t tsc_hz,
 		       void (*emit)(const char *, bool))
 {
@@ -60,7 +82,6 @@ static void source_row(const struct source_result *s, const struct columns *col,
 		return;
 	}
 	const struct op_cost *c = &s->cost;
-	uint64_t est_ns_tenths = tsc_hz ? mul_div_u64((uint64_t)c->estimate_milli, 10000000ull, tsc_hz) : 0;
 	if (c->below_resolution) {
 		/* A percentile under two steps is quantization: print the
 		 * bound and the unbiased estimate instead of a 0. */
@@ -75,14 +96,15 @@ static void source_row(const struct source_result *s, const struct columns *col,
 		sb_pad_to(&sb, col->at[COL_TICKS]);
 		sb_str(&sb, "<step");
 	} else {
-		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz) / 100), 1);
+		sb_fixed(&sb, ns_tenths(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz)), 1);
 		sb_pad_to(&sb, col->at[COL_P99]);
-		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz) / 100), 1);
+		sb_fixed(&sb, ns_tenths(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz)), 1);
 		sb_pad_to(&sb, col->at[COL_TICKS]);
 		sb_u64(&sb, c->cycles.p50);
 	}
 	sb_pad_to(&sb, col->at[COL_EST]);
-	sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
+	sb_estimate_ns(&sb, c, tsc_hz);
+	sb_str(&sb, " ");
 	sb_pad_to(&sb, col->at[COL_PATH]);
 	sb_str(&sb, read_path_name(s->read_path));
 	sb_pad_to(&sb, col->at[COL_BACKWARD]);
@@ -91,7 +113,7 @@ static void source_row(const struct source_result *s, const struct columns *col,
 		sb_str(&sb, "  (below the ");
 		sb_u64(&sb, c->step_ticks);
 		sb_str(&sb, "-tick step; est. ");
-		sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
+		sb_estimate_ns(&sb, c, tsc_hz);
 		sb_str(&sb, " ns)");
 	}
 	emit(buf, true);
