@@ -14,6 +14,7 @@
 #include "gapscan.h"
 #include "uart.h"
 #include "identity.h"
+#include "contention.h"
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
@@ -94,6 +95,9 @@ struct run_results {
 	struct crosscpu_result xcpu;
 	struct gaps_report gaps;
 	struct gaps_per_cpu gaps_cpus;
+	/* Every ok source read from 1, 2, 4, ... N CPUs at once; NULL until
+	 * the stage ran (its figures live in pages of their own). */
+	struct contention_result *contention;
 	struct verdict verdict;
 	struct raw_capture raw;
 	uint32_t error_count;

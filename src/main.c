@@ -20,6 +20,7 @@ void probe_main(struct platform *plat)
 	stage_frequency(run, &ctx);         /* TSC rate against HPET and PM timer; drift */
 	stage_cross_cpu(run, &ctx);         /* warps and skew between CPUs */
 	stage_gaps(run, &ctx);              /* moments the vCPU did not run */
+	stage_contention(run, &ctx);        /* every source read from 1, 2, 4 ... N CPUs at once */
 	stage_decide(run, &ctx);            /* the verdict */
 	stage_report(run, &ctx);            /* summary, framed JSON, file copy */
 	stage_watch(run, &ctx);             /* watch=: records, then the final report */

@@ -31,4 +31,8 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x); /* report_
 void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r);
 void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all);
 void raw_json(struct json *j, const struct run_results *r);
+/* Under load (report_load.c): a source's contention curve inside its
+ * sources[] entry; the stage's own section. */
+void contention_source_json(struct json *j, const struct source_result *s, const struct run_results *r);
+void contention_json(struct json *j, const struct run_results *r);
 #endif

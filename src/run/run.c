@@ -5,6 +5,7 @@
 #include "run.h"
 #include "arch.h"
 #include "console.h"
+#include "contention.h"
 #include "crosscpu.h"
 #include "discover.h"
 #include "fault.h"
@@ -193,6 +194,25 @@ void stage_gaps(struct run *run, struct measure_ctx *ctx)
 	gapscan_run(&r->gaps, ctx, results_tsc_hz(r), f->settings.gaps_window_ms, f->cpu.is_intel);
 	if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
 		gapscan_all_cpus(&r->gaps_cpus, r, ctx);
+}
+
+/* Every ok source from 1, 2, 4, ... N CPUs at once, and whether the CPUs
+ * asked to run together did; after the gap scan, whose loop sets the
+ * presence scan's threshold. */
+void stage_contention(struct run *run, struct measure_ctx *ctx)
+{
+	struct run_results *r = &run->results;
+	struct platform *p = r->facts.plat;
+	if (!run->timed)
+		return;
+	progress("contention");
+	struct contention_result *c = p->alloc_pages ? p->alloc_pages(sizeof *c) : NULL;
+	if (!c) {
+		results_error(r, "NO_MEMORY", "cannot allocate the contention stage's results");
+		return;
+	}
+	contention_run(c, r, ctx);
+	r->contention = c;
 }
 
 /* The sources' facts once more (counts grow while later stages read the
