@@ -32,6 +32,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
  * reach, whether the CPUs ran together, one line per contended source;
  * the timers). */
 void report_load_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
+/* report_timers.c: one line per LAPIC timer (latency, arming cost, or why not). */
+void report_timers_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
 
 /* watch_json.c: the record's one-line JSON (seq, run_id, offsets, drift,
  * events so far, watchdog replay so far), the report's "watch" member, and

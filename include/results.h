@@ -15,6 +15,7 @@
 #include "uart.h"
 #include "identity.h"
 #include "contention.h"
+#include "timers.h"
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
@@ -98,6 +99,8 @@ struct run_results {
 	/* Every ok source read from 1, 2, 4, ... N CPUs at once; NULL until
 	 * the stage ran (its figures live in pages of their own). */
 	struct contention_result *contention;
+	/* The LAPIC's timers: arming cost and wake-up latency (timers.c). */
+	struct timers_result timers;
 	struct verdict verdict;
 	struct raw_capture raw;
 	uint32_t error_count;

@@ -35,4 +35,6 @@ void raw_json(struct json *j, const struct run_results *r);
  * sources[] entry; the stage's own section. */
 void contention_source_json(struct json *j, const struct source_result *s, const struct run_results *r);
 void contention_json(struct json *j, const struct run_results *r);
+/* The LAPIC's timers (report_timers.c). */
+void timers_json(struct json *j, const struct run_results *r);
 #endif

@@ -279,6 +279,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		source_row(&r->sources[i], &col, hz, emit);
 
 	report_load_summary(r, emit);
+	report_timers_summary(r, emit);
 	why_block(&r->verdict, emit);
 	warnings_block(&r->verdict, emit);
 	/* Errors reach the screen too: a person at a console with no serial
