@@ -18,8 +18,9 @@ void probe_main(struct platform *plat)
 	stage_read_paths(run, &ctx);        /* native / exit / device_model per source */
 	stage_tsc_check(run, &ctx);         /* the stages below time themselves with the TSC */
 	stage_frequency(run, &ctx);         /* TSC rate against HPET and PM timer; drift */
+	stage_clock_pairing(run, &ctx);     /* KVM: host time against the TSC, the hypercall's cost */
 	stage_cross_cpu(run, &ctx);         /* warps and skew between CPUs */
-	stage_gaps(run, &ctx);              /* moments the vCPU did not run */
+	stage_gaps(run, &ctx);              /* moments the vCPU did not run; KVM steal time */
 	stage_contention(run, &ctx);        /* every source read from 1, 2, 4 ... N CPUs at once */
 	stage_timers(run, &ctx);            /* LAPIC one-shot and TSC-deadline: arming cost, wake-up latency */
 	stage_decide(run, &ctx);            /* the verdict */

@@ -24,35 +24,32 @@ unit comes from the field's name: *_ns/ns -> ns, cycles -> tsc_ticks
 ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 """
 
-import functools
 import json
 import os
-import re
 import zlib
 
 from . import frame, query, watchlog
 from .untrusted import cap
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
-SKIP_SECTIONS = ("raw",)
 # A JSON object with none of these is some other file (a matrix run's
 # results.json), not a report.
 REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
-# Watch records (cptools/watchlog.py) in the long format: name = seq.
-WATCH_SECTION = "watch_records"
-LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
-                "unit")
 
 
 class Run:
     """One verified report and how the outputs name it."""
 
-    def __init__(self, report, path, run_id, label=None):
+    def __init__(self, report, path, run_id, label=None,
+                 verified="crc32"):
         self.report = report
         self.path = path
         self.run_id = run_id
         self.label = label
         self.watch = []     # [(seq, record)] from the same log, verified
+        # "crc32": a framed report whose length and CRC checked out;
+        # "unverified": a bare JSON file, which nothing vouches for.
+        self.verified = verified
 
     def get(self, p):
         try:
@@ -133,6 +130,51 @@ def file_labels(paths):
     return out
 
 
+def read_run(path, from_dir, warn=lambda msg: None, guests=False):
+    """(run, None), (None, reason) for a rejected input, or (None, None)
+    for a file of a directory that is no report (skipped with a note).
+
+    run.kind is "probe" or "guest" (a clockprobe-guest report: rejected
+    by name unless guests); run.watch holds the log's verified watch
+    records, damaged ones are in run.watch_rejected as (name, reason);
+    run.verified says how the input was checked.  The label is unset."""
+    how = {}
+    report, kind, why = frame.load_any_report_file(path, how)
+    guest = kind == "guest"
+    if guest and report is not None and not guests:
+        report, why = None, "a clockprobe-guest report, not a probe report"
+    if not guest and report is not None and \
+            not REPORT_KEYS.intersection(report):
+        if from_dir:    # results.json of a matrix run, other tools' JSON
+            warn("compare: %s: not a clockprobe report, skipped" % path)
+            return None, None
+        report, why = None, "not a clockprobe report (none of %s)" % (
+            ", ".join(sorted(REPORT_KEYS)))
+    if report is None:
+        warn("compare: %s: rejected: %s" % (path, why))
+        return None, why
+    rid = guest_run_id(report) if guest else canonical_run_id(report)
+    run = Run(report, path, rid, verified=how.get("verified", "crc32"))
+    run.from_dir = from_dir
+    run.kind = "guest" if guest else "probe"
+    run.watch_rejected = []
+    if not guest and not path.endswith(".json"):
+        run.watch = _watch_records(path, run, run.watch_rejected, warn)
+    return run, None
+
+
+def explicit_label(run, labels):
+    """--label for this input (by input order), else probe.label (or
+    guest.label), else None: the file-name label needs every such run
+    (file_labels)."""
+    if run.input_index < len(labels):
+        return labels[run.input_index]
+    probe_label = run.get(getattr(run, "kind", "probe") + ".label")
+    if isinstance(probe_label, str) and probe_label.strip():
+        return cap(probe_label, 200)
+    return None
+
+
 def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     """(runs, rejected, duplicates) for the given files and directories.
 
@@ -152,42 +194,25 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     runs, rejected, dups, seen = [], [], [], {}
     guest_runs = []
     for index, (p, from_dir) in enumerate(files):
-        report, kind, why = frame.load_any_report_file(p)
-        guest = kind == "guest"
-        if guest and report is not None and guests is None:
-            report, why = None, "a clockprobe-guest report, not a probe report"
-        if not guest and report is not None and \
-                not REPORT_KEYS.intersection(report):
-            if from_dir:    # results.json of a matrix run, other tools' JSON
-                warn("compare: %s: not a clockprobe report, skipped" % p)
-                continue
-            report, why = None, "not a clockprobe report (none of %s)" % (
-                ", ".join(sorted(REPORT_KEYS)))
-        if report is None:
-            warn("compare: %s: rejected: %s" % (p, why))
-            rejected.append((p, why))
+        run, why = read_run(p, from_dir, warn, guests is not None)
+        if run is None:
+            if why is not None:
+                rejected.append((p, why))
             continue
-        rid = guest_run_id(report) if guest else canonical_run_id(report)
+        rid = run.run_id
         if rid in seen and (from_dir or seen[rid].from_dir):
             dups.append((p, seen[rid].path))
             warn("compare: %s: same run as %s (%s), counted once"
                  % (p, seen[rid].path, rid))
             continue
-        run = Run(report, p, rid)
-        run.from_dir, run.input_index = from_dir, index
-        run.kind = "guest" if guest else "probe"
+        run.input_index = index
         seen.setdefault(rid, run)
-        (guest_runs if guest else runs).append(run)
-        if not guest and not p.endswith(".json"):
-            run.watch = _watch_records(p, run, rejected, warn)
+        (guest_runs if run.kind == "guest" else runs).append(run)
+        rejected.extend(run.watch_rejected)
     need_file_label = []
     for r in runs + guest_runs:
-        probe_label = r.get(r.kind + ".label")
-        if r.input_index < len(labels):
-            r.label = labels[r.input_index]
-        elif isinstance(probe_label, str) and probe_label.strip():
-            r.label = cap(probe_label, 200)
-        else:
+        r.label = explicit_label(r, labels)
+        if r.label is None:
             need_file_label.append(r)
     for r, lab in zip(need_file_label,
                       file_labels([r.path for r in need_file_label])):
@@ -275,115 +300,7 @@ def headline(run):
     }
 
 
-# ---------------------------------------------------------- long format
-
-@functools.lru_cache(maxsize=4096)
-def unit_for(segments):
-    """The unit of a field from its path segments (a tuple)."""
-    for seg in reversed(segments):
-        s = seg.lower()
-        if s == "ns" or s.endswith("_ns"):
-            return "ns"
-        if s == "cycles" or s.endswith("_cycles"):
-            return "tsc_ticks"
-        if s == "hz" or s.endswith("_hz"):
-            return "Hz"
-        if s == "ppm" or s.endswith("_ppm"):
-            return "ppm"
-        if s.endswith("_ms"):
-            return "ms"
-        if s.endswith("_us"):
-            return "us"
-        if s.endswith("_s"):
-            return "s"
-        if s == "bytes" or s.endswith("_bytes"):
-            return "bytes"
-    return ""
-
-
-def _entry_key(e):
-    if not isinstance(e, dict):
-        return None
-    if e.get("a") is not None and e.get("b") is not None:
-        return "%s/%s" % (e["a"], e["b"])
-    for k in query.KEY_FIELDS:
-        v = e.get(k)
-        if isinstance(v, (str, int)) and not isinstance(v, bool) and \
-                str(v) != "":
-            return str(v)
-    return None
-
-
-def _keyed_names(entries):
-    keys = [_entry_key(e) for e in entries]
-    out = []
-    for i, k in enumerate(keys):
-        # query's [key] picks the first match: a repeated key (two SSDTs)
-        # is addressed by index so that the path finds this very entry.
-        unique = k is not None and keys.index(k) == i and \
-            "]" not in k and "." not in k
-        out.append(k if unique else str(i))
-    return out
-
-
-def _list_names(values):
-    if any(isinstance(e, dict) for e in values):
-        return _keyed_names(values)
-    return [str(i) for i in range(len(values))]
-
-
-_INDEX_RE = re.compile(r"\[[^\]]*\]")
-
-
-@functools.lru_cache(maxsize=8192)
-def unit_of(section, field):
-    """unit_for over the names of section and field, list keys left out
-    (cached: a fleet repeats the same few hundred fields)."""
-    segs = tuple(x for x in _INDEX_RE.sub("", section + "." + field)
-                 .split(".") if x)
-    return unit_for(segs)
-
-
-def _emit(rows, head, field, value):
-    """Append a row for every scalar below value; head is (run_id, label,
-    section, name), field the path below the entry so far."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _emit(rows, head, field + "." + k if field else k, v)
-    elif isinstance(value, list):
-        for nm, v in zip(_list_names(value), value):
-            _emit(rows, head, "%s[%s]" % (field, nm), v)
-    elif value is not None:
-        if isinstance(value, str):
-            value = cap(value)
-        rows.append(head + (field, value, unit_of(head[2], field)))
-
-
-def long_rows(run):
-    """The long-format rows of one run, in report order.
-
-    A list of objects directly under the report or one level down becomes
-    the section (sources, drift, verdict.warnings, platform.acpi.tables),
-    its entries the names; anything deeper stays in the field path."""
-    rows = []
-    rid, lab = run.run_id, run.label
-    for section, value in run.report.items():
-        if section in SKIP_SECTIONS:
-            continue
-        if isinstance(value, list):
-            for nm, v in zip(_list_names(value), value):
-                _emit(rows, (rid, lab, section, nm), "", v)
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                if isinstance(v, list) and any(isinstance(e, dict)
-                                               for e in v):
-                    sec = section + "." + k
-                    for nm, e in zip(_keyed_names(v), v):
-                        _emit(rows, (rid, lab, sec, nm), "", e)
-                else:
-                    _emit(rows, (rid, lab, section, ""), k, v)
-        else:
-            _emit(rows, (rid, lab, section, ""), "", value)
-    for seq, rec in run.watch:
-        _emit(rows, (rid, lab, WATCH_SECTION, str(seq)), "", rec)
-    return rows
+# The long format lives in longformat.py; its names stay importable here.
+from .longformat import (  # noqa: E402,F401
+    LONG_COLUMNS, SKIP_SECTIONS, WATCH_SECTION, flatten, long_rows,
+    unit_for, unit_of)

@@ -79,9 +79,23 @@ def has_path(report, path):
     return get_path_or_missing(report, path) is not _MISSING
 
 
+_SPLIT_CACHE = {}
+
+
+def _split_cached(path):
+    """split_path's answer, kept: a fleet asks the same few dozen paths of
+    every report (a split is a regex pass; a lookup is not)."""
+    parts = _SPLIT_CACHE.get(path)
+    if parts is None:
+        parts = tuple((k, tuple(sel)) for k, sel in split_path(path))
+        if len(_SPLIT_CACHE) < 4096:
+            _SPLIT_CACHE[path] = parts
+    return parts
+
+
 def get_path_or_missing(report, path):
     cur = report
-    for key, selectors in split_path(path):
+    for key, selectors in _split_cached(path):
         if not isinstance(cur, dict) or key not in cur:
             return _MISSING
         cur = cur[key]

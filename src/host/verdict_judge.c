@@ -4,12 +4,19 @@
  * the output is the verdict JSON the probe writes ({"verdict":{...}}) or
  * the same verdict as text.
  *
- *   verdict-judge [--kernel X.Y] [--windows REL] [--json] < inputs.txt
+ *   verdict-judge [--kernel X.Y] [--kernels SET] [--windows REL] [--json] < inputs.txt
+ *   verdict-judge --releases
+ *
+ * --releases prints the releases the rules judge and the maintained
+ * long-term lines among them as JSON, the one table host tools read
+ * (cptools/kernels.py); --kernels lts|all|6.1,6.12 the set the headline
+ * (verdict.headline) is for.
  *   verdict-judge [--kernel X.Y] [--windows REL] [--json] --cpuid FILE
  *
  * --cpuid judges a recorded CPUID (tests/fixtures/cpuid/ format) instead:
- * the facts CPUID alone gives, decoded by the probe's own decoders; every
- * measured fact is unknown. */
+ * the facts CPUID alone gives, decoded by the probe's own decoders (TDX
+ * from leaf 0x21 among them); every measured fact, and every MSR (Secure
+ * TSC), is unknown. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +24,7 @@
 #include "json.h"
 #include "cpuid.h"
 #include "hypervisor.h"
+#include "coco.h"
 #include "results.h"
 
 #define MAX_LINES 512
@@ -79,7 +87,26 @@ static bool read_cpuid(const char *path, struct verdict_input *in)
 	cpuid_decode(&cpu, cpuid_replay, &rec);
 	hypervisor_decode(&hv, &cpu, cpuid_replay, &rec);
 	verdict_input_cpuid(in, &cpu, &hv);
+	/* The confidential-VM CPUID half (leaf 0x21's TDX signature); a
+	 * recording has no MSRs, so Secure TSC stays unknown. */
+	struct coco_raw raw;
+	struct coco_info coco;
+	coco_read_cpuid(&raw, &cpu, cpuid_replay, &rec);
+	coco_decode(&coco, &raw);
+	verdict_input_coco(in, &coco);
 	return true;
+}
+
+static void print_releases(void)
+{
+	printf("{\"releases\":[");
+	for (size_t i = 0; i < verdict_release_count(); i++)
+		printf("%s\"%s\"", i ? "," : "", verdict_release_name(i));
+	printf("],\"longterm\":[");
+	for (size_t i = 0, n = 0; i < verdict_release_count(); i++)
+		if (verdict_release_maintained_longterm(i))
+			printf("%s\"%s\"", n++ ? "," : "", verdict_release_name(i));
+	printf("]}\n");
 }
 
 int main(int argc, char **argv)
@@ -93,6 +120,17 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			as_json = true;
+		} else if (!strcmp(argv[i], "--releases")) {
+			print_releases();
+			return 0;
+		} else if (!strcmp(argv[i], "--kernels") && i + 1 < argc) {
+			i++;
+			if (!verdict_kernel_set_parse(argv[i], strlen(argv[i]), &in.kernels)) {
+				fprintf(stderr, "verdict-judge: kernels %s: not lts, all or releases from 4.19 to the "
+						"newest (6.1,6.12)\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
 			i++;
 			if (!verdict_kernel_parse(argv[i], strlen(argv[i]), &in.kernel)) {
@@ -111,7 +149,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--windows REL] [--json] [--cpuid FILE | < inputs]\n");
+			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--kernels SET] [--windows REL] [--json] "
+					"[--cpuid FILE | < inputs] | --releases\n");
 			return 2;
 		}
 	}

@@ -73,7 +73,9 @@ class VerdictCli(unittest.TestCase):
         self.assertEqual(json.loads(out)["verdict"], v, RECORD_AGAIN)
         rc, out, err = self.cli(FIXTURE, "--check")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(out.splitlines()[0], "Linux %s: %s (%s), confidence %s"
+        # the headline over the kernel set, then the main kernel's line
+        self.assertTrue(out.splitlines()[0].startswith(v["headline"]))
+        self.assertEqual(out.splitlines()[2], "Linux %s: %s (%s), confidence %s"
                          % (v["linux_kernel"], v["linux_clocksource"],
                             "vDSO" if v["vdso"] else "no vDSO, syscall",
                             v["confidence"]))
@@ -91,9 +93,9 @@ class VerdictCli(unittest.TestCase):
             self.assertEqual(v[key], entry[key], key)
         self.assertEqual(v["by_kernel"], self.report["verdict"]["by_kernel"])
         rc, out, err = self.cli(FIXTURE, "--kernel", "6.1")
-        self.assertEqual(out.splitlines()[0].split(":")[0], "Linux 6.1")
+        self.assertEqual(out.splitlines()[2].split(":")[0], "Linux 6.1")
         self.assertIn(" %s (" % entry["linux_clocksource"],
-                      out.splitlines()[0])
+                      out.splitlines()[2])
         # --check compares with the report's own (6.18) verdict
         rc, _, err = self.cli(FIXTURE, "--kernel", "6.1", "--check")
         self.assertEqual(rc, 1, err)
@@ -135,7 +137,8 @@ class VerdictCli(unittest.TestCase):
             json.dump(r, f)
         rc, out, err = self.cli(path, "--kernel", "6.1")
         self.assertEqual(rc, 0, err)
-        self.assertTrue(out.startswith("Linux 6.1: hyperv_clocksource_msr "),
+        # the headline over the kernel set first, then the main kernel's
+        self.assertTrue("\nLinux 6.1: hyperv_clocksource_msr " in out,
                         out)
 
     def kvm(self, **edits):
@@ -333,6 +336,39 @@ class VerdictCli(unittest.TestCase):
         self.assertEqual(self.risk_of(v), "jiffies_watchdog")
         self.assertEqual(v["risk"]["linux_clocksource"], "jiffies")
         self.assertIsNone(self.judge("7.2", **e)["risk"])
+
+    def test_tdx_from_a_recorded_cpuid(self):
+        # The host judge decodes leaf 0x21 as the probe does
+        # (coco_read_cpuid): kvm-intel-invtsc.txt's KVM guest run as a TD
+        # (tdx-kvm-guest.txt, constructed: no TDX hardware to record on)
+        # has tdx true, and from 6.6 tdx_early_init()'s TSC_RELIABLE is in
+        # the reasoning; the same guest without the leaf (max basic 0xD)
+        # is a known no.  A recording has no MSRs: secure_tsc stays null.
+        cpuid = os.path.join(REPO, "tests", "fixtures", "cpuid")
+        td = os.path.join(cpuid, "tdx-kvm-guest.txt")
+        said = "TDX guest: Linux forces TSC_RELIABLE"
+        rc, out, err = self.cli(td, "--kernel", "6.6", "--json")
+        self.assertEqual(rc, 0, err)
+        v = json.loads(out)["verdict"]
+        self.assertIs(v["inputs"]["tdx"], True)
+        self.assertIsNone(v["inputs"]["secure_tsc"])
+        self.assertTrue(any(said in r for r in v["reasoning"]), v["reasoning"])
+        rc, out, err = self.cli(td, "--kernel", "6.5", "--json")
+        self.assertFalse(any(said in r for r in json.loads(out)["verdict"]["reasoning"]))
+        rc, out, err = self.cli(os.path.join(cpuid, "kvm-intel-invtsc.txt"), "--json")
+        self.assertEqual(rc, 0, err)
+        self.assertIs(json.loads(out)["verdict"]["inputs"]["tdx"], False)
+        # Where it decides: those inputs with a warping TSC (cross-CPU test
+        # on 4 vCPUs, no TSC_ADJUST): 6.1's sync check turns the TSC off
+        # -> kvm-clock; 6.12 skips it for a TD -> tsc, not for a plain guest.
+        inputs = dict(v["inputs"], tsc_warps=1, tsc_adjust=False,
+                      xcpu_tested=4, running_cpus=4, possible_cpus=4,
+                      packages=1)
+        report = {"verdict": {"inputs": inputs}}
+        self.assertEqual(self.sv.judge(report, "6.1")["linux_clocksource"], "kvm-clock")
+        self.assertEqual(self.sv.judge(report, "6.12")["linux_clocksource"], "tsc")
+        inputs["tdx"] = False
+        self.assertEqual(self.sv.judge(report, "6.12")["linux_clocksource"], "kvm-clock")
 
     # ---- verdict.windows ----------------------------------------------------
 
