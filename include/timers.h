@@ -80,6 +80,7 @@ struct timers_result {
 	uint8_t found_pic1_mask, found_pic2_mask;
 	uint32_t vector;          /* the probe's own interrupt vector for the shots */
 	uint64_t tsc_hz;          /* the rate the ns figures use */
+	uint64_t elapsed_ticks;   /* the measure step, set-up to put-back */
 	struct timer_result lapic_oneshot, tsc_deadline;
 };
 

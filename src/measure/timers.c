@@ -261,6 +261,7 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 {
 	const struct probe_facts *f = &r->facts;
 	uint64_t hz = results_tsc_hz(r);
+	uint64_t start = rdtsc();
 	out->phase = phase;
 	out->tsc_hz = hz;
 	out->ran = false;
@@ -385,4 +386,5 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 	*gate = saved_gate;
 	out->restored = ok;
 	irq_restore(was_on);
+	out->elapsed_ticks = rdtsc() - start;
 }

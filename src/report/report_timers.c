@@ -69,6 +69,7 @@ void timers_json(struct json *j, const struct run_results *r)
 		hex_json(j, "found_lvt_timer", t->found_lvt);
 		hex_json(j, "found_divide", t->found_divide);
 		json_u64(j, "found_initial_count", t->found_initial);
+		json_u64(j, "elapsed_ms", rate_cycles_to_ns(t->elapsed_ticks, hz) / 1000000);
 		json_bool(j, "restored", t->restored);
 		json_bool(j, "tpr_raised", t->tpr_raised);
 		json_bool(j, "lint0_masked", t->lint0_masked);
