@@ -36,6 +36,8 @@ struct timer_result {
 	char reason[REASON_LEN];          /* absent / error: why; ok: "" */
 	const char *method;
 	uint32_t shots_planned;
+	uint32_t budget_ms;               /* the shots' time budget (mode=) */
+	uint32_t stopped_budget_ms;       /* non-zero: the budget ended the shots before shots_planned */
 	uint64_t delay_min_ticks, delay_max_ticks; /* how far ahead each shot was set */
 	uint32_t fired, missed, early;
 	uint64_t most_early_ticks;

@@ -185,7 +185,7 @@ static uint64_t await_shot(uint32_t fired_before, uint64_t until)
 	return got;
 }
 
-static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz)
+static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget)
 {
 	uint64_t ratio = calibrate(t, hz);
 	t->tsc_per_apic_tick_fp32 = ratio;
@@ -198,7 +198,12 @@ static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz)
 	timers_shots_init(&shots);
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_ONESHOT | TIMER_VECTOR);
 	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
+	uint64_t begin = rdtsc();
 	for (uint32_t i = 0; i < n && shots.missed < MAX_MISSES; i++) {
+		if (rdtsc() - begin > budget) {
+			t->stopped_budget_ms = t->budget_ms;
+			break;
+		}
 		uint64_t delay = timers_shot_delay(i, t->delay_min_ticks, t->delay_max_ticks);
 		uint32_t count = timers_apic_count_for(delay, ratio);
 		uint32_t before = irq.fired;
@@ -223,12 +228,17 @@ static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz)
 	}
 }
 
-static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz)
+static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget)
 {
 	timers_shots_init(&shots);
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_DEADLINE | TIMER_VECTOR);
 	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
+	uint64_t begin = rdtsc();
 	for (uint32_t i = 0; i < n && shots.missed < MAX_MISSES; i++) {
+		if (rdtsc() - begin > budget) {
+			t->stopped_budget_ms = t->budget_ms;
+			break;
+		}
 		uint64_t delay = timers_shot_delay(i, t->delay_min_ticks, t->delay_max_ticks);
 		uint32_t before = irq.fired;
 		uint64_t due = rdtsc() + delay;
@@ -255,6 +265,13 @@ static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz)
 static uint32_t shots_for_mode(enum run_mode m)
 {
 	return m == MODE_QUICK ? 64 : m == MODE_THOROUGH ? 1024 : 256;
+}
+
+/* Each timer's time budget: a host that delivers late (ms per shot under
+ * load) ends the shots early rather than the run's time growing. */
+static uint32_t budget_ms_for_mode(enum run_mode m)
+{
+	return m == MODE_QUICK ? 50 : m == MODE_THOROUGH ? 2000 : 100;
 }
 
 void timers_measure(struct timers_result *out, struct run_results *r, const char *phase, bool firmware_owns_timer)
@@ -290,6 +307,7 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 	struct timer_result *ts[2] = { &out->lapic_oneshot, &out->tsc_deadline };
 	for (int i = 0; i < 2; i++) {
 		ts[i]->shots_planned = n;
+		ts[i]->budget_ms = budget_ms_for_mode(f->settings.mode);
 		ts[i]->delay_min_ticks = rate_ns_to_cycles(SHOT_MIN_NS, hz);
 		ts[i]->delay_max_ticks = rate_ns_to_cycles(SHOT_MAX_NS, hz);
 	}
@@ -352,11 +370,11 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 		out->svr_enabled_by_probe = !lapic_write(LAPIC_SVR, svr | LAPIC_SVR_ENABLE);
 	out->ran = true;
 
-	shots_oneshot(&out->lapic_oneshot, n, hz);
+	shots_oneshot(&out->lapic_oneshot, n, hz, rate_ns_to_cycles(out->lapic_oneshot.budget_ms * 1000000ull, hz));
 	lapic_write(LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
 	lapic_write(LAPIC_TIMER_INITIAL, 0);
 	if (out->deadline_cpuid) {
-		shots_deadline(&out->tsc_deadline, n, hz);
+		shots_deadline(&out->tsc_deadline, n, hz, rate_ns_to_cycles(out->tsc_deadline.budget_ms * 1000000ull, hz));
 		wrmsr_safe(MSR_IA32_TSC_DEADLINE, 0);
 	}
 

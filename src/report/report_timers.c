@@ -14,6 +14,8 @@ static void timer_json(struct json *j, const char *key, const struct timer_resul
 		json_string(j, "method", t->method);
 	if (t->status == TIMER_OK || t->fired || t->missed) {
 		json_u64(j, "shots_planned", t->shots_planned);
+		json_u64(j, "budget_ms", t->budget_ms);
+		json_bool(j, "stopped_by_budget", t->stopped_budget_ms != 0);
 		json_u64(j, "fired", t->fired);
 		json_u64(j, "missed", t->missed);
 		json_u64(j, "early", t->early);

@@ -88,7 +88,11 @@ class LapicTimer(ProbeTest):
         o = t["lapic_oneshot"]
         self.assertEqual(o["status"], "ok", o.get("reason"))
         self.assertEqual(o["shots_planned"], 256)  # default mode
-        self.assertEqual(o["fired"] + o["missed"], o["shots_planned"])
+        if o["stopped_by_budget"]:
+            self.assertLess(o["fired"] + o["missed"], o["shots_planned"])
+        else:
+            self.assertEqual(o["fired"] + o["missed"], o["shots_planned"])
+        self.assertGreater(o["fired"], 0)
         self.assertLessEqual(o["missed"], 4)
         for d in ("arm_cycles", "latency_cycles"):
             v = o[d]
