@@ -22,6 +22,10 @@ struct contention_cpu {
 	bool measured;
 	int64_t estimate_milli;  /* the engine's estimate, TSC ticks x1000 */
 	uint64_t se_milli;       /* its standard error (op_cost.estimate_se_milli) */
+	/* The engine gives 0 where it cannot tell (one sample window, no
+	 * batch pairs: quick mode's 128 samples are one window): an SE of 0
+	 * beside a non-zero estimate is unknown, not exact. */
+	bool se_known;
 	uint64_t p50, p99;       /* per-call percentiles, TSC ticks */
 	uint32_t samples;
 	uint64_t start, end;     /* TSC at the first and last stamp of its measurement */
@@ -33,6 +37,7 @@ struct contention_level {
 	uint32_t measured;       /* of those, with a figure */
 	int64_t estimate_milli;  /* mean of the per-CPU estimates: the cost of one read */
 	uint64_t se_milli;       /* of that mean: sqrt(sum of the per-CPU SE^2) / k */
+	bool se_known;           /* every measured CPU's SE is known */
 	uint64_t p50, p99;       /* pooled over every CPU's samples */
 	int64_t cpu_min_milli, cpu_max_milli; /* the spread of the per-CPU estimates */
 	/* The share of the CPUs' reading windows during which every CPU of

@@ -137,6 +137,7 @@ void contention_level_finish(struct contention_level *l, const uint64_t *const *
 	uint32_t n_of[CONTENTION_MAX_CPUS];
 	uint32_t k = 0;
 	l->measured = 0;
+	l->se_known = true;
 	l->cpu_min_milli = INT64_MAX;
 	l->cpu_max_milli = INT64_MIN;
 	for (uint32_t i = 0; i < l->cpus && i < CONTENTION_MAX_CPUS; i++) {
@@ -145,6 +146,7 @@ void contention_level_finish(struct contention_level *l, const uint64_t *const *
 			continue;
 		sum += c->estimate_milli;
 		var += (unsigned __int128)c->se_milli * c->se_milli;
+		l->se_known &= c->se_known;
 		l->cpu_min_milli = MIN(l->cpu_min_milli, c->estimate_milli);
 		l->cpu_max_milli = MAX(l->cpu_max_milli, c->estimate_milli);
 		start[k] = c->start;
@@ -157,6 +159,7 @@ void contention_level_finish(struct contention_level *l, const uint64_t *const *
 	if (!k) {
 		l->estimate_milli = 0;
 		l->se_milli = 0;
+		l->se_known = false;
 		l->cpu_min_milli = l->cpu_max_milli = 0;
 		l->p50 = l->p99 = 0;
 		l->all_reading_ppm = 0;

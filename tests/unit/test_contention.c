@@ -123,9 +123,9 @@ TEST(level_mean_se_spread_and_pooled_tail)
 {
 	struct contention_level l = { .cpus = 2 };
 	l.cpu[0] = (struct contention_cpu){ .cpu = 0, .measured = true, .estimate_milli = 240100, .se_milli = 51000,
-					     .start = 100, .end = 2642 };
+					     .se_known = true, .start = 100, .end = 2642 };
 	l.cpu[1] = (struct contention_cpu){ .cpu = 1, .measured = true, .estimate_milli = 243900, .se_milli = 17000,
-					     .start = 112, .end = 7113 };
+					     .se_known = true, .start = 112, .end = 7113 };
 	uint64_t a[5] = { 180, 200, 210, 230, 9000 }, b[5] = { 190, 205, 220, 7056, 9100 };
 	const uint64_t *sorted[2] = { a, b };
 	uint32_t lens[2] = { 5, 5 };
@@ -134,6 +134,7 @@ TEST(level_mean_se_spread_and_pooled_tail)
 	CHECK_EQ_I64(l.estimate_milli, 242000);
 	/* sqrt(51000^2 + 17000^2) / 2 = 26879.3 */
 	CHECK_EQ_U64(l.se_milli, 26879);
+	CHECK(l.se_known);
 	CHECK_EQ_I64(l.cpu_min_milli, 240100);
 	CHECK_EQ_I64(l.cpu_max_milli, 243900);
 	CHECK_EQ_U64(l.p50, 210);
@@ -152,6 +153,14 @@ TEST(level_mean_se_spread_and_pooled_tail)
 	n.cpu[1] = (struct contention_cpu){ .measured = true, .estimate_milli = -1000 };
 	contention_level_finish(&n, NULL, NULL);
 	CHECK_EQ_I64(n.estimate_milli, -2001);
+	/* One CPU whose SE the engine could not give (quick mode: one sample
+	 * window) leaves the level's SE unknown, not 0. */
+	CHECK(!n.se_known);
+	l.cpu[1].measured = true;
+	l.cpu[1].se_known = false;
+	contention_level_finish(&l, sorted, lens);
+	CHECK(!l.se_known);
+	CHECK_EQ_I64(l.estimate_milli, 242000);
 }
 
 TEST(a_level_whose_readers_started_apart_is_outnumbered)
