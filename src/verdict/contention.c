@@ -28,6 +28,19 @@ static uint64_t isqrt_u128(unsigned __int128 v)
 	return root > UINT64_MAX ? UINT64_MAX : (uint64_t)root;
 }
 
+/* " +/- SE", or that there is none: the report gives an SE the engine
+ * could not measure (one sample window) as null, and it arrives here as
+ * 0; the 2x test then stands without its noise margin. */
+static void sb_se(struct strbuf *sb, uint64_t se_ns_milli)
+{
+	if (!se_ns_milli) {
+		sb_str(sb, " (SE unknown)");
+		return;
+	}
+	sb_str(sb, " +/- ");
+	sb_ns(sb, se_ns_milli);
+}
+
 static bool has_curve(const struct verdict_input *in, int s)
 {
 	const struct verdict_source_fact *f = &in->sources[s];
@@ -133,14 +146,12 @@ void warn_contended(const struct verdict_input *in, const struct model *m, struc
 		sb_curve(&sb, f);
 		sb_str(&sb, "; 1 CPU ");
 		sb_ns(&sb, f->alone_ns_milli);
-		sb_str(&sb, " +/- ");
-		sb_ns(&sb, f->alone_se_ns_milli);
+		sb_se(&sb, f->alone_se_ns_milli);
 		sb_str(&sb, ", ");
 		sb_u64(&sb, in->contention_cpus);
 		sb_str(&sb, " CPUs ");
 		sb_ns(&sb, f->contended_ns_milli);
-		sb_str(&sb, " +/- ");
-		sb_ns(&sb, f->contended_se_ns_milli);
+		sb_se(&sb, f->contended_se_ns_milli);
 	}
 }
 
