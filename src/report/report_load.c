@@ -205,7 +205,7 @@ void report_load_summary(const struct run_results *r, void (*emit)(const char *l
 		sb_str(&sb, "; ");
 		sb_str(&sb, c->stopped_reason);
 	}
-	emit(buf, true);
+	summary_emit_wrapped(buf, 2, true, emit);
 	for (uint32_t i = 0; i < c->source_count; i++) {
 		const struct contention_source *cs = &c->src[i];
 		const char *name = results_source_name(r, cs->id);
@@ -213,6 +213,6 @@ void report_load_summary(const struct run_results *r, void (*emit)(const char *l
 			continue;
 		sb_init(&sb, buf, sizeof buf);
 		curve_line(&sb, name, cs, hz);
-		emit(buf, true);
+		summary_emit_wrapped(buf, 4, true, emit);
 	}
 }
