@@ -208,6 +208,7 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	/* Back-to-back reads that returned the same value. */
 	json_u64(j, "stalls", s->behaviour.same);
 	histogram_json(j, &s->cost.hist);
+	contention_source_json(j, s, r);
 	if (s->src->report_extra)
 		s->src->report_extra(j, &s->facts);
 	json_object_end(j);

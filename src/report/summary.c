@@ -17,7 +17,7 @@ static void line_start(struct strbuf *sb, char *buf, size_t cap)
  * pieces, never lost). */
 #define SUMMARY_COLUMNS 100
 
-static void emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool))
+void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool))
 {
 	char line[SUMMARY_COLUMNS + 1];
 	size_t n = str_len(text), at = 0, lead = 0;
@@ -147,7 +147,7 @@ static void source_row(const struct source_result *s, const struct source_result
 		/* The Hyper-V pair share their reason: said once. */
 		bool same = prev && prev->status == s->status && str_equal(prev->desc.reason, s->desc.reason);
 		sb_str(&sb, same ? "as above" : s->desc.reason);
-		emit_wrapped(buf, col->at[COL_P50], true, emit);
+		summary_emit_wrapped(buf, col->at[COL_P50], true, emit);
 		return;
 	}
 	const struct op_cost *c = &s->cost;
@@ -215,7 +215,7 @@ static void table_footnote(const struct run_results *r, void (*emit)(const char 
 	sb_str(&sb, "; read path: no exit = costs about what RDTSC costs (the JSON's native), hardware = no "
 		    "hypervisor and costs that fit hardware, unknown = the costs do not decide");
 	sb_char(&sb, ')');
-	emit_wrapped(buf, 3, true, emit);
+	summary_emit_wrapped(buf, 3, true, emit);
 }
 
 /* Whether hay holds the first n characters of needle. */
@@ -246,7 +246,7 @@ static void why_block(const struct verdict *v, const char *said, void (*emit)(co
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "  - ");
 		sb_str(&sb, text);
-		emit_wrapped(buf, 4, false, emit);
+		summary_emit_wrapped(buf, 4, false, emit);
 	}
 }
 
@@ -321,13 +321,13 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	/* The verdict first, over the kernels a fleet runs: what most readers
 	 * came for, with how sure it is, what can go wrong and what to fix. */
 	verdict_summary_line(v, verdict_text, sizeof verdict_text);
-	emit_wrapped(verdict_text, 2, true, emit);
+	summary_emit_wrapped(verdict_text, 2, true, emit);
 	bool risk = verdict_summary_risk(v, risk_text, sizeof risk_text);
 	if (risk)
-		emit_wrapped(risk_text, 2, true, emit);
+		summary_emit_wrapped(risk_text, 2, true, emit);
 	bool fix = verdict_summary_fix(v, fix_text, sizeof fix_text);
 	if (fix)
-		emit_wrapped(fix_text, 2, true, emit);
+		summary_emit_wrapped(fix_text, 2, true, emit);
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Kernels ");
 	sb_str(&sb, verdict_kernel_set_name(&v->kernel_set));
@@ -338,9 +338,9 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 			sb_str(&sb, verdict_release_name(i));
 		}
 	sb_str(&sb, " (kernels= picks others; verdict.by_kernel has every release)");
-	emit_wrapped(buf, 2, false, emit);
+	summary_emit_wrapped(buf, 2, false, emit);
 	verdict_windows_summary_line(v, verdict_text, sizeof verdict_text);
-	emit_wrapped(verdict_text, 2, true, emit);
+	summary_emit_wrapped(verdict_text, 2, true, emit);
 	if (v->text_cut) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "error VERDICT_TEXT_CUT: ");
@@ -363,7 +363,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, f->hv.signature);
 		sb_str(&sb, ")");
 	}
-	emit_wrapped(buf, 2, true, emit);
+	summary_emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "TSC: invariant=");
@@ -380,7 +380,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_i64(&sb, r->freq.disagreement_ppm);
 		sb_str(&sb, " ppm");
 	}
-	emit_wrapped(buf, 2, true, emit);
+	summary_emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Cross-CPU: ");
@@ -422,7 +422,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, "Harness anomaly: ");
 		sb_str(&sb, r->harness_anomaly_reason);
 		sb_str(&sb, " - read costs here are distorted");
-		emit_wrapped(buf, 2, true, emit);
+		summary_emit_wrapped(buf, 2, true, emit);
 	}
 	struct columns col = columns_for(r);
 	line_start(&sb, buf, sizeof buf);
@@ -436,6 +436,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		source_row(&r->sources[i], i ? &r->sources[i - 1] : NULL, &col, hz, emit);
 	table_footnote(r, emit);
 
+	report_load_summary(r, emit);
+	report_timers_summary(r, emit);
 	why_block(v, risk ? risk_text : NULL, emit);
 	warnings_block(v, fix ? fix_text : NULL, emit);
 	/* Errors reach the screen too: a person at a console with no serial
@@ -446,7 +448,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, r->errors[i].code);
 		sb_str(&sb, ": ");
 		sb_str(&sb, r->errors[i].message);
-		emit_wrapped(buf, 4, true, emit);
+		summary_emit_wrapped(buf, 4, true, emit);
 	}
 
 	if (r->watch) {
@@ -463,11 +465,11 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 			sb_u64(&sb, r->watch->det.events_total);
 			sb_str(&sb, " events");
 		}
-		emit_wrapped(buf, 2, true, emit);
+		summary_emit_wrapped(buf, 2, true, emit);
 		if (r->watch->seq) {
 			char sentence[400];
 			watch_watchdog_sentence(sentence, sizeof sentence, r->watch);
-			emit_wrapped(sentence, 2, true, emit);
+			summary_emit_wrapped(sentence, 2, true, emit);
 		}
 	}
 }

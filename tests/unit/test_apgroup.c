@@ -77,9 +77,9 @@ TEST(all_arrive_and_none_starts_before_the_release)
 {
 	pthread_t t[4];
 	setup(4);
-	start(&g, t, 2000, -1, -1);
+	start(&g, t, 20000, -1, -1);
 	CHECK_EQ_U64(ap_group_gather(&g), 4);
-	CHECK(ap_group_finish(&g, 2000));
+	CHECK(ap_group_finish(&g, 20000));
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	CHECK_EQ_U64(w.ran, 4);
@@ -97,13 +97,14 @@ TEST(a_member_that_never_arrives_is_named_and_a_late_one_does_no_work)
 	pthread_t t[3];
 	setup(3);
 	uint64_t t0 = now_ns();
-	start(&g, t, 30, 1, -1);
+	/* 1 s: the two that do arrive must make it even on a loaded host. */
+	start(&g, t, 1000, 1, -1);
 	CHECK_EQ_U64(ap_group_gather(&g), 2);
 	/* The whole arrival wait was spent on it, no more than a few times that. */
-	CHECK(now_ns() - t0 >= 30 * NS_PER_MS);
-	CHECK(now_ns() - t0 < 3000 * NS_PER_MS);
-	CHECK_STR(g.reason, "CPU 2 (APIC id 11) never reached the start barrier in 30 ms");
-	CHECK(ap_group_finish(&g, 2000));
+	CHECK(now_ns() - t0 >= 1000 * NS_PER_MS);
+	CHECK(now_ns() - t0 < 10000 * NS_PER_MS);
+	CHECK_STR(g.reason, "CPU 2 (APIC id 11) never reached the start barrier in 1000 ms");
+	CHECK(ap_group_finish(&g, 20000));
 	CHECK_EQ_U64(w.ran, 2);
 	/* Now it turns up: it must leave without working. */
 	pthread_create(&t[1], NULL, ap_thread, &g.m[1]);
@@ -122,7 +123,7 @@ TEST(a_refused_start_is_named_without_waiting)
 	start(&g, t, 5000, -1, 2);
 	CHECK_EQ_U64(ap_group_gather(&g), 2);
 	CHECK(now_ns() - t0 < 4000 * NS_PER_MS); /* nothing left to wait for */
-	CHECK(ap_group_finish(&g, 2000));
+	CHECK(ap_group_finish(&g, 20000));
 	pthread_join(t[0], NULL);
 	pthread_join(t[1], NULL);
 	CHECK_STR(g.reason, "CPU 3 (APIC id 12) could not be started by the firmware");
@@ -135,7 +136,7 @@ TEST(unfinished_work_is_named_and_the_wait_is_bounded)
 	pthread_t t[2];
 	setup(2);
 	w.hold = 1;
-	start(&g, t, 2000, -1, -1);
+	start(&g, t, 20000, -1, -1);
 	CHECK_EQ_U64(ap_group_gather(&g), 2);
 	uint64_t t0 = now_ns();
 	CHECK(!ap_group_finish(&g, 20));
