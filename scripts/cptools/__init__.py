@@ -19,8 +19,13 @@ and judges a report by the same rules:
            machine table (tests/matrix.conf), its guest rows included
   matrixout   the matrix's results.json, JUnit, summary, TAP; --merge
   policy   --fail-on SEVERITY|CODE: which verdict warnings fail a pipeline
-  untrusted   report strings as data: HTML escaping, CSV formulas, caps
-  fleet    run ids, labels and the long format of compare's fleet outputs
+  untrusted   report strings as data: HTML/Markdown escaping, CSV
+           formulas, caps
+  inputs   the one loader of untrusted input: regular files only, size
+           caps, JSON depth/size/count/number limits, marker digits
+  fleetinput  a fleet's inputs as runs: every report of every log, run
+           ids (collisions kept and flagged), labels, watch records
+  fleet    the headline and the long format of compare's fleet outputs
   fleetdb  the fleet's SQLite database (compare --sqlite)
   fleetpage   the fleet page (compare --html)
   fields   compare's field table: what is shown, from where, judged how

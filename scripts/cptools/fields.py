@@ -148,9 +148,62 @@ def error_count(r):
     return len(r["errors"]) if isinstance(r.get("errors"), list) else None
 
 
+# ------------------------------------------- entries by name, in O(1)
+
+# The table asks for every source (and drift pair) of every report once
+# per row: a linear query.get_path per ask made a report with 20,000
+# sources take minutes.  An index per report list, built on first use:
+# the first entry whose name (or code, signature, leaf; query.KEY_FIELDS)
+# is the key, as query's [key] picks it.  Held with the list itself, so a
+# list freed and another allocated at its address can never hit.
+_INDEX = {}
+
+
+def _index(report, key, names):
+    lst = report.get(key) if isinstance(report, dict) else None
+    if not isinstance(lst, list):
+        return {}
+    hit = _INDEX.get((id(lst), key))
+    if hit is not None and hit[0] is lst and hit[1] == len(lst):
+        return hit[2]
+    idx = {}
+    for e in lst:
+        if isinstance(e, dict):
+            for n in names(e):
+                idx.setdefault(n, e)
+    _INDEX[(id(lst), key)] = (lst, len(lst), idx)
+    return idx
+
+
+def _source_keys(e):
+    return [v for v in (e.get(f) for f in query.KEY_FIELDS)
+            if isinstance(v, str)]
+
+
+def _drift_key(e):
+    a, b = e.get("a"), e.get("b")
+    return ["%s/%s" % (a, b)] if isinstance(a, str) and \
+        isinstance(b, str) else []
+
+
+def source_entry(report, name):
+    """sources[name] of a report (None when it has none)."""
+    return _index(report, "sources", _source_keys).get(name)
+
+
+def drift_entry(report, pair):
+    """drift[a/b] of a report (None when it has none)."""
+    return _index(report, "drift", _drift_key).get(pair)
+
+
+def _in_source(name, rest):
+    return lambda r: query.get_path(source_entry(r, name), rest) \
+        if rest else source_entry(r, name)
+
+
 def source_status(name):
     def get(r):
-        s = query.get_path(r, "sources[%s]" % name)
+        s = source_entry(r, name)
         if not isinstance(s, dict):
             return None
         st = s.get("status")
@@ -164,7 +217,7 @@ def source_cost(unit, pct):
     """A read-cost percentile of a source that is ok (None otherwise)."""
     def per_source(name):
         def get(r):
-            s = query.get_path(r, "sources[%s]" % name)
+            s = source_entry(r, name)
             if not isinstance(s, dict) or s.get("status") != "ok":
                 return None
             return query.get_path(s, "read_cost.%s.%s" % (unit, pct))
@@ -173,7 +226,10 @@ def source_cost(unit, pct):
 
 
 def drift_ppm(pair):
-    return lambda r: abs_or_none(query.get_path(r, "drift[%s].ppm" % pair))
+    def get(r):
+        d = drift_entry(r, pair)
+        return abs_or_none(d.get("ppm")) if isinstance(d, dict) else None
+    return get
 
 
 def source_hypervisor(name):
@@ -294,7 +350,10 @@ TAIL = (
 def make_field(spec, **names):
     """The Field of one Spec; names fills "{name}"/"{pair}"."""
     get = spec.get
-    if isinstance(get, str):
+    if isinstance(get, str) and get.startswith("sources[{name}]"):
+        get = _in_source(names["name"],
+                         get[len("sources[{name}]"):].lstrip("."))
+    elif isinstance(get, str):
         get = path(get.format(**names))
     elif names:
         get = get(*names.values())
@@ -303,30 +362,37 @@ def make_field(spec, **names):
                  get, spec.kind, spec.fmt, hv)
 
 
+def _list_of(r, key):
+    v = r.get(key) if isinstance(r, dict) else None
+    return v if isinstance(v, list) else []
+
+
 def source_names(reports):
-    names = []
+    """Every source name the reports list (strings only), first seen
+    first."""
+    names = {}
     for r in reports:
-        for s in r.get("sources") or []:
+        for s in _list_of(r, "sources"):
             n = s.get("name") if isinstance(s, dict) else None
-            if n and n not in names:
-                names.append(n)
-    return names
+            if isinstance(n, str) and n:
+                names.setdefault(n, None)
+    return list(names)
 
 
 def drift_pairs(reports):
-    pairs = []
+    pairs = {}
     for r in reports:
-        for d in r.get("drift") or []:
-            if isinstance(d, dict) and d.get("a") and d.get("b"):
-                key = "%s/%s" % (d["a"], d["b"])
-                if key not in pairs:
-                    pairs.append(key)
-    return pairs
+        for d in _list_of(r, "drift"):
+            if isinstance(d, dict) and isinstance(d.get("a"), str) and \
+                    isinstance(d.get("b"), str) and d["a"] and d["b"]:
+                pairs.setdefault("%s/%s" % (d["a"], d["b"]), None)
+    return list(pairs)
 
 
 def build_fields(reports):
     """compare's rows for these reports: the table, with the per-source
     rows for every source and the drift rows for every pair they list."""
+    _INDEX.clear()  # only the reports of this table are looked up next
     fields = [make_field(s) for s in HEAD]
     for name in source_names(reports):
         fields += [make_field(s, name=name) for s in PER_SOURCE]

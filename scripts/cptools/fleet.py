@@ -2,7 +2,7 @@
 tidy long format (run_id, label, section, name, field, value, unit).
 
 scripts/compare reads a handful of reports or a directory of a thousand
-logs through load_runs(); its CSV, JSON Lines, SQLite and HTML outputs all
+logs through load_runs() (cptools/fleetinput.py, re-exported here); its CSV, JSON Lines, SQLite and HTML outputs all
 start from the Run objects made here, so that every output names a run and
 a measurement the same way.
 
@@ -25,198 +25,19 @@ ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 """
 
 import functools
-import json
-import os
 import re
-import zlib
 
-from . import frame, query, watchlog
+from . import query
+from .fleetinput import (  # noqa: F401 (the fleet's names, in one place)
+    LOG_SUFFIXES, REPORT_KEYS, Run, canonical_run_id, expand_inputs,
+    file_labels, load_runs, report_digest)
 from .untrusted import cap
 
-LOG_SUFFIXES = (".json", ".log", ".txt")
 SKIP_SECTIONS = ("raw",)
-# A JSON object with none of these is some other file (a matrix run's
-# results.json), not a report.
-REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
 # Watch records (cptools/watchlog.py) in the long format: name = seq.
 WATCH_SECTION = "watch_records"
 LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
                 "unit")
-
-
-class Run:
-    """One verified report and how the outputs name it."""
-
-    def __init__(self, report, path, run_id, label=None):
-        self.report = report
-        self.path = path
-        self.run_id = run_id
-        self.label = label
-        self.watch = []     # [(seq, record)] from the same log, verified
-
-    def get(self, p):
-        try:
-            return query.get_path(self.report, p)
-        except (ValueError, TypeError):
-            return None
-
-
-def canonical_run_id(report):
-    """probe.run_id when the probe wrote one; else the CRC-32 of the
-    report's canonical JSON (sorted keys, compact), so the .log and the
-    .json copy of one run get the same id."""
-    rid = query.get_path(report, "probe.run_id") \
-        if isinstance(report.get("probe"), dict) else None
-    if isinstance(rid, (str, int)) and not isinstance(rid, bool) \
-            and str(rid):
-        return cap(str(rid), 200)
-    data = json.dumps(report, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8", "replace")
-    return "crc32:%08x" % (zlib.crc32(data) & 0xFFFFFFFF)
-
-
-def expand_inputs(paths):
-    """[(file, from_a_directory)]: files as given; a directory becomes its
-    report-looking files (*.json, *.log, *.txt; recursively, sorted)."""
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            for top, dirs, files in os.walk(p):
-                dirs.sort()
-                for f in sorted(files):
-                    if f.endswith(LOG_SUFFIXES):
-                        out.append((os.path.join(top, f), True))
-        else:
-            out.append((p, False))
-    return out
-
-
-def _stem(path):
-    base = os.path.basename(path)
-    for ext in LOG_SUFFIXES:
-        if base.endswith(ext):
-            return base[:-len(ext)]
-    return base
-
-
-def file_labels(paths):
-    """A short distinct label per path: the file name without extension,
-    with as many parent folders as it takes to tell equal names apart
-    (a/report.json, b/report.json -> a/report, b/report)."""
-    norm = [os.path.normpath(os.path.abspath(p)) for p in paths]
-    parts = [n.split(os.sep) for n in norm]
-    stems = [_stem(p) for p in paths]
-    depth = [1] * len(paths)
-
-    def label(i):
-        return "/".join(parts[i][-depth[i]:-1] + [stems[i]])
-
-    while True:
-        files_by_label = {}
-        for i in range(len(paths)):
-            files_by_label.setdefault(label(i), set()).add(norm[i])
-        grow = [i for i in range(len(paths))
-                if len(files_by_label[label(i)]) > 1
-                and depth[i] < len(parts[i])]
-        if not grow:
-            break
-        for i in grow:
-            depth[i] += 1
-    taken, out = set(), []
-    for i in range(len(paths)):   # the same path twice: number the copies
-        lab = label(i)
-        new, n = lab, 2
-        while new in taken:
-            new, n = "%s-%d" % (lab, n), n + 1
-        taken.add(new)
-        out.append(new)
-    return out
-
-
-def load_runs(paths, labels=(), warn=lambda msg: None):
-    """(runs, rejected, duplicates) for the given files and directories.
-
-    rejected: [(path, reason)] -- unreadable, bad markers, length or CRC;
-    such a log is never partly used.  duplicates: [(path, first_path)] --
-    a report found in a directory that was already read (same run id),
-    e.g. a row's .log next to its .json in a matrix folder; counted once.
-    Files named one by one are all used (comparing A with A is allowed).  labels: explicit labels for
-    the input files in order (--label; a rejected file keeps its place);
-    the rest come from probe.label, else from the file name."""
-    files = expand_inputs(paths)
-    runs, rejected, dups, seen = [], [], [], {}
-    for index, (p, from_dir) in enumerate(files):
-        report, why = frame.load_report_file(p)
-        if report is not None and not REPORT_KEYS.intersection(report):
-            if from_dir:    # results.json of a matrix run, other tools' JSON
-                warn("compare: %s: not a clockprobe report, skipped" % p)
-                continue
-            report, why = None, "not a clockprobe report (none of %s)" % (
-                ", ".join(sorted(REPORT_KEYS)))
-        if report is None:
-            warn("compare: %s: rejected: %s" % (p, why))
-            rejected.append((p, why))
-            continue
-        rid = canonical_run_id(report)
-        if rid in seen and (from_dir or seen[rid].from_dir):
-            dups.append((p, seen[rid].path))
-            warn("compare: %s: same run as %s (%s), counted once"
-                 % (p, seen[rid].path, rid))
-            continue
-        run = Run(report, p, rid)
-        run.from_dir = from_dir
-        run.input_index = index
-        seen.setdefault(rid, run)
-        runs.append(run)
-        if not p.endswith(".json"):
-            run.watch = _watch_records(p, run, rejected, warn)
-    need_file_label = []
-    for r in runs:
-        probe_label = r.get("probe.label")
-        if r.input_index < len(labels):
-            r.label = labels[r.input_index]
-        elif isinstance(probe_label, str) and probe_label.strip():
-            r.label = cap(probe_label, 200)
-        else:
-            need_file_label.append(r)
-    for r, lab in zip(need_file_label,
-                      file_labels([r.path for r in need_file_label])):
-        r.label = lab
-    return runs, rejected, dups
-
-
-def _watch_records(path, run, rejected, warn):
-    """The verified watch records of the log that holds run's report;
-    damaged ones, or ones of another run, go to rejected by name.
-
-    Each frame is found and verified by watchlog.scan, the reader
-    scripts/watch uses, so the fleet database and the watch report can
-    never disagree on which records are sound."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
-        return []
-    if "CLOCKPROBE WATCH BEGIN" not in text:  # most logs: nothing to scan
-        return []
-    probe_id = run.get("probe.run_id")
-    out, bad = [], []
-    for entry in watchlog.scan(text):
-        seq, rec = entry["seq"], entry["record"]
-        if rec is None:
-            bad.append((seq, entry["error"]))
-            continue
-        rid = rec.get("run_id")
-        if probe_id is not None and rid is not None and rid != probe_id:
-            bad.append((seq, "run_id %r is not the report's %r"
-                        % (rid, probe_id)))
-            continue
-        out.append((seq, rec))
-    for seq, why in sorted(bad):
-        name = "%s (watch record seq=%d)" % (path, seq)
-        warn("compare: %s: rejected: %s" % (name, why))
-        rejected.append((name, why))
-    return out
 
 
 # ------------------------------------------------------------- headline
@@ -294,11 +115,15 @@ def _entry_key(e):
 
 def _keyed_names(entries):
     keys = [_entry_key(e) for e in entries]
+    first = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
     out = []
     for i, k in enumerate(keys):
         # query's [key] picks the first match: a repeated key (two SSDTs)
         # is addressed by index so that the path finds this very entry.
-        unique = k is not None and keys.index(k) == i and \
+        # (A dict of first places: keys.index() per entry was quadratic.)
+        unique = k is not None and first[k] == i and \
             "]" not in k and "." not in k
         out.append(k if unique else str(i))
     return out
@@ -313,13 +138,16 @@ def _list_names(values):
 _INDEX_RE = re.compile(r"\[[^\]]*\]")
 
 
-@functools.lru_cache(maxsize=8192)
 def unit_of(section, field):
     """unit_for over the names of section and field, list keys left out
-    (cached: a fleet repeats the same few hundred fields)."""
-    segs = tuple(x for x in _INDEX_RE.sub("", section + "." + field)
-                 .split(".") if x)
-    return unit_for(segs)
+    (cached on the path without them: a fleet repeats the same few
+    hundred fields, a list of 100,000 tables the same few)."""
+    return _unit_of_path(_INDEX_RE.sub("", section + "." + field))
+
+
+@functools.lru_cache(maxsize=8192)
+def _unit_of_path(p):
+    return unit_for(tuple(x for x in p.split(".") if x))
 
 
 def _emit(rows, head, field, value):

@@ -18,11 +18,21 @@ Tables (one row per run, per source, per warning, ...; run_id joins them):
                 runs): every scalar of the report
   rejected      source_file, reason: logs that did not verify (bad CRC,
                 cut off), never partly ingested
+  run_digests   run_id, digest (cptools.fleet.report_digest), source_file:
+                which report each run's rows came from
+  run_id_collisions
+                run_id, claimed_run_id, source_file, other_file: a report
+                that claimed a run_id another report holds, kept under its
+                own run_id (claimed#digest), never in the other's place
 
 Every value is a bound parameter, so a hostile string is stored as the
-text it is.  A run already in the file is replaced as a whole (its rows are
-deleted and written again in one transaction): ingesting the same folder
-twice gives the same database.
+text it is; an integer beyond SQLite's 64 bits (a u64 of 2**63 or more)
+is stored as its decimal text.  A run already in the file is replaced as
+a whole (its rows are deleted and written again in one transaction) only
+by the same report (same digest): ingesting the same folder twice gives
+the same database.  A different report claiming the same run_id is kept
+beside it and flagged in run_id_collisions; a row written before digests
+were recorded is replaced only from the same source file.
 """
 
 import sqlite3
@@ -56,6 +66,11 @@ CREATE TABLE IF NOT EXISTS watch (
   run_id TEXT, seq INTEGER, elapsed_tsc_s REAL, elapsed_rtc_s REAL,
   PRIMARY KEY (run_id, seq));
 CREATE TABLE IF NOT EXISTS rejected (source_file TEXT, reason TEXT);
+CREATE TABLE IF NOT EXISTS run_digests (
+  run_id TEXT PRIMARY KEY, digest TEXT, source_file TEXT);
+CREATE TABLE IF NOT EXISTS run_id_collisions (
+  run_id TEXT PRIMARY KEY, claimed_run_id TEXT, source_file TEXT,
+  other_file TEXT);
 """
 # Built after a bulk insert (cheaper than maintaining them row by row).
 INDEXES = """
@@ -65,12 +80,45 @@ CREATE INDEX IF NOT EXISTS measurements_run ON measurements (run_id);
 CREATE INDEX IF NOT EXISTS by_kernel_run ON by_kernel (run_id);
 """
 PER_RUN_TABLES = ("runs", "verdicts", "by_kernel", "sources", "warnings",
-                  "watch", "measurements")
+                  "watch", "measurements", "run_digests",
+                  "run_id_collisions")
+SQLITE_INT_MIN, SQLITE_INT_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _num(v):
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) \
-        else None
+    return _bind(v) if isinstance(v, (int, float)) and \
+        not isinstance(v, bool) else None
+
+
+def _bind(v):
+    """A value SQLite can bind: an int beyond 64 signed bits as text."""
+    if isinstance(v, int) and not isinstance(v, bool) and \
+            not SQLITE_INT_MIN <= v <= SQLITE_INT_MAX:
+        return str(v)
+    return v
+
+
+def _claim(db, run):
+    """The run_id this run's rows go under, and the collision to flag
+    (None when none): the same report again replaces its rows; a
+    different report claiming a run_id that is taken keeps the rows that
+    are there and goes under RUN_ID#digest."""
+    rid = run.run_id
+    if run.claimed_run_id is not None:      # already a collision in the batch
+        return rid, (run.claimed_run_id, run.collides_with)
+    row = db.execute("SELECT digest FROM run_digests WHERE run_id = ?",
+                     (rid,)).fetchone()
+    if row is not None:
+        if row[0] == run.digest:
+            return rid, None
+    else:
+        old = db.execute("SELECT source_file FROM runs WHERE run_id = ?",
+                         (rid,)).fetchone()
+        if old is None or old[0] == run.path:
+            return rid, None
+    other = db.execute("SELECT source_file FROM runs WHERE run_id = ?",
+                       (rid,)).fetchone()
+    return "%s#%s" % (rid, run.digest), (rid, other[0] if other else None)
 
 
 def _bool(v):
@@ -85,13 +133,23 @@ def _text(v):
     return cap(v)
 
 
-def _insert_run(db, run):
+def _insert_run(db, run, warn):
     g = run.get
     h = fleet.headline(run)
-    rid = run.run_id
+    rid, collision = _claim(db, run)
+    if collision and run.claimed_run_id is None:
+        warn("compare: %s: run_id %s is already in the database from %s, "
+             "with a different report: kept as %s and flagged"
+             % (run.path, collision[0], collision[1], rid))
     if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (rid,)).fetchone():
         for t in PER_RUN_TABLES:
             db.execute("DELETE FROM %s WHERE run_id = ?" % t, (rid,))
+    db.execute("INSERT INTO run_digests VALUES (?,?,?)",
+               (rid, run.digest, _text(run.path)))
+    if collision:
+        db.execute("INSERT INTO run_id_collisions VALUES (?,?,?,?)",
+                   (rid, collision[0], _text(run.path),
+                    _text(collision[1])))
     db.execute("INSERT INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
         rid, _text(run.label), _text(run.path), _text(h["hypervisor"]),
         _text(g("platform.hypervisor.signature")),
@@ -140,17 +198,22 @@ def _insert_run(db, run):
             _num(rec.get("elapsed_rtc_s"))))
     # Long-format values are already capped; bools go in as 0/1.
     db.executemany("INSERT INTO measurements VALUES (?,?,?,?,?,?)",
-                   [r[:1] + r[2:] for r in fleet.long_rows(run)])
+                   [(rid,) + r[2:5] + (_bind(r[5]), r[6])
+                    for r in fleet.long_rows(run)])
+    return collision is not None
 
 
-def write_sqlite(path, runs, rejected):
-    """Add the runs (replacing earlier copies) and the rejected inputs."""
+def write_sqlite(path, runs, rejected, warn=lambda msg: None):
+    """Add the runs (replacing earlier copies of the same reports) and the
+    rejected inputs; returns how many runs were flagged as run_id
+    collisions (kept under their own run_id, see _claim)."""
     db = sqlite3.connect(path)
+    flagged = 0
     try:
         db.executescript(SCHEMA)
         with db:  # one transaction: a run is in the file whole or not at all
             for run in runs:
-                _insert_run(db, run)
+                flagged += _insert_run(db, run, warn)
             for p, why in rejected:
                 db.execute("DELETE FROM rejected WHERE source_file = ?",
                            (p,))
@@ -159,3 +222,4 @@ def write_sqlite(path, runs, rejected):
         db.executescript(INDEXES)
     finally:
         db.close()
+    return flagged

@@ -12,6 +12,10 @@ import json
 import re
 import zlib
 
+from . import inputs
+from .untrusted import cap
+
+SCHEMA_MAX = 1 << 31    # a schema= beyond this is damage, not a version
 BEGIN_RE = re.compile(r"==== CLOCKPROBE REPORT BEGIN schema=(\d+) ====")
 END_RE = re.compile(
     r"==== CLOCKPROBE REPORT END crc32=([0-9A-Fa-f]{8}) bytes=(\d+) ====")
@@ -30,6 +34,58 @@ def _lines(text):
 
 def _fail(reason):
     return None, reason, None
+
+
+def _frames(lines):
+    """[(begin, end or None)]: each BEGIN line with the END line that
+    closes it before the next BEGIN (None: cut off).  One pass."""
+    begins = [i for i, ln in enumerate(lines) if BEGIN_RE.search(ln)]
+    out = []
+    for k, b in enumerate(begins):
+        stop = begins[k + 1] if k + 1 < len(begins) else len(lines)
+        end = next((j for j in range(b + 1, stop)
+                    if END_RE.search(lines[j])), None)
+        out.append((b, end))
+    return out
+
+
+def _verify(lines, begin, end, keep_json=False):
+    """(report, None, meta) or (None, reason, None) for one frame."""
+    try:
+        schema = inputs.parse_count(BEGIN_RE.search(lines[begin]).group(1),
+                                    "schema", SCHEMA_MAX)
+        m = END_RE.search(lines[end])
+        want_len = inputs.parse_count(m.group(2), "bytes",
+                                      inputs.MAX_JSON_BYTES)
+    except inputs.InputError as e:
+        return _fail("malformed marker: %s" % e)
+    body = [ln for ln in lines[begin + 1:end] if ln.strip()]
+    if len(body) != 1:
+        return _fail("malformed: expected one JSON line between the "
+                     "markers, found %d" % len(body))
+    json_line = body[0].strip()
+    want_crc = int(m.group(1), 16)
+    data = json_line.encode("utf-8")
+    if len(data) != want_len:
+        return _fail("length mismatch: END says %d bytes, JSON line has %d"
+                     % (want_len, len(data)))
+    crc = zlib.crc32(data) & 0xFFFFFFFF
+    if crc != want_crc:
+        return _fail("CRC mismatch: END says %08x, JSON bytes give %08x"
+                     % (want_crc, crc))
+    try:
+        report = inputs.loads(json_line)
+    except inputs.InputError as e:
+        return _fail(str(e))
+    if not isinstance(report, dict):
+        return _fail("JSON is not an object")
+    if report.get("schema", schema) != schema:
+        return _fail("schema mismatch: marker says %d, JSON says %s"
+                     % (schema, cap(repr(report.get("schema")), 40)))
+    meta = {"bytes": want_len, "crc32": "%08x" % crc, "schema": schema}
+    if keep_json:
+        meta["json"] = data
+    return report, None, meta
 
 
 def extract_report(text):
@@ -53,58 +109,39 @@ def extract_report_meta(text, keep_json=False):
     Line ends may be LF, CRLF
     or CR; escape sequences and other text around the markers are ignored.
     The JSON line must match the END marker's byte count and zlib CRC-32
-    exactly (it is checked as UTF-8, the bytes the probe sent).
+    exactly (it is checked as UTF-8, the bytes the probe sent), and is
+    parsed within cptools.inputs' limits (depth, size, finite numbers).
+    A log holding several runs: extract_reports gives every one.
     """
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
     lines = _lines(text)
-    begins = [i for i, ln in enumerate(lines) if BEGIN_RE.search(ln)]
-    if not begins:
+    frames = _frames(lines)
+    if not frames:
         return _fail("no report: BEGIN marker not found")
-    # Walk back from the last BEGIN to the last one closed by an END before
-    # the next BEGIN: a copy cut off by a reset or a full buffer does not
-    # hide an earlier whole one.  The chosen pair is then verified as is --
-    # a corrupted last copy is an error, never a silent fall-back.
-    last_begin = end_idx = None
-    for b_i, b in enumerate(reversed(begins)):
-        stop = begins[len(begins) - b_i] if b_i else len(lines)
-        for j in range(b + 1, stop):
-            if END_RE.search(lines[j]):
-                last_begin, end_idx = b, j
-                break
-        if end_idx is not None:
-            break
-    if end_idx is None:
+    # The last copy closed by an END before the next BEGIN: a copy cut off
+    # by a reset or a full buffer does not hide an earlier whole one.  The
+    # chosen pair is then verified as is -- a corrupted last copy is an
+    # error, never a silent fall-back.
+    whole = [f for f in frames if f[1] is not None]
+    if not whole:
         return _fail("truncated: END marker missing")
-    schema = int(BEGIN_RE.search(lines[last_begin]).group(1))
-    body = [ln for ln in lines[last_begin + 1:end_idx] if ln.strip()]
-    if len(body) != 1:
-        return _fail("malformed: expected one JSON line between the "
-                     "markers, found %d" % len(body))
-    json_line = body[0].strip()
-    m = END_RE.search(lines[end_idx])
-    want_crc, want_len = int(m.group(1), 16), int(m.group(2))
-    data = json_line.encode("utf-8")
-    if len(data) != want_len:
-        return _fail("length mismatch: END says %d bytes, JSON line has %d"
-                     % (want_len, len(data)))
-    crc = zlib.crc32(data) & 0xFFFFFFFF
-    if crc != want_crc:
-        return _fail("CRC mismatch: END says %08x, JSON bytes give %08x"
-                     % (want_crc, crc))
-    try:
-        report = json.loads(json_line)
-    except ValueError as e:
-        return _fail("JSON does not parse: %s" % e)
-    if not isinstance(report, dict):
-        return _fail("JSON is not an object")
-    if report.get("schema", schema) != schema:
-        return _fail("schema mismatch: marker says %d, JSON says %r"
-                     % (schema, report.get("schema")))
-    meta = {"bytes": want_len, "crc32": "%08x" % crc, "schema": schema}
-    if keep_json:
-        meta["json"] = data
-    return report, None, meta
+    return _verify(lines, *whole[-1], keep_json=keep_json)
+
+
+def extract_reports(text, keep_json=False):
+    """Every complete framed report of a log, in order: a list of
+    (report, reason, meta) as extract_report_meta gives for one, so that
+    a log holding two boots (a reboot, a second run) gives both and a
+    damaged copy is named next to the good ones.  A copy cut off before
+    its END is left out where the log holds a whole one (a late console,
+    a reset mid-report); with none whole the list is that one error."""
+    lines = _lines(text)
+    frames = _frames(lines)
+    if not frames:
+        return [_fail("no report: BEGIN marker not found")]
+    whole = [f for f in frames if f[1] is not None]
+    if not whole:
+        return [_fail("truncated: END marker missing")]
+    return [_verify(lines, b, e, keep_json) for b, e in whole]
 
 
 def extract_report_json(text):
@@ -133,22 +170,37 @@ def load_report_file(path):
 
     Returns (report, None) or (None, reason).  A file that parses as a JSON
     object is taken as an already extracted report; anything else is searched
-    for the framed report.
+    for the framed report (the last one: load_reports_file gives all).  The
+    file is read through cptools.inputs: a regular file, size-capped.
     """
+    # Several copies: the last, verified as is (extract_report's rule).
+    return load_reports_file(path)[-1][:2]
+
+
+def load_reports_file(path):
+    """Every report in a file: [(report, reason, meta)], as extract_reports
+    gives them for a log; a JSON file is one report (meta None)."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        return None, "cannot read: %s" % e.strerror
-    text = raw.decode("utf-8", "replace")
+        raw = inputs.read_file(path)
+    except inputs.InputError as e:
+        return [(None, str(e), None)]
+    return reports_from_bytes(raw)
+
+
+def reports_from_bytes(raw):
+    """load_reports_file on a file's bytes (or text) already read."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     stripped = text.lstrip("\ufeff").strip()
-    if stripped.startswith("{"):
+    if stripped.startswith("{") or stripped.startswith("["):
         try:
-            obj = json.loads(stripped)
-        except ValueError as e:
+            obj = inputs.loads(stripped)
+        except inputs.InputError as e:
             if "CLOCKPROBE REPORT" not in text:
-                return None, "JSON does not parse: %s" % e
+                return [(None, str(e), None)]
         else:
             if isinstance(obj, dict):
-                return obj, None
-    return extract_report(text)
+                return [(obj, None, None)]
+            if "CLOCKPROBE REPORT" not in text:
+                return [(None, "JSON is not an object, so not a "
+                         "clockprobe report", None)]
+    return extract_reports(text)

@@ -1,0 +1,261 @@
+"""Reading a fleet of reports: every input file through cptools.inputs,
+every report a log holds as a run, the run ids and labels the outputs
+name runs by (split from cptools/fleet.py, which makes the outputs' rows
+from the Run objects made here; fleet re-exports these names).
+
+A run is one verified report.  Its run_id is probe.run_id, else the
+CRC-32 of the report's canonical JSON (report_digest); a report that
+claims a run_id another, different report already holds keeps its claim
+in claimed_run_id and goes under RUN_ID#digest, so it can neither replace
+nor be dropped as the other.  Watch records that follow a report in its
+log are that run's (verified by watchlog.scan, like scripts/watch).
+"""
+
+import collections
+import json
+import os
+import zlib
+
+from . import frame, inputs, query, watchlog
+from .untrusted import cap
+
+LOG_SUFFIXES = (".json", ".log", ".txt")
+# A JSON object with none of these is some other file (a matrix run's
+# results.json), not a report.
+REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
+
+
+class Run:
+    """One verified report and how the outputs name it."""
+
+    def __init__(self, report, path, run_id, label=None):
+        self.report = report
+        self.path = path
+        self.run_id = run_id
+        self.label = label
+        self.watch = []     # [(seq, record)] from the same log, verified
+        self.from_dir = False
+        self.input_index = 0
+        self.digest = None
+        # Set when the report claims a run_id another report already has:
+        # run_id is then RUN_ID#digest, and the claim is kept here.
+        self.claimed_run_id = None
+        self.collides_with = None
+
+    def get(self, p):
+        try:
+            return query.get_path(self.report, p)
+        except (ValueError, TypeError):
+            return None
+
+
+def report_digest(report):
+    """The CRC-32 of the report's canonical JSON (sorted keys, compact):
+    equal for the .log and the .json copy of one report, different for
+    any two reports that differ in one value."""
+    data = json.dumps(report, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8", "replace")
+    return "crc32:%08x" % (zlib.crc32(data) & 0xFFFFFFFF)
+
+
+def canonical_run_id(report):
+    """probe.run_id when the probe wrote one; else the CRC-32 of the
+    report's canonical JSON (report_digest), so the .log and the .json
+    copy of one run get the same id."""
+    rid = query.get_path(report, "probe.run_id") \
+        if isinstance(report.get("probe"), dict) else None
+    if isinstance(rid, (str, int)) and not isinstance(rid, bool) \
+            and str(rid):
+        return cap(str(rid), 200)
+    return report_digest(report)
+
+
+def expand_inputs(paths):
+    """[(file, from_a_directory)]: files as given; a directory becomes its
+    report-looking files (*.json, *.log, *.txt; recursively, sorted).
+    Links and non-regular files in a directory are left out here;
+    load_runs names them as rejected (cptools.inputs.input_files)."""
+    return [(p, d) for p, d, why in inputs.input_files(paths, LOG_SUFFIXES)
+            if why is None]
+
+
+def _stem(path):
+    base = os.path.basename(path)
+    for ext in LOG_SUFFIXES:
+        if base.endswith(ext):
+            return base[:-len(ext)]
+    return base
+
+
+def file_labels(paths):
+    """A short distinct label per path: the file name without extension,
+    with as many parent folders as it takes to tell equal names apart
+    (a/report.json, b/report.json -> a/report, b/report)."""
+    norm = [os.path.normpath(os.path.abspath(p)) for p in paths]
+    parts = [n.split(os.sep) for n in norm]
+    stems = [_stem(p) for p in paths]
+    depth = [1] * len(paths)
+
+    def label(i):
+        return "/".join(parts[i][-depth[i]:-1] + [stems[i]])
+
+    while True:
+        files_by_label = {}
+        for i in range(len(paths)):
+            files_by_label.setdefault(label(i), set()).add(norm[i])
+        grow = [i for i in range(len(paths))
+                if len(files_by_label[label(i)]) > 1
+                and depth[i] < len(parts[i])]
+        if not grow:
+            break
+        for i in grow:
+            depth[i] += 1
+    taken, out = set(), []
+    for i in range(len(paths)):   # the same path twice: number the copies
+        lab = label(i)
+        new, n = lab, 2
+        while new in taken:
+            new, n = "%s-%d" % (lab, n), n + 1
+        taken.add(new)
+        out.append(new)
+    return out
+
+
+def load_runs(paths, labels=(), warn=lambda msg: None):
+    """(runs, rejected, duplicates) for the given files and directories.
+
+    Every input goes through cptools.inputs (regular files only, sizes,
+    JSON limits) and every report a log holds is a run: a log with two
+    boots gives two runs, several copies of one run (resent during the
+    wait; watch mode's first and final report, which share probe.run_id)
+    give that run once, its last copy.
+
+    rejected: [(path, reason)] -- unreadable, not a regular file, bad
+    markers, length or CRC, JSON beyond the limits; such a report is never
+    partly used ("path (report 2 of 3)" when a log holds others).
+    duplicates: [(path, first_path)] -- the very same report found again
+    where a directory was read, e.g. a row's .log next to its .json in a
+    matrix folder; counted once.  Files named one by one are all used
+    (comparing A with A is allowed).  A report that claims the run_id of
+    a different report already read is kept under its own key
+    (RUN_ID#crc32:...) with run.claimed_run_id set and flagged: it never
+    replaces, and is never dropped as, the other.  labels: explicit labels
+    for the input files in order (--label; a rejected file keeps its
+    place); the rest come from probe.label, else from the file name."""
+    runs, rejected, dups = [], [], []
+    by_id, by_digest = {}, {}
+    for index, (p, from_dir, refusal) in enumerate(
+            inputs.input_files(paths, LOG_SUFFIXES)):
+        if refusal is None:
+            try:
+                raw = inputs.read_file(p)
+            except inputs.InputError as e:
+                refusal = str(e)
+        if refusal is not None:
+            warn("compare: %s: rejected: %s" % (p, refusal))
+            rejected.append((p, refusal))
+            continue
+        found = frame.reports_from_bytes(raw)
+        in_file = collections.OrderedDict()     # run id -> last copy
+        for k, (report, why, _) in enumerate(found):
+            name = p if len(found) == 1 else "%s (report %d of %d)" % (
+                p, k + 1, len(found))
+            if report is not None and not REPORT_KEYS.intersection(report):
+                if from_dir:    # results.json of a matrix run, other JSON
+                    warn("compare: %s: not a clockprobe report, skipped"
+                         % name)
+                    continue
+                report, why = None, "not a clockprobe report (none of " \
+                    "%s)" % ", ".join(sorted(REPORT_KEYS))
+            if report is None:
+                warn("compare: %s: rejected: %s" % (name, why))
+                rejected.append((name, why))
+                continue
+            in_file[canonical_run_id(report)] = report
+        file_runs = []
+        for rid, report in in_file.items():
+            digest = report_digest(report)
+            first = by_digest.get(digest)
+            if first is not None and (from_dir or first.from_dir):
+                dups.append((p, first.path))
+                warn("compare: %s: same run as %s (%s), counted once"
+                     % (p, first.path, rid))
+                continue
+            run = Run(report, p, rid)
+            run.from_dir = from_dir
+            run.input_index = index
+            run.digest = digest
+            other = by_id.get(rid)
+            if other is not None and other.digest != digest:
+                run.run_id = "%s#%s" % (rid, digest)
+                run.claimed_run_id = rid
+                run.collides_with = other.path
+                warn("compare: %s: run_id %s is already %s's, with a "
+                     "different report: kept as %s and flagged"
+                     % (p, rid, other.path, run.run_id))
+            by_id.setdefault(rid, run)
+            by_digest.setdefault(digest, run)
+            runs.append(run)
+            file_runs.append(run)
+        if file_runs and not p.endswith(".json"):
+            _watch_records(raw, p, file_runs, rejected, warn)
+    _label_runs(runs, labels)
+    return runs, rejected, dups
+
+
+def _label_runs(runs, labels):
+    need_file_label = []
+    taken = collections.Counter()
+    for r in runs:
+        probe_label = r.get("probe.label")
+        if r.input_index < len(labels):
+            lab = labels[r.input_index]
+            taken[(r.input_index, lab)] += 1   # two runs of one log
+            n = taken[(r.input_index, lab)]
+            r.label = lab if n == 1 else "%s-%d" % (lab, n)
+        elif isinstance(probe_label, str) and probe_label.strip():
+            r.label = cap(probe_label, 200)
+        else:
+            need_file_label.append(r)
+    for r, lab in zip(need_file_label,
+                      file_labels([r.path for r in need_file_label])):
+        r.label = lab
+
+
+def _watch_records(raw, path, file_runs, rejected, warn):
+    """Give each run of a log the verified watch records it holds;
+    damaged ones, or ones of no run in the log, go to rejected by name.
+
+    Each frame is found and verified by watchlog.scan, the reader
+    scripts/watch uses, so the fleet database and the watch report can
+    never disagree on which records are sound."""
+    if b"CLOCKPROBE WATCH BEGIN" not in raw:  # most logs: nothing to scan
+        return
+    text = raw.decode("utf-8", "replace")
+    ids = {}
+    for run in file_runs:
+        ids.setdefault(run.get("probe.run_id"), run)
+    only = file_runs[0] if len(file_runs) == 1 else None
+    bad = []
+    for entry in watchlog.scan(text):
+        seq, rec = entry["seq"], entry["record"]
+        if rec is None:
+            bad.append((seq, entry["error"]))
+            continue
+        rid = rec.get("run_id")
+        owner = ids.get(rid) if rid is not None else only
+        if owner is None and only is not None and \
+                only.get("probe.run_id") is None:
+            owner = only    # a report without run_id: its log's records
+        if owner is None:
+            want = only.get("probe.run_id") if only else None
+            bad.append((seq, "run_id %s is not the report's %s" % (
+                cap(repr(rid), 80), cap(repr(want), 80)) if only else
+                "run_id %s is no report's in this log"
+                % cap(repr(rid), 80)))
+            continue
+        owner.watch.append((seq, rec))
+    for seq, why in sorted(bad):
+        name = "%s (watch record seq=%d)" % (path, seq)
+        warn("compare: %s: rejected: %s" % (name, why))
+        rejected.append((name, why))
