@@ -17,7 +17,8 @@ and judges a report by the same rules:
   boot     boot the probe with these options and collect its report
   matrixconf  the matrix config language: rows and expectations; the one
            machine table (tests/matrix.conf), its guest rows included
-  matrixout   the matrix's results.json, JUnit, summary, TAP; --merge
+  matrixout   the matrix's results.json, JUnit, summary, TAP
+  matrixmerge --merge: the shards' results.json read as untrusted input
   policy   --fail-on SEVERITY|CODE: which verdict warnings fail a pipeline
   untrusted   report strings as data: HTML/Markdown escaping, CSV
            formulas, caps

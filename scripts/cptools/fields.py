@@ -25,6 +25,7 @@ its absence under another named hypervisor is no regression.
 import collections
 
 from . import query
+from .query import drift_entry, source_entry  # noqa: F401 (compare's too)
 
 KINDS = ("cost", "count", "num", "good", "status", "clock", "warnings",
          "text")
@@ -146,54 +147,6 @@ def cpus_tested(r):
 
 def error_count(r):
     return len(r["errors"]) if isinstance(r.get("errors"), list) else None
-
-
-# ------------------------------------------- entries by name, in O(1)
-
-# The table asks for every source (and drift pair) of every report once
-# per row: a linear query.get_path per ask made a report with 20,000
-# sources take minutes.  An index per report list, built on first use:
-# the first entry whose name (or code, signature, leaf; query.KEY_FIELDS)
-# is the key, as query's [key] picks it.  Held with the list itself, so a
-# list freed and another allocated at its address can never hit.
-_INDEX = {}
-
-
-def _index(report, key, names):
-    lst = report.get(key) if isinstance(report, dict) else None
-    if not isinstance(lst, list):
-        return {}
-    hit = _INDEX.get((id(lst), key))
-    if hit is not None and hit[0] is lst and hit[1] == len(lst):
-        return hit[2]
-    idx = {}
-    for e in lst:
-        if isinstance(e, dict):
-            for n in names(e):
-                idx.setdefault(n, e)
-    _INDEX[(id(lst), key)] = (lst, len(lst), idx)
-    return idx
-
-
-def _source_keys(e):
-    return [v for v in (e.get(f) for f in query.KEY_FIELDS)
-            if isinstance(v, str)]
-
-
-def _drift_key(e):
-    a, b = e.get("a"), e.get("b")
-    return ["%s/%s" % (a, b)] if isinstance(a, str) and \
-        isinstance(b, str) else []
-
-
-def source_entry(report, name):
-    """sources[name] of a report (None when it has none)."""
-    return _index(report, "sources", _source_keys).get(name)
-
-
-def drift_entry(report, pair):
-    """drift[a/b] of a report (None when it has none)."""
-    return _index(report, "drift", _drift_key).get(pair)
 
 
 def _in_source(name, rest):
@@ -392,7 +345,7 @@ def drift_pairs(reports):
 def build_fields(reports):
     """compare's rows for these reports: the table, with the per-source
     rows for every source and the drift rows for every pair they list."""
-    _INDEX.clear()  # only the reports of this table are looked up next
+    query.clear_index()  # only this table's reports are looked up next
     fields = [make_field(s) for s in HEAD]
     for name in source_names(reports):
         fields += [make_field(s, name=name) for s in PER_SOURCE]
