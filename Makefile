@@ -181,3 +181,4 @@ matrix:
 clean:
 	rm -rf $(BUILD)
 -include mk/pvh.mk
+-include mk/guest.mk

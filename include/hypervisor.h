@@ -61,6 +61,16 @@ struct hv_hyperv {
 	bool tsc_page;			/* EAX[9]: MSR 0x40000021 */
 	bool frequency_msrs;		/* EAX[11] && EDX[8]: MSRs 0x40000022/23 */
 	bool tsc_invariant_control;	/* EAX[15]: MSR 0x40000118 */
+	/* EBX[0] HV_CREATE_PARTITIONS: the root partition (the host's own
+	 * view: a Windows or Linux host running Hyper-V), not a guest. */
+	bool root_partition;
+	/* EBX[22] HV_ISOLATION: an isolated VM; then base+0xC (isolation
+	 * configuration) EAX[0] paravisor present, EBX[3:0] isolation type
+	 * (0 none, 1 VBS, 2 SNP, 3 TDX), as Linux's ms_hyperv_init_platform()
+	 * reads them. */
+	bool isolated;
+	bool paravisor;
+	uint32_t isolation_type;
 };
 
 struct hv_xen {

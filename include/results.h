@@ -103,5 +103,7 @@ const struct source_facts *results_facts(const struct run_results *r, enum sourc
 uint64_t results_tsc_hz(const struct run_results *r);
 /* Fills the verdict's plain-fact input from everything measured. */
 void results_verdict_input(const struct run_results *r, struct verdict_input *in);
+/* The CPUID part of it alone (also the host judge's, on a recording). */
+void verdict_input_cpuid(struct verdict_input *in, const struct cpu_info *c, const struct hv_info *h);
 void results_error(struct run_results *r, const char *code, const char *message);
 #endif

@@ -42,6 +42,7 @@ struct settings {
 	char label[SETTINGS_LABEL_MAX + 1]; /* "" = none */
 	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
 	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
+	unsigned windows_release; /* windows=REL for verdict.windows; 0 = the newest */
 	uint32_t watch_seconds;  /* 0 = no watch after the report */
 	uint32_t watch_interval_seconds; /* one record per interval */
 	uint32_t problem_count;

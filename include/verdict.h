@@ -109,6 +109,11 @@ struct verdict_input {
 	 * control; whether the TSC page showed a valid (non-zero) sequence. */
 	enum verdict_tri hv_ref_counter, hv_tsc_page, hv_freq_msrs;
 	enum verdict_tri hv_tsc_invariant_control, hv_tsc_page_valid;
+	/* EBX[0] (the root partition's view) and EBX[22] (an isolated VM,
+	 * leaf 0x4000000C: EAX[0] paravisor, EBX[3:0] isolation type: 0 none,
+	 * 1 VBS, 2 SNP, 3 TDX; -1 unknown). */
+	enum verdict_tri hv_root, hv_isolated, hv_paravisor;
+	int32_t hv_isolation_type;
 
 	/* VMware backdoor GETHZ returned a frequency (EBX != 0xffffffff). */
 	enum verdict_tri vmware_gethz;
@@ -165,12 +170,27 @@ struct verdict_input {
 	enum verdict_tri xen_present;	/* Xen's CPUID leaves answered */
 	int32_t xen_tsc_mode;	/* Xen leaf base+3 EBX; -1 = unknown */
 	enum verdict_tri tdx;	/* an Intel TDX guest (CPUID 0x21 "IntelTDX") */
+	/* An SEV-SNP guest with Secure TSC: SEV_STATUS (MSR 0xC0010131) bit 11,
+	 * MSR_AMD64_SNP_SECURE_TSC. */
+	enum verdict_tri secure_tsc;
+
+	/* The HPET's counter rate (its capabilities register's period);
+	 * 0 = unknown.  A Windows QueryPerformanceFrequency on the HPET. */
+	uint64_t hpet_freq_hz;
 
 	/* The kernel the main prediction is for, KV-style major*100+minor
 	 * (612 = 6.12); 0 = the default, the newest long-term release.  Not
 	 * one of the inputs: verdict.linux_kernel names it. */
 	unsigned kernel;
+	/* The Windows release verdict.windows is for (verdict_windows_parse());
+	 * 0 = the default, the newest.  Not an input either. */
+	unsigned windows;
 };
+
+/* "10", "11", "2022", "7", "2008r2", "vista", ... -> *id for
+ * verdict_input.windows; false for a name that is not a Windows release
+ * the Windows verdict knows. */
+bool verdict_windows_parse(const char *text, size_t len, unsigned *id);
 
 /* "6.12" -> 612; false for anything that is not MAJOR.MINOR within the
  * kernels the rules know (4.19 up to the newest release). */
@@ -235,6 +255,31 @@ struct verdict_warning {
 	const char *fix_brief;	/* the same fix in a few words, for the summary */
 };
 
+/* What QueryPerformanceCounter reads in a Windows guest of this VM
+ * (verdict.windows; src/verdict/windows.c, docs/verdict-rules.md,
+ * "Windows guests").  Microsoft documents the release families, not all
+ * of the selection: confidence is medium at most. */
+#define VERDICT_WIN_MAX_REASONS 8
+#define VERDICT_WIN_MAX_WARNINGS 3
+
+struct verdict_windows {
+	const char *release;	/* "11", "2022", "7", ... */
+	const char *family;	/* "vista" (Vista, 2008), "7" (7, 2008 R2), "8+" (8 and later) */
+	const char *interface;	/* what sits at CPUID 0x40000000: "hyperv", another name, "none" */
+	const char *qpc_source;	/* tsc, hyperv_tsc_page, hyperv_msr, hpet, acpi_pm; NULL = undecided */
+	uint64_t qpc_frequency_hz;	/* QueryPerformanceFrequency; 0 = not derivable */
+	const char *qpc_frequency_basis;
+	enum verdict_tri exits;	/* one read is a VM exit */
+	bool kernel_call;	/* QPC enters the kernel (no user-mode read) */
+	uint64_t read_ns_milli;	/* the measured read of that counter; 0 = not measured */
+	const char *read_ns_basis;
+	enum verdict_confidence confidence;
+	char reasoning[VERDICT_WIN_MAX_REASONS][VERDICT_REASON_LEN];
+	uint32_t reasoning_count;
+	struct verdict_warning warnings[VERDICT_WIN_MAX_WARNINGS];
+	uint32_t warning_count;
+};
+
 struct verdict {
 	const char *linux_clocksource;
 	const char *linux_kernel;	/* the kernel the main prediction is for */
@@ -261,6 +306,8 @@ struct verdict {
 	struct verdict_warning warnings[VERDICT_MAX_WARNINGS];
 	uint32_t warning_count;
 
+	struct verdict_windows windows;
+
 	/* What the rules were given: verdict.inputs, so a saved report can be
 	 * judged again on the host (scripts/verdict). */
 	struct verdict_input inputs;
@@ -275,6 +322,8 @@ void verdict_to_json(struct json *j, const struct verdict *v);
 
 /* The human one/two-liner that opens the summary. */
 void verdict_summary_line(const struct verdict *v, char *buf, size_t cap);
+/* The summary's line for a Windows guest (verdict.windows). */
+void verdict_windows_summary_line(const struct verdict *v, char *buf, size_t cap);
 
 /* Linux's clocksource watchdog as it treats the TSC on these facts, era by
  * era: the verdict's releases (those by_kernel judges) grouped where the

@@ -30,6 +30,9 @@ and judges a report by the same rules:
   fleetdb  the fleet's SQLite database (compare --sqlite)
   fleetpage   the fleet page (compare --html)
   fields   compare's field table: what is shown, from where, judged how
+  guestjoin   a clockprobe-guest report next to the probe report of the
+           same VM: pairing, predicted vs actual, findings
+  guestout    the joins in compare's Markdown, long format and SQLite
   watchlog    watch-mode records in logs, verified one by one and together
   qmp      QMP: stop, cont, migrate a running VM (watch tests)
   debfetch Debian packages through the host's apt sources, unpacked

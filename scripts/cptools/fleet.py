@@ -30,7 +30,7 @@ import re
 from . import query
 from .fleetinput import (  # noqa: F401 (the fleet's names, in one place)
     LOG_SUFFIXES, REPORT_KEYS, Run, canonical_run_id, expand_inputs,
-    file_labels, load_runs, report_digest)
+    file_labels, guest_run_id, load_runs, report_digest)
 from .untrusted import cap
 
 SKIP_SECTIONS = ("raw",)

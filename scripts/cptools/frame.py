@@ -36,25 +36,27 @@ def _fail(reason):
     return None, reason, None
 
 
-def _frames(lines):
+def _frames(lines, begin_re=None, end_re=None):
     """[(begin, end or None)]: each BEGIN line with the END line that
     closes it before the next BEGIN (None: cut off).  One pass."""
-    begins = [i for i, ln in enumerate(lines) if BEGIN_RE.search(ln)]
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
+    begins = [i for i, ln in enumerate(lines) if begin_re.search(ln)]
     out = []
     for k, b in enumerate(begins):
         stop = begins[k + 1] if k + 1 < len(begins) else len(lines)
         end = next((j for j in range(b + 1, stop)
-                    if END_RE.search(lines[j])), None)
+                    if end_re.search(lines[j])), None)
         out.append((b, end))
     return out
 
 
-def _verify(lines, begin, end, keep_json=False):
+def _verify(lines, begin, end, keep_json=False, begin_re=None, end_re=None):
     """(report, None, meta) or (None, reason, None) for one frame."""
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
     try:
-        schema = inputs.parse_count(BEGIN_RE.search(lines[begin]).group(1),
+        schema = inputs.parse_count(begin_re.search(lines[begin]).group(1),
                                     "schema", SCHEMA_MAX)
-        m = END_RE.search(lines[end])
+        m = end_re.search(lines[end])
         want_len = inputs.parse_count(m.group(2), "bytes",
                                       inputs.MAX_JSON_BYTES)
     except inputs.InputError as e:
@@ -113,10 +115,15 @@ def extract_report_meta(text, keep_json=False):
     parsed within cptools.inputs' limits (depth, size, finite numbers).
     A log holding several runs: extract_reports gives every one.
     """
+    return _extract_meta(text, keep_json, BEGIN_RE, END_RE, "report")
+
+
+def _extract_meta(text, keep_json, begin_re, end_re, what):
+    """The last verified frame of one kind (extract_report_meta)."""
     lines = _lines(text)
-    frames = _frames(lines)
+    frames = _frames(lines, begin_re, end_re)
     if not frames:
-        return _fail("no report: BEGIN marker not found")
+        return _fail("no %s: BEGIN marker not found" % what)
     # The last copy closed by an END before the next BEGIN: a copy cut off
     # by a reset or a full buffer does not hide an earlier whole one.  The
     # chosen pair is then verified as is -- a corrupted last copy is an
@@ -124,24 +131,28 @@ def extract_report_meta(text, keep_json=False):
     whole = [f for f in frames if f[1] is not None]
     if not whole:
         return _fail("truncated: END marker missing")
-    return _verify(lines, *whole[-1], keep_json=keep_json)
+    return _verify(lines, *whole[-1], keep_json=keep_json,
+                   begin_re=begin_re, end_re=end_re)
 
 
-def extract_reports(text, keep_json=False):
+def extract_reports(text, keep_json=False, begin_re=None, end_re=None,
+                    what="report"):
     """Every complete framed report of a log, in order: a list of
     (report, reason, meta) as extract_report_meta gives for one, so that
     a log holding two boots (a reboot, a second run) gives both and a
     damaged copy is named next to the good ones.  A copy cut off before
     its END is left out where the log holds a whole one (a late console,
     a reset mid-report); with none whole the list is that one error."""
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
     lines = _lines(text)
-    frames = _frames(lines)
+    frames = _frames(lines, begin_re, end_re)
     if not frames:
-        return [_fail("no report: BEGIN marker not found")]
+        return [_fail("no %s: BEGIN marker not found" % what)]
     whole = [f for f in frames if f[1] is not None]
     if not whole:
         return [_fail("truncated: END marker missing")]
-    return [_verify(lines, b, e, keep_json) for b, e in whole]
+    return [_verify(lines, b, e, keep_json, begin_re, end_re)
+            for b, e in whole]
 
 
 def extract_report_json(text):
@@ -204,3 +215,73 @@ def reports_from_bytes(raw):
                 return [(None, "JSON is not an object, so not a "
                          "clockprobe report", None)]
     return extract_reports(text)
+
+
+# clockprobe-guest's report from inside a running Linux guest (issue 27):
+# the same frame rules, its own marker word, so a log holding both kinds
+# (or a guest's serial console) is never mistaken for the other.
+GUEST_BEGIN_RE = re.compile(r"==== CLOCKPROBE GUEST BEGIN schema=(\d+) ====")
+GUEST_END_RE = re.compile(
+    r"==== CLOCKPROBE GUEST END crc32=([0-9A-Fa-f]{8}) bytes=(\d+) ====")
+
+
+def extract_guest_report_meta(text, keep_json=False):
+    """extract_report_meta() for the CLOCKPROBE GUEST frame."""
+    return _extract_meta(text, keep_json, GUEST_BEGIN_RE, GUEST_END_RE,
+                         "guest report")
+
+
+def extract_guest_report(text):
+    """Return (guest report, None) or (None, reason)."""
+    report, err, _ = extract_guest_report_meta(text)
+    return report, err
+
+
+def frame_guest_report(report_or_json):
+    """Frame a guest report as clockprobe-guest does (tests, fixtures)."""
+    text = frame_report(report_or_json)
+    return text.replace("CLOCKPROBE REPORT BEGIN", "CLOCKPROBE GUEST BEGIN") \
+        .replace("CLOCKPROBE REPORT END", "CLOCKPROBE GUEST END")
+
+
+def is_guest_report(obj):
+    """A JSON object that is a guest report, not the probe's."""
+    return isinstance(obj, dict) and isinstance(obj.get("guest"), dict) \
+        and "measurements" in obj and "probe" not in obj
+
+
+def load_any_report_file(path):
+    """(report, kind, None) or (None, kind, reason) for a .json file or a
+    serial log: kind "guest" when it holds a CLOCKPROBE GUEST frame (or is
+    a guest report's JSON), else "probe" (load_report_file)."""
+    found, kind = load_any_reports_file(path)
+    return found[-1][0], kind, found[-1][1]
+
+
+def load_any_reports_file(path):
+    """([(report, reason, meta)], kind): every report of the file, of the
+    kind load_any_report_file tells (read through cptools.inputs)."""
+    try:
+        raw = inputs.read_file(path)
+    except inputs.InputError as e:
+        return [(None, str(e), None)], "probe"
+    return any_reports_from_bytes(raw)
+
+
+def any_reports_from_bytes(raw):
+    """load_any_reports_file on a file's bytes already read."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("{"):
+        try:
+            obj = inputs.loads(stripped)
+        except inputs.InputError:
+            obj = None
+        if isinstance(obj, dict):   # as load_report_file takes it
+            return [(obj, None, None)], \
+                "guest" if is_guest_report(obj) else "probe"
+    if "CLOCKPROBE GUEST BEGIN" in text and not BEGIN_RE.search(text):
+        return extract_reports(text, begin_re=GUEST_BEGIN_RE,
+                               end_re=GUEST_END_RE,
+                               what="guest report"), "guest"
+    return reports_from_bytes(text), "probe"

@@ -153,3 +153,17 @@ def check_watch_record(record, schema=None):
     """check_report() for one framed WATCH record ($defs.watch_record)."""
     schema = schema or load_schema()
     return check_report(record, {"$defs": schema["$defs"], "$ref": "#/$defs/watch_record"})
+
+
+# The guest report (clockprobe-guest, CLOCKPROBE GUEST frame) has its own
+# file, referenced from report-schema.json's $defs.guest_report.
+GUEST_SCHEMA_PATH = os.path.join(REPO, "docs", "guest-report-schema.json")
+
+
+def load_guest_schema(path=GUEST_SCHEMA_PATH):
+    return load_schema(path)
+
+
+def check_guest_report(report, schema=None):
+    """check_report() for a guest report against docs/guest-report-schema.json."""
+    return check_report(report, schema or load_guest_schema())

@@ -206,6 +206,13 @@ static void decode_hyperv(struct hv_hyperv *hv, const struct hv_range *r, cpuid_
 	/* Linux reads the frequency MSRs only with both bits */
 	hv->frequency_msrs = ((regs[CPUID_EAX] >> 11) & 1) && ((regs[CPUID_EDX] >> 8) & 1);
 	hv->tsc_invariant_control = (regs[CPUID_EAX] >> 15) & 1;
+	hv->root_partition = regs[CPUID_EBX] & 1;
+	hv->isolated = (regs[CPUID_EBX] >> 22) & 1;
+	if (!hv->isolated || r->max_leaf < r->base + 0xc)
+		return;
+	fn(ctx, r->base + 0xc, 0, regs);
+	hv->paravisor = regs[CPUID_EAX] & 1;
+	hv->isolation_type = regs[CPUID_EBX] & 0xf;
 }
 
 static void decode_xen(struct hv_xen *xen, const struct hv_range *r, cpuid_fn fn, void *ctx)

@@ -4,12 +4,20 @@
  * the output is the verdict JSON the probe writes ({"verdict":{...}}) or
  * the same verdict as text.
  *
- *   verdict-judge [--kernel X.Y] [--json] < inputs.txt */
+ *   verdict-judge [--kernel X.Y] [--windows REL] [--json] < inputs.txt
+ *   verdict-judge [--kernel X.Y] [--windows REL] [--json] --cpuid FILE
+ *
+ * --cpuid judges a recorded CPUID (tests/fixtures/cpuid/ format) instead:
+ * the facts CPUID alone gives, decoded by the probe's own decoders; every
+ * measured fact is unknown. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "verdict.h"
 #include "json.h"
+#include "cpuid.h"
+#include "hypervisor.h"
+#include "results.h"
 
 #define MAX_LINES 512
 #define LINE_LEN 1024
@@ -39,10 +47,44 @@ static void print_text(const struct verdict *v)
 	for (uint32_t i = 0; i < v->warning_count; i++)
 		printf("  %s (%s): %s\n", v->warnings[i].code, verdict_severity_name(v->warnings[i].severity),
 		       v->warnings[i].message);
+	verdict_windows_summary_line(v, buf, sizeof buf);
+	printf("\n%s\n", buf);
+}
+
+static struct cpuid_record records[CPUID_RECORD_MAX];
+static struct cpu_info cpu;
+static struct hv_info hv;
+static char cpuid_text[1 << 20];
+
+static bool read_cpuid(const char *path, struct verdict_input *in)
+{
+	struct cpuid_recording rec;
+	FILE *fp = fopen(path, "rb");
+
+	if (!fp) {
+		perror(path);
+		return false;
+	}
+	size_t n = fread(cpuid_text, 1, sizeof cpuid_text, fp);
+	bool whole = feof(fp);
+	fclose(fp);
+	if (!whole) {
+		fprintf(stderr, "verdict-judge: %s: larger than %zu bytes\n", path, sizeof cpuid_text);
+		return false;
+	}
+	if (!cpuid_recording_parse(&rec, records, CPUID_RECORD_MAX, cpuid_text, n)) {
+		fprintf(stderr, "verdict-judge: %s: not a CPUID recording (leaf subleaf eax ebx ecx edx lines)\n", path);
+		return false;
+	}
+	cpuid_decode(&cpu, cpuid_replay, &rec);
+	hypervisor_decode(&hv, &cpu, cpuid_replay, &rec);
+	verdict_input_cpuid(in, &cpu, &hv);
+	return true;
 }
 
 int main(int argc, char **argv)
 {
+	const char *cpuid_path = NULL;
 	static struct verdict_input in;
 	static struct verdict v;
 	bool as_json = false;
@@ -58,13 +100,26 @@ int main(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--cpuid") && i + 1 < argc) {
+			cpuid_path = argv[++i];
+		} else if (!strcmp(argv[i], "--windows") && i + 1 < argc) {
+			i++;
+			if (!verdict_windows_parse(argv[i], strlen(argv[i]), &in.windows)) {
+				fprintf(stderr, "verdict-judge: windows %s: not a release the Windows verdict knows "
+						"(vista, 2008, 7, 2008r2, 8, 8.1, 2012, 2012r2, 10, 2016, 2019, 2022, 11, 2025)\n",
+					argv[i]);
+				return 2;
+			}
 		} else {
-			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--json] < inputs\n");
+			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--windows REL] [--json] [--cpuid FILE | < inputs]\n");
 			return 2;
 		}
 	}
 	in.xen_tsc_mode = -1;
-	while (n < MAX_LINES && fgets(lines[n], LINE_LEN, stdin)) {
+	in.hv_isolation_type = -1;
+	if (cpuid_path && !read_cpuid(cpuid_path, &in))
+		return 2;
+	while (!cpuid_path && n < MAX_LINES && fgets(lines[n], LINE_LEN, stdin)) {
 		const char *why;
 		/* A line that filled the buffer without its newline would be
 		 * read on as the next "line": refuse it under its own number. */
@@ -82,7 +137,7 @@ int main(int argc, char **argv)
 		}
 		n++;
 	}
-	if (n == MAX_LINES && !feof(stdin)) {
+	if (!cpuid_path && n == MAX_LINES && !feof(stdin)) {
 		fprintf(stderr, "verdict-judge: more than %d input lines\n", MAX_LINES);
 		return 2;
 	}

@@ -171,6 +171,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	/* The verdict first: it is what most readers came for. */
 	verdict_summary_line(&r->verdict, verdict_text, sizeof verdict_text);
 	emit(verdict_text, true);
+	verdict_windows_summary_line(&r->verdict, verdict_text, sizeof verdict_text);
+	emit(verdict_text, true);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "CPU: ");

@@ -69,12 +69,10 @@ static enum verdict_freq_by freq_by(const struct freq_result *f)
 }
 
 
-void results_verdict_input(const struct run_results *r, struct verdict_input *in)
+/* The facts CPUID alone gives, decoded: shared with the host judge's
+ * reading of a recorded CPUID (verdict-judge --cpuid). */
+void verdict_input_cpuid(struct verdict_input *in, const struct cpu_info *c, const struct hv_info *h)
 {
-	const struct probe_facts *f = &r->facts;
-	const struct cpu_info *c = &f->cpu;
-	const struct hv_info *h = &f->hv;
-	memset(in, 0, sizeof *in);
 	in->vendor = vendor_of(c);
 	in->family = c->family;
 	in->model = c->model;
@@ -85,18 +83,36 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->kvm_clocksource = tri(true, h->kvm.clocksource);
 	in->kvm_clocksource2 = tri(true, h->kvm.clocksource2);
 	in->kvm_stable_bit = tri(true, h->kvm.stable_bit);
-	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
-	in->pvclock_stable = tri(k->registered, k->snapshot.flags & PVCLOCK_TSC_STABLE_BIT);
 	in->hv_ref_counter = tri(true, h->hyperv.ref_counter);
 	in->hv_tsc_page = tri(true, h->hyperv.tsc_page);
 	in->hv_freq_msrs = tri(true, h->hyperv.frequency_msrs);
 	in->hv_tsc_invariant_control = tri(true, h->hyperv.tsc_invariant_control);
-	in->vmware_gethz = tri(r->vmware.probed, r->vmware.gethz_valid);
+	in->hv_root = tri(h->hyperv.found, h->hyperv.root_partition);
+	in->hv_isolated = tri(h->hyperv.found, h->hyperv.isolated);
+	in->hv_paravisor = tri(h->hyperv.isolated, h->hyperv.paravisor);
+	in->hv_isolation_type = !h->hyperv.found ? -1 : h->hyperv.isolated ? (int32_t)h->hyperv.isolation_type : 0;
 	in->tsc = tri(true, c->tsc);
 	in->invariant_tsc = tri(true, c->invariant_tsc);
 	in->tsc_adjust = tri(true, c->tsc_adjust);
 	in->tsc_deadline = tri(true, c->tsc_deadline);
 	in->rdtscp = tri(true, c->rdtscp);
+	in->xen_present = tri(true, h->xen.found);
+	in->xen_tsc_mode = h->xen.found && h->xen.tsc_leaf_valid ? (int32_t)h->xen.tsc_mode : -1;
+	/* A TDX guest answers leaf 0x21 ("IntelTDX    "); without that leaf
+	 * it is none.  With it: the leaf-0x21 signature from the probe's
+	 * CPUID facts (the confidential-VM decoding), wired when it lands. */
+	in->tdx = c->max_basic < 0x21 ? VERDICT_NO : VERDICT_UNKNOWN;
+}
+
+void results_verdict_input(const struct run_results *r, struct verdict_input *in)
+{
+	const struct probe_facts *f = &r->facts;
+	const struct cpu_info *c = &f->cpu;
+	memset(in, 0, sizeof *in);
+	verdict_input_cpuid(in, c, &f->hv);
+	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
+	in->pvclock_stable = tri(k->registered, k->snapshot.flags & PVCLOCK_TSC_STABLE_BIT);
+	in->vmware_gethz = tri(r->vmware.probed, r->vmware.gethz_valid);
 	in->logical_cpus = r->cpus_enabled;
 	in->possible_cpus = f->acpi.madt.present ? f->acpi.madt.possible_cpus : r->cpus_enabled;
 	in->packages = r->packages;
@@ -106,6 +122,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	source_fact(r, in, VERDICT_SRC_TSC, SOURCE_ID_TSC);
 	source_fact(r, in, VERDICT_SRC_KVMCLOCK, SOURCE_ID_KVMCLOCK);
 	source_fact(r, in, VERDICT_SRC_HPET, SOURCE_ID_HPET);
+	if (SOURCE_ID_HPET < r->source_count && r->sources[SOURCE_ID_HPET].status != SOURCE_ABSENT)
+		in->hpet_freq_hz = r->sources[SOURCE_ID_HPET].desc.freq_hz;
 	source_fact(r, in, VERDICT_SRC_ACPI_PM, SOURCE_ID_ACPI_PM);
 	source_fact(r, in, VERDICT_SRC_PIT, SOURCE_ID_PIT);
 	source_fact(r, in, VERDICT_SRC_HV_MSR, SOURCE_ID_HV_MSR);
@@ -148,12 +166,12 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 				       (in->freq_by == VERDICT_FREQ_CPUID_15 && c->is_intel));
 	/* No SRAT parser yet: unknown, and the rules take Linux's 1 node. */
 	in->numa_nodes = 0;
-	in->xen_present = tri(true, h->xen.found);
-	in->xen_tsc_mode = h->xen.found && h->xen.tsc_leaf_valid ? (int32_t)h->xen.tsc_mode : -1;
-	/* A TDX guest answers leaf 0x21 ("IntelTDX    "); without that leaf
-	 * it is none.  The leaf itself is not read yet. */
-	in->tdx = c->max_basic < 0x21 ? VERDICT_NO : VERDICT_UNKNOWN;
+	/* SEV_STATUS bit 11 (MSR_AMD64_SNP_SECURE_TSC) from the probe's
+	 * SEV_STATUS facts (MSR 0xC0010131 through the fault guard), wired
+	 * when that reading lands. */
+	in->secure_tsc = VERDICT_UNKNOWN;
 	in->kernel = r->facts.settings.linux_kernel;
+	in->windows = r->facts.settings.windows_release;
 	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		in->drift[i].a = results_source_name(r, r->freq.drift[i].a);
 		in->drift[i].b = results_source_name(r, r->freq.drift[i].b);

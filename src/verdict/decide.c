@@ -46,6 +46,11 @@ static void note_unknowns(const struct facts *f, struct model *m, struct verdict
 		add_reason(v, "HPET presence unknown: counted as absent", NULL);
 	else if (no(in->sources[VERDICT_SRC_HPET].present))
 		add_reason(v, "no HPET: nothing between the TSC and acpi_pm", NULL);
+	if (f->plat == PLAT_HYPERV && yes(in->hv_root)) {
+		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+		add_reason(v, "Hyper-V root partition's view (0x40000003 EBX[0] CreatePartitions): a guest of "
+			      "this host gets its own privilege mask; predicted for a guest offered the same", NULL);
+	}
 	if (f->plat == PLAT_HIDDEN)
 		add_reason(v, "hypervisor bit set but no signature: Linux sees no KVM, so no kvm-clock", NULL);
 	if (f->plat == PLAT_KVM && !f->kvmclock_advertised)
@@ -304,4 +309,5 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	fill_by_kernel(&f, out);
 	add_warnings(&f, &m, out);
 	fill_why_text(&f, &m, out);
+	decide_windows(in, &out->windows);
 }

@@ -69,6 +69,7 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 	}
 	json_array_end(j);
 	warnings_to_json(j, v);
+	windows_to_json(j, &v->windows);
 	verdict_inputs_to_json(j, &v->inputs);
 	json_object_end(j);
 }

@@ -8,16 +8,6 @@ static const struct rule_step *const steps[] = {
 	&step_cpu_flags, &step_tsc_khz, &step_register, &step_boot_unstable, &step_watchdog,
 };
 
-bool kernel_has(unsigned kver, unsigned since, const unsigned *backported)
-{
-	if (since == KV_OPEN || kver >= since)
-		return true;
-	for (size_t i = 0; backported && i < MAX_BACKPORT_LINES && backported[i]; i++)
-		if (backported[i] == kver)
-			return true;
-	return false;
-}
-
 static bool rule_in_range(const struct rule *r, unsigned kver)
 {
 	if (!kernel_has(kver, r->since, r->backported))
@@ -87,7 +77,7 @@ static const char *select_note(const struct facts *f, const struct model *m)
 	if (m->tsc_unstable && tsc_present(f)) {
 		if (!m->tsc_khz_known)
 			return "TSC frequency unknown: TSC not registered";
-		if (f->plat == PLAT_HYPERV && !yes(f->in->hv_tsc_invariant_control))
+		if (f->plat == PLAT_HYPERV && (m->kver < KV(5, 5) || !yes(f->in->hv_tsc_invariant_control)))
 			return "Hyper-V without TSC invariant control: TSC marked unstable (\"running on Hyper-V\")";
 		if (f->in->xcpu_warps && !m->tsc_reliable)
 			return "TSC warps between CPUs: boot sync check turns it off";

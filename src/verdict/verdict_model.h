@@ -3,7 +3,8 @@
  * The module replays Linux's clocksource selection on measured facts:
  * facts.c digests the input once, rules.c and watchdog.c hold the rules as
  * tables (one per step of Linux's boot order), predict.c runs them for one
- * kernel version and picks the winner, decide.c fills struct verdict for
+ * kernel version and picks the winner (kver.c answers which release
+ * carries a change, for it and for watchdog.c alike), decide.c fills struct verdict for
  * the main kernel and every era, warnings.c names the problems with one
  * fix table in fixes.c, text.c and json.c write it out.  The public API is
  * include/verdict.h; the rules and their citations: docs/verdict-rules.md. */
@@ -75,6 +76,20 @@ struct facts {
 	bool possible_guessed, packages_guessed;
 };
 
+/* Where Linux took tsc_khz from (the tsc_khz rules in rules.c): the rate
+ * its TSC clocksource runs at, which the watchdog compares with its own. */
+enum khz_origin {
+	KHZ_NONE = 0,
+	KHZ_KVMCLOCK,	/* kvm_get_tsc_khz(): the pvclock scale */
+	KHZ_HYPERV,	/* HV_X64_MSR_TSC_FREQUENCY */
+	KHZ_VMWARE,	/* GETHZ */
+	KHZ_XEN,	/* vcpu_time_info */
+	KHZ_ACRN,	/* 0x40000010 */
+	KHZ_CPUID,	/* CPUID 0x15/0x16, Intel only */
+	KHZ_SECURE_TSC,	/* SEV-SNP Secure TSC: GUEST_TSC_FREQ / TSC_INFO */
+	KHZ_CALIBRATED,	/* Linux's own loops against the PIT, HPET or PM timer */
+};
+
 /* Linux's state for one kernel version, built up by the rules. */
 struct model {
 	unsigned kver;
@@ -88,12 +103,18 @@ struct model {
 	bool tsc_known_freq;	/* X86_FEATURE_TSC_KNOWN_FREQ: no refined calibration */
 	bool tsc_sync_skipped;	/* TSC_ADJUST: warps seen but the sync test skipped */
 	bool tsc_calibrated;	/* Linux measured tsc_khz itself (no advertised rate) */
+	enum khz_origin khz_by;
+	/* The watched TSC drifts against the watchdog in the probe's figures,
+	 * but at a rate Linux does not use and cannot be judged (watchdog.c
+	 * linux_rate_drift()). */
+	bool drift_unjudged;
 	const char *demote_why;	/* which watchdog check demotes it, for the note */
 	/* the drift that demoted it (NULL: a gap did), for the evidence */
 	const struct verdict_drift *demoting_drift;
 	int watchdog;		/* source index or -1 */
 	bool pv_vdso;		/* kvm-clock / xen: PVCLOCK vDSO mode */
 	bool hv_page_vdso;
+	bool hv_page_withheld;	/* ms_hyperv_init_platform() cleared the TSC page feature */
 	int chosen;		/* source index, -1 = jiffies */
 	bool vdso;
 	/* A race the TSC can lose on an unsteady vCPU (watchdog.c
@@ -120,9 +141,9 @@ struct rule {
 	unsigned backported[MAX_BACKPORT_LINES];	/* lines before `since` that have it */
 };
 
-/* kver holds a change made in mainline `since` and backported to the
- * long-term lines listed (0-terminated): a stable line is modelled by its
- * newest release, the one its users run. */
+/* kver.c: kver holds a change made in mainline `since` and backported to
+ * the long-term lines listed (0-terminated): a stable line is modelled by
+ * its newest release, the one its users run. */
 bool kernel_has(unsigned kver, unsigned since, const unsigned *backported);
 
 /* One step of Linux's boot order: its rules in table order, after `enter`
@@ -199,6 +220,15 @@ static inline bool rates_above(const struct model *m, int s, int t)
 void digest(struct facts *f, const struct verdict_input *in);
 bool tsc_present(const struct facts *f);
 void add_reason(struct verdict *v, const char *text, const char *cite);
+
+/* rules.c: pit_hpet_ptimer_calibrate_cpu() can get no rate here (no
+ * advertised one considered); why, when given, says what each way lacks. */
+bool calibration_fails(const struct facts *f, struct strbuf *why);
+
+/* windows.c: verdict.windows from the same inputs, and its JSON */
+void decide_windows(const struct verdict_input *in, struct verdict_windows *w);
+struct json;
+void windows_to_json(struct json *j, const struct verdict_windows *w);
 
 /* predict.c */
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);

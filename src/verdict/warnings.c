@@ -259,10 +259,11 @@ static void warn_freq(const struct facts *f, const struct model *m, struct verdi
 	if (!w)
 		return;
 	sb_init(&sb, w->message, sizeof(w->message));
-	sb_str(&sb, "Linux cannot learn the TSC frequency: no advertised rate and no timer to "
-		    "calibrate against (boot may fail or hang)");
+	sb_str(&sb, "Linux cannot learn the TSC frequency: no advertised rate and its calibration cannot "
+		    "succeed (boot may fail or hang)");
 	sb_init(&sb, w->evidence, sizeof(w->evidence));
-	sb_str(&sb, "no hypervisor or CPUID 0x15 frequency Linux would use; PIT, HPET and PM timer absent");
+	sb_str(&sb, "no hypervisor or CPUID 0x15 frequency Linux would use; ");
+	calibration_fails(f, &sb);
 }
 
 static void warn_gaps(const struct facts *f, struct verdict *v)

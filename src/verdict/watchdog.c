@@ -106,19 +106,21 @@ const struct rule_step step_boot_unstable = {
  * change (docs/verdict-rules.md names the stable releases). */
 static const unsigned lts_margins[] = { KV(5, 10), 0 };
 static const unsigned lts_readback[] = { KV(5, 10), 0 };
-/* c86ff8c55b8a (5.17; in 5.16.y, 5.15.y and, with the margins, 5.10.y)
- * put WATCHDOG_MAX_SKEW back to 100 us and added the wd-wd skip. */
-static const unsigned lts_skew_100us[] = { KV(5, 10), KV(5, 15), 0 };
+/* c86ff8c55b8a (5.17) put WATCHDOG_MAX_SKEW back to 100 us and added the
+ * wd-wd skip.  The stable-rc pushes of 2022-01-24 carry it into
+ * linux-5.16.y (7bbfb15b9540) and linux-5.15.y (e420d259aa32) alone, and
+ * into 5.10.y with the margins (2e27e793e280): the newest 5.16.y has it. */
+static const unsigned lts_skew_100us[] = { KV(5, 10), KV(5, 15), KV(5, 16), 0 };
 static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV(6, 6), KV(6, 7), 0 };
 
 /* What one era's clocksource_watchdog() tolerates, from its source:
  * 4.19 compares |cs - wd| per 0.5 s interval with WATCHDOG_THRESHOLD
  * (NSEC_PER_SEC >> 4 = 62.5 ms); from the uncertainty margins
  * (2e27e793e280, 5.14: git describe v5.13-rc4-26) with the sum of both
- * sources' margins, each at least 2 * WATCHDOG_MAX_SKEW: 50 us in
- * 5.14..5.16 (2e27e793e280 cut it from 100 us; Waiman Long, LKML
- * 2021-11-10) -> 4 * 50 us = 200 us per 0.5 s (400 ppm); 100 us again
- * from c86ff8c55b8a (5.17, and the stable lines): 4 * 100 us = 400 us per
+ * sources' margins, each at least 2 * WATCHDOG_MAX_SKEW: 50 us in 5.14
+ * (2e27e793e280 cut it from 100 us; Waiman Long, LKML 2021-11-10) -> 4 *
+ * 50 us = 200 us per 0.5 s (400 ppm); 100 us again from c86ff8c55b8a
+ * (5.17, and the stable lines 5.10.y, 5.15.y, 5.16.y): 4 * 100 us = 400 us per
  * 0.5 s (800 ppm, 5.10.262 and 6.1.176 sources),
  * from 6.3 4 * 125 us (CONFIG_CLOCKSOURCE_WATCHDOG_MAX_SKEW_US=125,
  * Debian's 6.12 config: 1000 ppm); 7.1 (the rewrite) with delta >> 11 (488 ppm) when
@@ -140,9 +142,9 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
 /* cs_watchdog_read() (db3a34e17433, 5.14: git describe v5.13-rc4-23;
  * 5.10.y): a wd-cs-wd read-back longer than the bound is retried; every
  * retry over the bound marks the TSC unstable.  The bound is
- * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14..5.16; 100 us with a
- * skip when one wd-wd read-back exceeds half of it from c86ff8c55b8a
- * (5.17, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
+ * WATCHDOG_MAX_SKEW: 50 us with no skip in 5.14; 100 us with a skip
+ * when one wd-wd read-back exceeds half of it from c86ff8c55b8a (5.17,
+ * 5.16.y, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
  * (c37e85c135ce raised WATCHDOG_MAX_SKEW); from 6.12 (4ac1dd3245b9, git
  * describe v6.11-rc1-5) the two sources' margins (2 x 250 us) with skip
  * at the watchdog's (250 us) (6.12.118 cs_watchdog_read()). */
@@ -229,20 +231,92 @@ static void pick_watchdog(const struct facts *f, struct model *m)
 	m->watchdog = best;
 }
 
-/* The first measured drift between the TSC and `name`, either way round. */
-static const struct verdict_drift *drift_against(const struct facts *f, const char *name)
+/* The first measured drift between sources a and b, either way round. */
+static const struct verdict_drift *drift_between(const struct facts *f, int a, int b)
 {
 	const struct verdict_input *in = f->in;
+	const char *na = verdict_source_name(a), *nb = verdict_source_name(b);
 
 	for (uint32_t i = 0; i < in->drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		const struct verdict_drift *d = &in->drift[i];
 		if (!d->a || !d->b)
 			continue;
-		const char *tsc = verdict_source_name(VERDICT_SRC_TSC);
-		if ((str_equal(d->a, tsc) && str_equal(d->b, name)) ||
-		    (str_equal(d->b, tsc) && str_equal(d->a, name)))
+		if ((str_equal(d->a, na) && str_equal(d->b, nb)) || (str_equal(d->b, na) && str_equal(d->a, nb)))
 			return d;
 	}
+	return NULL;
+}
+
+/* tsc.c tsc_refine_calibration_work(): without TSC_KNOWN_FREQ the rate is
+ * measured again over a second against the HPET when is_hpet_enabled(),
+ * else the PM timer (tsc_read_refs()); none (ref_start == ref_stop) keeps
+ * the early rate.  -1: no refinement. */
+static int refine_reference(const struct model *m)
+{
+	if (m->tsc_known_freq)
+		return -1;
+	if (m->reg[VERDICT_SRC_HPET])
+		return VERDICT_SRC_HPET;
+	return m->reg[VERDICT_SRC_ACPI_PM] ? VERDICT_SRC_ACPI_PM : -1;
+}
+
+/* The probe's drift of the TSC against another clock is taken at the rate
+ * it believed (the first advertised one: pvclock, Hyper-V MSR, GETHZ,
+ * 0x40000010, CPUID 0x15; freq.c tsc_basis()).  It shows what Linux's
+ * watchdog sees only when Linux took its rate from the same place. */
+static bool probe_basis_is_linux_rate(const struct facts *f, const struct model *m)
+{
+	enum verdict_freq_by by = f->in->freq_by;
+
+	switch (m->khz_by) {
+	case KHZ_KVMCLOCK:
+	case KHZ_XEN: return by == VERDICT_FREQ_PVCLOCK;
+	case KHZ_HYPERV: return by == VERDICT_FREQ_HYPERV_MSR;
+	case KHZ_VMWARE: return by == VERDICT_FREQ_VMWARE_GETHZ;
+	case KHZ_ACRN: return by == VERDICT_FREQ_HYPERVISOR_LEAF;
+	case KHZ_CPUID: return by == VERDICT_FREQ_CPUID_15 || by == VERDICT_FREQ_CPUID_16;
+	default: return false;
+	}
+}
+
+/* The refinement keeps its own result only within 1 % of the early rate
+ * ("Make sure we're within 1%"); an advertised rate that far from what the
+ * reference measures is kept instead. */
+#define REFINE_WINDOW_PPM 10000
+
+static bool refinement_adopted(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+
+	if (m->khz_by == KHZ_CALIBRATED || !probe_basis_is_linux_rate(f, m) || !in->freq_disagreement_known)
+		return true;
+	return !beyond(in->freq_disagreement_ppm, REFINE_WINDOW_PPM, in->freq_disagreement_uncertainty_ppm);
+}
+
+/* The drift the watchdog sees between the TSC at the rate Linux ends up
+ * using and itself, as the probe measured it; NULL when it sees none or
+ * the probe's figures cannot tell (m->drift_unjudged then).
+ *  - kvm-clock watching a TSC rated by kvm_get_tsc_khz(): both run off the
+ *    same pvclock scale, so no rate error between them;
+ *  - a refined TSC watched by its refinement reference: Linux measured the
+ *    rate against that very clock, so none either (a refinement against
+ *    one clock watched by another sees the drift between those two);
+ *  - an advertised rate Linux keeps (TSC_KNOWN_FREQ, or the refinement
+ *    rejected): the probe's TSC drift against the watchdog, when the probe
+ *    took the TSC at that same advertised rate. */
+static const struct verdict_drift *linux_rate_drift(const struct facts *f, const struct model *m, bool *unjudged)
+{
+	*unjudged = false;
+	if (m->watchdog == VERDICT_SRC_KVMCLOCK && m->khz_by == KHZ_KVMCLOCK)
+		return NULL;
+	int ref = refine_reference(m);
+	if (ref >= 0 && refinement_adopted(f, m))
+		return ref == m->watchdog ? NULL : drift_between(f, ref, m->watchdog);
+	if (m->khz_by == KHZ_CALIBRATED)
+		return NULL; /* the early calibration kept: the tsc_calibration race */
+	if (probe_basis_is_linux_rate(f, m))
+		return drift_between(f, VERDICT_SRC_TSC, m->watchdog);
+	*unjudged = drift_between(f, VERDICT_SRC_TSC, m->watchdog) != NULL;
 	return NULL;
 }
 
@@ -250,9 +324,32 @@ static const struct verdict_drift *drift_against(const struct facts *f, const ch
  * era's margin by more than the measurement's own uncertainty. */
 static const struct verdict_drift *demoting_drift(const struct facts *f, const struct model *m)
 {
-	const struct verdict_drift *d = drift_against(f, verdict_source_name(m->watchdog));
+	bool unjudged;
+	const struct verdict_drift *d = linux_rate_drift(f, m, &unjudged);
 
 	return d && beyond(d->ppm, skew_ppm(m), d->uncertainty_ppm) ? d : NULL;
+}
+
+/* A drift of the TSC against the watchdog, beyond the era's margin, that
+ * Linux's watchdog does not see (same scale, or refined against it). */
+static bool invisible_drift(const struct facts *f, const struct model *m)
+{
+	bool unjudged;
+	const struct verdict_drift *raw = drift_between(f, VERDICT_SRC_TSC, m->watchdog);
+
+	return raw && beyond(raw->ppm, skew_ppm(m), raw->uncertainty_ppm) && !linux_rate_drift(f, m, &unjudged) &&
+	       !unjudged;
+}
+
+static bool unjudged_drift(const struct facts *f, const struct model *m)
+{
+	bool unjudged;
+
+	linux_rate_drift(f, m, &unjudged);
+	if (!unjudged)
+		return false;
+	const struct verdict_drift *raw = drift_between(f, VERDICT_SRC_TSC, m->watchdog);
+	return raw && beyond(raw->ppm, skew_ppm(m), raw->uncertainty_ppm);
 }
 
 static bool tsc_watched(const struct model *m)
@@ -301,6 +398,31 @@ static bool r_watchdog_adjust_packages_applies(const struct facts *f, const stru
 static bool r_watchdog_drift_applies(const struct facts *f, const struct model *m)
 {
 	return tsc_watched(m) && !m->tsc_demoted && demoting_drift(f, m);
+}
+
+static bool r_watchdog_same_scale_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && m->watchdog == VERDICT_SRC_KVMCLOCK && invisible_drift(f, m);
+}
+
+static bool r_watchdog_refined_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && m->watchdog != VERDICT_SRC_KVMCLOCK && invisible_drift(f, m);
+}
+
+static void r_nothing(const struct facts *f, struct model *m)
+{
+}
+
+static bool r_watchdog_unjudged_applies(const struct facts *f, const struct model *m)
+{
+	return tsc_watched(m) && !m->tsc_demoted && unjudged_drift(f, m);
+}
+
+static void r_watchdog_unjudged(const struct facts *f, struct model *m)
+{
+	m->drift_unjudged = true;
+	cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
 }
 
 static void r_watchdog_drift(const struct facts *f, struct model *m)
@@ -437,9 +559,18 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-wrap", "kernel/time/clocksource.c clocksource_watchdog(), before the > 1 s skip (644649553508, 6.8)",
 	  KV_OPEN, KV_OPEN, r_watchdog_wrap_applies, r_watchdog_wrap,
 	  "a measured gap longer than the PM timer's wrap while acpi_pm watches: TSC marked unstable", { 0 } },
-	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins",
+	{ "watchdog-same-scale", "arch/x86/kernel/kvmclock.c kvm_get_tsc_khz(): tsc_khz from the pvclock scale",
+	  KV_OPEN, KV_OPEN, r_watchdog_same_scale_applies, r_nothing,
+	  "the TSC drifts against real time, but Linux rates it by kvm-clock's own scale: the kvm-clock watchdog sees no drift", { 0 } },
+	{ "watchdog-refined", "arch/x86/kernel/tsc.c tsc_refine_calibration_work(): refined against the HPET, else the PM timer",
+	  KV_OPEN, KV_OPEN, r_watchdog_refined_applies, r_nothing,
+	  "the TSC drifts at the probe's rate, but Linux refines its rate against the watchdog clock itself: the watchdog sees no drift", { 0 } },
+	{ "watchdog-rate-unjudged", "kernel/time/clocksource.c clocksource_watchdog(); the probe's drift basis (freq.c tsc_basis())",
+	  KV_OPEN, KV_OPEN, r_watchdog_unjudged_applies, r_watchdog_unjudged,
+	  "the probe measured the TSC's drift at another rate than the one Linux takes: whether the watchdog rejects it is not judged", { 0 } },
+	{ "watchdog-demote", "kernel/time/clocksource.c clocksource_watchdog(): |cs - wd| over the margins, at Linux's TSC rate",
 	  KV_OPEN, KV_OPEN, r_watchdog_drift_applies, r_watchdog_drift,
-	  "the measured TSC drift against the watchdog clock is beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
+	  "the TSC, at the rate Linux uses, drifts against the watchdog clock beyond the era's margin: the watchdog marks tsc unstable", { 0 } },
 	{ "watchdog-cpu-skew", "kernel/time/clocksource.c watchdog_check_skew(), 7.1+ (763aacf86f1b)",
 	  KV_WATCHDOG_REWRITE, KV_OPEN, r_watchdog_cpu_skew_applies, r_watchdog_cpu_skew,
 	  "the TSC warps between CPUs: the rewritten watchdog's inter-CPU check marks it unstable", { 0 } },
@@ -480,24 +611,81 @@ const struct rule_step step_watchdog = { watchdog_rules, ARRAY_SIZE(watchdog_rul
  * unstable due to frequency skew", acpi_pm interval 36 us .. 22 ms).
  * Seen in all 4 boots of 7.2.13 and 7.3-rc7 without HPET in one run and
  * in none of 4 in the next; with HPET watching they kept tsc every time. */
+/* long_watchdog_round: before the rewrite the margins are fixed
+ * nanoseconds (md = cs->uncertainty_margin + watchdog->uncertainty_margin,
+ * 4.19's WATCHDOG_THRESHOLD alike), compared with |cs_nsec - wd_nsec| over
+ * however long the round took.  A vCPU stall stretches a round, and a
+ * constant rate error's skew grows with it: a round of 0.5 s + the stall.
+ * From 644649553508 (6.8; 5.15.149, 6.1.78, 6.6.15, 6.7.3, and 5.10.y) a
+ * round longer than WATCHDOG_INTERVAL_MAX_NS (1 s) is skipped, so a round
+ * is stretched to 1 s at most.  Whether a stall lands in a round depends
+ * on when it comes: a risk, not the prediction. */
+static bool long_round_loses(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+	struct verdict_wd_era e = { 0 };
+	bool unjudged;
+
+	if (!in->gaps_measured || !in->gap_max_ns)
+		return false;
+	watchdog_figures(m, &e);
+	const struct verdict_drift *d = linux_rate_drift(f, m, &unjudged);
+	if (e.check != VERDICT_WD_MARGIN || !d)
+		return false;
+	uint64_t stall = in->gap_max_ns;
+	if (e.skip_long_interval && stall > e.long_interval_ns - e.interval_ns)
+		stall = e.long_interval_ns - e.interval_ns;
+	uint64_t round_ns = e.interval_ns + stall;
+	uint64_t err = abs64(d->ppm);
+	uint64_t unc = d->uncertainty_ppm;
+	if (unc >= err)
+		return false;
+	/* the skew at the near end of the measurement's uncertainty */
+	uint64_t skew_ns = mul_div_u64(err - unc, round_ns, 1000000u);
+	return skew_ns > e.margin_ns;
+}
+
+static void long_round(const struct facts *f, struct model *m)
+{
+	if (m->watchdog >= 0 && long_round_loses(f, m)) {
+		m->risk_reason = "long_watchdog_round";
+		m->risk_why = "a measured vCPU stall stretches a watchdog round, and the TSC's measured rate "
+			      "error against the watchdog grows past the era's fixed margin over it; the TSC "
+			      "may be marked unstable";
+	}
+}
+
 void tsc_race(const struct facts *f, struct model *m)
 {
 	m->risk_reason = NULL;
 	m->risk_why = NULL;
-	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted || !vcpu_unsteady(f))
+	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
 		return;
+	if (!vcpu_unsteady(f)) {
+		long_round(f, m);
+		return;
+	}
 	if (m->watchdog == VERDICT_SRC_ACPI_PM && m->kver < KV_WATCHDOG_REWRITE) {
 		m->risk_reason = "jiffies_watchdog";
 		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
 			      "ticks on an unsteady vCPU; the TSC may be marked unstable at boot";
+	} else if (m->watchdog < 0 && m->kver < KV_WATCHDOG_REWRITE) {
+		/* Nothing registered but the TSC: clocksource_select_watchdog()
+		 * keeps refined-jiffies (rating 2, not MUST_VERIFY) for good. */
+		m->risk_reason = "jiffies_watchdog";
+		m->risk_why = "no HPET, PM timer or paravirtual clock: refined-jiffies watches the TSC for good "
+			      "and loses ticks on an unsteady vCPU; the TSC may be marked unstable, leaving jiffies";
 	} else if (m->watchdog == VERDICT_SRC_ACPI_PM) {
 		m->risk_reason = "watchdog_short_round";
 		m->risk_why = "no HPET: on an unsteady vCPU a short round of the rewritten watchdog against "
 			      "acpi_pm reads as frequency skew; the TSC may be marked unstable";
-	} else if (m->tsc_calibrated) {
+	} else if (m->tsc_calibrated && m->watchdog >= 0) {
+		/* 7.1+ with nothing to watch the TSC: a mis-rated TSC stays */
 		m->risk_reason = "tsc_calibration";
 		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
 			      "wrong rate that Linux trusts, and the watchdog then marks the TSC unstable";
+	} else {
+		long_round(f, m);
 	}
 }
 
@@ -508,8 +696,10 @@ void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 	if (!m->risk_reason)
 		return;
 	bool calibration = str_equal(m->risk_reason, "tsc_calibration");
-	cap_confidence(m, calibration ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
+	bool long_round = str_equal(m->risk_reason, "long_watchdog_round");
+	cap_confidence(m, calibration || long_round ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
 	add_reason(v, m->risk_why,
+		   long_round ? "kernel/time/clocksource.c clocksource_watchdog(): md over the round; 644649553508 skips rounds over 1 s" :
 		   calibration ? "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG" :
 		   str_equal(m->risk_reason, "jiffies_watchdog") ?
 				 "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :

@@ -22,11 +22,11 @@ from cptools import (boot, frame, kvm, matrixconf, process, qemu,  # noqa: E402
                      query, standin)
 from cptools import (fleet, fleetdb, fleetpage, matrixout,  # noqa: E402
                      policy, untrusted, watchlog)
-from cptools import debfetch, fields  # noqa: E402
+from cptools import debfetch, fields, guestjoin, guestout  # noqa: E402
 
 MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
            standin, fleet, fleetdb, fleetpage, matrixout, policy, untrusted,
-           watchlog, debfetch, fields)
+           watchlog, debfetch, fields, guestjoin, guestout)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 

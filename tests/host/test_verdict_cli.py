@@ -6,6 +6,10 @@ answer per era.
 The fixture real_make_run.log is build/run/serial.log of a `make run`
 (QEMU q35, qemu64, 2 vCPUs, TCG, OVMF): the raw serial log with the framed
 report, which scripts/verdict reads as it reads build/run/report.json.
+Recorded again for issue #28 (verdict.windows, the new inputs).  The
+issue #28 cases and verdict.windows (on it and on the real Hyper-V CPUID
+fixtures, tests/fixtures/cpuid/hyperv-root-*.txt) follow the issue #11
+ones.
 Its verdict is the rules' answer when it was recorded: a change to the
 rules that changes it must record it again (make run; cp
 build/run/serial.log tests/fixtures/reports/real_make_run.log) and say why
@@ -210,6 +214,194 @@ class VerdictCli(unittest.TestCase):
         v = self.judge("6.12", **e)
         self.assertEqual(v["linux_clocksource"], "tsc")
         self.assertIsNone(v["risk"])
+
+    # ---- issue #28: the rules fixed, as edited inputs ------------------------
+
+    def risk_of(self, v):
+        return (v.get("risk") or {}).get("reason")
+
+    def test_kvmclock_watchdog_sees_the_pvclock_rate(self):
+        # kvm_get_tsc_khz(): the TSC runs at the pvclock rate, so the
+        # kvm-clock watchdog sees no drift although both are 2000 ppm off
+        # the HPET (was kvm-clock here); 5.0 rates kvm-clock 400.
+        e = self.kvm(invariant_tsc=True, tsc_adjust=False, packages=1,
+                     hpet=True, drift_ppm={"tsc/hpet": 2000, "kvm-clock/tsc": 2000},
+                     drift_uncertainty_ppm={"tsc/hpet": 5, "kvm-clock/tsc": 5},
+                     drift_window_ms={"tsc/hpet": 200, "kvm-clock/tsc": 200})
+        for k, want in (("6.1", "tsc"), ("6.12", "tsc"), ("7.2", "tsc"),
+                        ("5.0", "kvm-clock")):
+            self.assertEqual(self.judge(k, **e)["linux_clocksource"], want, k)
+
+    def intel_cpuid15(self, **edits):
+        # Intel, CPUID 0x15 with a crystal: native_calibrate_tsc() sets
+        # TSC_KNOWN_FREQ, no refinement; one CPU, HPET watching.
+        base = dict(cpu_vendor="intel", cpu_family=6, cpu_model=85,
+                    hypervisor="tcg", hypervisor_signatures=["tcg"],
+                    possible_cpus=1, running_cpus=1, xcpu_tested=1,
+                    tsc_freq_by="cpuid_15", tsc_known_freq=True)
+        base.update(edits)
+        return base
+
+    def test_margins_at_linux_rate_and_516(self):
+        # 600 ppm at the CPUID 0x15 rate: 5.14's 400 ppm demotes; 5.16.y
+        # carries c86ff8c55b8a (800 ppm) like 5.15.y and 5.17 -> tsc.
+        e = self.intel_cpuid15(drift_ppm={"tsc/hpet": 600},
+                               drift_uncertainty_ppm={"tsc/hpet": 0},
+                               drift_window_ms={"tsc/hpet": 200})
+        for k, want in (("5.13", "tsc"), ("5.14", "hpet"), ("5.15", "tsc"),
+                        ("5.16", "tsc"), ("5.17", "tsc")):
+            self.assertEqual(self.judge(k, **e)["linux_clocksource"], want, k)
+        # the same drift on a TSC Linux calibrates and refines against the
+        # HPET (AMD, nothing advertised) is invisible to the HPET watchdog
+        v = self.judge("5.14", **dict(e, cpu_vendor="amd", cpu_family=15,
+                                      cpu_model=107, tsc_freq_by="none",
+                                      tsc_known_freq=False))
+        self.assertEqual(v["linux_clocksource"], "tsc")
+
+    def test_long_watchdog_round_is_a_risk(self):
+        # 300 ppm, one 1 s stall in 10 minutes: a 1.5 s round is 450 us,
+        # beyond 5.16.y's 400 us (no > 1 s skip) -> risk; 6.1.78 caps the
+        # round at 1 s (300 us) -> none; the prediction stays tsc.
+        e = self.intel_cpuid15(drift_ppm={"tsc/hpet": 300},
+                               drift_uncertainty_ppm={"tsc/hpet": 0},
+                               drift_window_ms={"tsc/hpet": 200},
+                               gap_count=1, max_gap_ns=1000000000,
+                               gap_total_ns=1000000000)
+        v = self.judge("5.16", **e)
+        self.assertEqual(v["linux_clocksource"], "tsc")
+        self.assertEqual(self.risk_of(v), "long_watchdog_round")
+        self.assertEqual(v["risk"]["linux_clocksource"], "hpet")
+        v = self.judge("6.1", **e)
+        self.assertIsNone(v["risk"])
+
+    def test_secure_tsc(self):
+        # sme_early_init(): TSC_RELIABLE with Secure TSC, 6.14+: the sync
+        # check is skipped -> tsc although it warps; 6.13 -> kvm-clock.
+        e = self.kvm(cpu_vendor="amd", cpu_family=25, cpu_model=17,
+                     invariant_tsc=True, tsc_adjust=False, secure_tsc=True,
+                     tsc_warps=1, packages=1)
+        self.assertEqual(self.judge("6.13", **e)["linux_clocksource"], "kvm-clock")
+        self.assertEqual(self.judge("6.14", **e)["linux_clocksource"], "tsc")
+
+    def test_hyperv_tdx_without_paravisor(self):
+        # ms_hyperv_init_platform() clears the TSC page feature (6.6+).
+        e = dict(cpu_vendor="intel", cpu_family=6, cpu_model=143,
+                 hypervisor="hyperv", hypervisor_signatures=["hyperv"],
+                 hyperv_ref_counter=True, hyperv_tsc_page=True,
+                 hyperv_freq_msrs=True, hyperv_tsc_invariant=False,
+                 hyperv_isolated=True, hyperv_isolation_type=3,
+                 hyperv_paravisor=False, hpet=False, pit=False)
+        self.assertEqual(self.judge("6.6", **e)["linux_clocksource"],
+                         "hyperv_clocksource_msr")
+        self.assertEqual(self.judge("6.5", **e)["linux_clocksource"],
+                         "hyperv_clocksource_tsc_page")
+        self.assertEqual(self.judge("6.12", **dict(e, hyperv_paravisor=True))
+                         ["linux_clocksource"], "hyperv_clocksource_tsc_page")
+
+    def test_zhaoxin_constant_tsc(self):
+        # early_init_zhaoxin(): family >= 6 -> CONSTANT_TSC (5.3+): the
+        # fixture's 2 vCPUs keep the TSC; 5.2 knows no Zhaoxin -> hpet.
+        e = dict(cpu_vendor="zhaoxin", cpu_family=7, cpu_model=59)
+        self.assertEqual(self.judge("5.2", **e)["linux_clocksource"], "hpet")
+        self.assertEqual(self.judge("5.3", **e)["linux_clocksource"], "tsc")
+        self.assertEqual(self.judge("6.1", **e)["linux_clocksource"], "tsc")
+
+    def test_calibration_that_cannot_succeed(self):
+        # pit_calibrate_tsc(): 30 us per port read < 1000 reads in 10 ms;
+        # tsc_read_refs(): a 60 us PM read is 150000 cycles at 2.5 GHz,
+        # over 0x20000 -> "could not calculate TSC khz" -> acpi_pm.
+        e = dict(possible_cpus=1, running_cpus=1, xcpu_tested=1, hpet=False,
+                 hypervisor="none", hypervisor_signatures=[],
+                 tsc_freq_measured_hz=2500000000,
+                 read_ns={"tsc": 20.0, "acpi_pm": 60000.0, "pit": 90000.0})
+        v = self.judge("6.12", **e)
+        self.assertEqual(v["linux_clocksource"], "acpi_pm")
+        w = [x for x in v["warnings"] if x["code"] == "NO_CALIBRATION_REFERENCE"]
+        self.assertTrue(w and "PIT port access costs 30.0 us" in w[0]["evidence"], w)
+        e["read_ns"] = {"tsc": 20.0, "acpi_pm": 40000.0, "pit": 90000.0}
+        self.assertEqual(self.judge("6.12", **e)["linux_clocksource"], "tsc")
+
+    def test_refined_jiffies_watchdog_race(self):
+        # q35 acpi=off hpet=off: refined-jiffies watches the TSC for good
+        # before 7.1 -> risk jiffies_watchdog; 7.1 never lets it watch.
+        e = dict(possible_cpus=1, running_cpus=1, xcpu_tested=1, hpet=False,
+                 acpi=False, acpi_pm=False, gap_count=114,
+                 max_gap_ns=64000000, gap_total_ns=200000000,
+                 gap_window_ms=250)
+        v = self.judge("6.12", **e)
+        self.assertEqual(v["linux_clocksource"], "tsc")
+        self.assertEqual(self.risk_of(v), "jiffies_watchdog")
+        self.assertEqual(v["risk"]["linux_clocksource"], "jiffies")
+        self.assertIsNone(self.judge("7.2", **e)["risk"])
+
+    # ---- verdict.windows ----------------------------------------------------
+
+    WINDOWS_KEYS = ("release", "qpc_source", "exits", "read_ns", "confidence",
+                    "warnings")
+
+    def test_windows_on_the_tcg_report(self):
+        rc, out, err = self.cli(FIXTURE, "--windows", "10", "--json")
+        self.assertEqual(rc, 0, err)
+        w = json.loads(out)["verdict"]["windows"]
+        for key in self.WINDOWS_KEYS:
+            self.assertIn(key, w)
+        self.assertEqual(w["release"], "10")
+        # TCG: no invariant TSC, no Hyper-V at 0x40000000: a platform
+        # counter, the PM timer the probe measured
+        self.assertEqual(w["qpc_source"], "acpi_pm")
+        self.assertTrue(w["exits"])
+        self.assertEqual(w["read_ns"],
+                         self.report["verdict"]["inputs"]["read_ns"]["acpi_pm"])
+        self.assertIn(w["confidence"], ("medium", "low"))
+        self.assertEqual([x["code"] for x in w["warnings"]], ["WINDOWS_PLATFORM_TIMER"])
+        rc, out, err = self.cli(FIXTURE, "--windows", "10")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("windows 10 (family 8+, CPUID 0x40000000: tcg): QPC on acpi_pm", out)
+        # Vista takes the HPET
+        rc, out, err = self.cli(FIXTURE, "--windows", "vista", "--json")
+        self.assertEqual(json.loads(out)["verdict"]["windows"]["qpc_source"], "hpet")
+        rc, _, err = self.cli(FIXTURE, "--windows", "xp")
+        self.assertEqual(rc, 2)
+        self.assertIn("not a release", err)
+
+    def test_windows_on_the_hyperv_fixtures(self):
+        # InstLatx64's root-partition dumps: the TSC page is offered
+        # (0x40000003 EAX[9]) -> 8+ read it, no exit, 10 MHz; not measured
+        # (a recording has no reads); a root's view: low confidence.
+        cpuid = os.path.join(REPO, "tests", "fixtures", "cpuid")
+        for name in ("hyperv-root-zen-2016.txt", "hyperv-root-icx-2022.txt",
+                     "hyperv-root-beckton-2012r2.txt"):
+            path = os.path.join(cpuid, name)
+            rc, out, err = self.cli(path, "--windows", "10", "--json")
+            self.assertEqual(rc, 0, err)
+            v = json.loads(out)["verdict"]
+            w = v["windows"]
+            for key in self.WINDOWS_KEYS:
+                self.assertIn(key, w, name)
+            self.assertEqual(w["interface"], "hyperv", name)
+            self.assertEqual(w["qpc_source"], "hyperv_tsc_page", name)
+            self.assertIs(w["exits"], False, name)
+            self.assertIsNone(w["read_ns"], name)
+            self.assertEqual(w["qpc_frequency_hz"], 10000000, name)
+            self.assertEqual(w["confidence"], "low", name)
+            self.assertTrue(v["inputs"]["hyperv_root"], name)
+            # Windows 7/2008 R2 predate the page: the MSR, an exit per call
+            rc, out, err = self.cli(path, "--windows", "7", "--json")
+            w = json.loads(out)["verdict"]["windows"]
+            self.assertEqual(w["qpc_source"], "hyperv_msr", name)
+            self.assertEqual([x["code"] for x in w["warnings"]], ["WINDOWS_HYPERV_MSR"])
+            rc, out, err = self.cli(path, "--windows", "10")
+            self.assertEqual(rc, 0, err)
+            self.assertIn("QPC on hyperv_tsc_page", out)
+        # Linux on the same views: the Ice Lake host offers TSC invariant
+        # control (EAX[15]) -> tsc; the Zen one does not -> the TSC page
+        rc, out, err = self.cli(os.path.join(cpuid, "hyperv-root-icx-2022.txt"), "--json")
+        self.assertEqual(json.loads(out)["verdict"]["linux_clocksource"], "tsc")
+        rc, out, err = self.cli(os.path.join(cpuid, "hyperv-root-zen-2016.txt"), "--json")
+        self.assertEqual(json.loads(out)["verdict"]["linux_clocksource"],
+                         "hyperv_clocksource_tsc_page")
+        rc, _, err = self.cli(os.path.join(cpuid, "hyperv-root-zen-2016.txt"), "--check")
+        self.assertEqual(rc, 2)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,19 @@ lines, never passed and never failed (the other kernel is still checked and
 can fail it).  Any other guest error, such as no CLOCKSOURCE line without a
 crash, fails as before.
 
+The guest's /init runs clockprobe-guest (issue 27): the facts above come
+from its framed GUEST report, and each real boot also checks that report:
+every available clocksource measured (--switch) and the original restored,
+the same SMBIOS UUID as the probe boot, and cptools.guestjoin (what
+scripts/compare shows) finding predicted = actual.  ForcedDisagreement
+boots 6.12 with clocksource=acpi_pm: the disagreement is named with its
+cause, and a clockprobe-guest killed with SIGTERM in the middle of
+--switch gives the clocksource back (checked in the guest's /init).
+
 OfflineParts needs no boot: log parsing and crash recognition on canned
-logs (tests/linux/fixtures), boot_guest's retry with QEMU replaced by canned
-runs, and check_config's skip with the boots replaced.
+logs (tests/linux/fixtures, tests/fixtures/guest), boot_guest's retry with
+QEMU replaced by canned runs, and check_config's skip with the boots
+replaced.
 
 Run: python3 -m unittest discover -s tests/integration -p 'test_linux*' -v
 Default: the "fast" configurations on the kernels their `guest = fast ...`
@@ -41,6 +51,7 @@ reason when that fails.  LINUX_GUEST_NO_FETCH=1 skips instead of fetching.
 import concurrent.futures
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import re
@@ -57,8 +68,9 @@ SCRIPTS = os.path.join(REPO, "scripts")
 EXPECTED = os.path.join(REPO, "tests", "linux", "expected.json")
 FIXTURES = os.path.join(REPO, "tests", "linux", "fixtures")
 PANIC_LOG = os.path.join(FIXTURES, "panic-in-interrupt-6.12.log")
+GUEST_FIXTURES = os.path.join(REPO, "tests", "fixtures", "guest")
 sys.path.insert(0, SCRIPTS)
-from cptools import debfetch, process, qemu  # noqa: E402
+from cptools import debfetch, guestjoin, process, qemu, schema  # noqa: E402
 
 
 def load_script(name):
@@ -110,6 +122,23 @@ def read_newc(blob):
 GOOD_LOG = ("LINUXGUEST uname=6.12-test cpus_online=0-1 cpus_possible=0-1"
             "\r\nCLOCKSOURCE current=tsc available=tsc hpet acpi_pm \r\n"
             "LINUXGUEST DONE\r\n")
+
+
+_PROBES = {}
+
+
+def probe_report(config):
+    """lg.boot_probe(config), booted once per configuration for the whole
+    module (keyed by the function too: the offline tests replace it)."""
+    key = (config, lg.boot_probe)
+    if key not in _PROBES:
+        _PROBES[key] = lg.boot_probe(config)
+    return _PROBES[key]
+
+
+def read_guest_fixture(name):
+    with open(os.path.join(GUEST_FIXTURES, name), "rb") as f:
+        return f.read().decode("utf-8", "replace")
 
 
 def read_panic_log():
@@ -299,6 +328,41 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertEqual(g["cpus_possible"], "0-1")
         self.assertIn("tsc: Marking TSC unstable due to TSCs unsynchronized",
                       " ".join(g["dmesg"]))
+
+    def test_guest_report_log_parse(self):
+        """The facts of a clockprobe-guest log (recorded with this harness:
+        6.1 on q35-qemu64-smp2) are those the old /init printed."""
+        text = read_guest_fixture("guest-q35-qemu64-smp2-6.1.log")
+        g = lg.parse_guest_log(text)
+        self.assertEqual(g["format"], "guest")
+        self.assertEqual(g["current"], "hpet")
+        self.assertEqual(g["available"], ["hpet", "acpi_pm"])
+        self.assertEqual(g["release"], "6.1.0-57-amd64")
+        self.assertEqual(g["cpus_possible"], "0-1")
+        self.assertIn("tsc: Marking TSC unstable due to TSCs unsynchronized",
+                      " ".join(g["dmesg"]))
+        self.assertTrue(g["changes"])
+        self.assertEqual(g["changes"][-1]["current"], "hpet")
+        self.assertIsNone(lg.guest_crash(text))
+        self.assertNotIn("killtest", g)
+        # A log cut inside the frame is no result.
+        self.assertIsNone(lg.parse_guest_log(text[:text.index("GUEST END")]))
+
+    def test_killtest_line(self):
+        g = lg.parse_guest_log(read_guest_fixture(
+            "guest-q35-qemu64-smp2-6.12-forced-acpi_pm.log"))
+        self.assertEqual(g["current"], "acpi_pm")
+        k = g["killtest"]
+        self.assertEqual((k["original"], k["after"], k["status"]),
+                         ("acpi_pm", "acpi_pm", 143))
+        self.assertNotEqual(k["during"], k["original"])
+
+    def test_config_uuid(self):
+        u = lg.config_uuid("q35-qemu64-smp2")
+        self.assertEqual(u, lg.config_uuid("q35-qemu64-smp2"))
+        self.assertNotEqual(u, lg.config_uuid("q35-qemu64-smp2-nohpet"))
+        self.assertRegex(u, r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                            r"[0-9a-f]{4}-[0-9a-f]{12}$")
 
     def test_mirror_comes_from_the_hosts_apt_sources(self):
         """The kernels are fetched through the host's own Debian mirror
@@ -621,6 +685,11 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
         self.assertTrue(data.startswith(b"#!/bin/busybox sh\n"))
         self.assertEqual(entries["bin/sh"][1], b"busybox")
         self.assertEqual(entries["bin/busybox"][1][:4], b"\x7fELF")
+        mode, data, _, _ = entries["bin/clockprobe-guest"]
+        self.assertEqual(mode & 0o777, 0o755)
+        with open(lg.GUEST_BIN, "rb") as f:
+            self.assertEqual(data, f.read())
+        self.assertIn(b"/bin/clockprobe-guest --settle", entries["init"][1])
         self.assertEqual(len(blob) % 512, 0)
 
     def test_initrd_built_by_threads_at_once(self):
@@ -711,7 +780,7 @@ class RealGuests(unittest.TestCase):
         image = qemu.DEFAULT_IMAGES["uefi"]
         if not os.path.isfile(image):
             self.skipTest("probe image %s missing (make all)" % image)
-        report, err = lg.boot_probe(config)
+        report, err = probe_report(config)
         self.assertIsNone(err, err)
         verdict = report.get("verdict")
         self.assertIsNotNone(verdict, "report has no verdict")
@@ -741,6 +810,12 @@ class RealGuests(unittest.TestCase):
                         g["available"],
                         "by_kernel available_clocksource for %s on %s"
                         % (k, config))
+        for k, g in guests.items():
+            if "format" not in g:   # canned results (OfflineCrashSkips)
+                continue
+            with self.subTest(kernel=k, check="clockprobe-guest"):
+                check_guest_report(self, config, k, g, report,
+                                   len(expected[k]["outcomes"]) == 1)
         if crashed:
             self.skip_crashed(config, crashed)
 
@@ -751,6 +826,119 @@ class RealGuests(unittest.TestCase):
                 g.get("kernel_release"), k, config, g.get("error"),
                 "\n    ".join(g.get("last_lines") or []))
             for k, g in sorted(crashed.items())))
+
+
+def check_guest_report(case, config, kernel, g, report, fixed):
+    """The clockprobe-guest report of one real boot: complete, restored,
+    paired with the probe's by UUID, and predicted = actual where the
+    outcome is fixed (what compare's "Predicted vs actual" shows)."""
+    where = "%s on %s" % (kernel, config)
+    case.assertEqual(g["format"], "guest",
+                     "/init did not print a clockprobe-guest report")
+    rep = g["guest_report"]
+    case.assertEqual(schema.check_guest_report(rep), [], where)
+    meas = rep["measurements"]
+    case.assertEqual([m["clocksource"] for m in meas][0], g["current"])
+    case.assertEqual(sorted(m["clocksource"] for m in meas),
+                     sorted(g["available"]), where)
+    for m in meas:
+        case.assertEqual(m["status"], "ok", (where, m["clocksource"],
+                                             m["reason"]))
+        case.assertIsNotNone(m["vdso"]["in_vdso"], (where, m["vdso"]))
+        case.assertGreater(m["deltas"]["samples"], 0)
+    case.assertEqual([m["switched"] for m in meas],
+                     [False] + [True] * (len(meas) - 1))
+    restore = rep["clocksource"]["restore"]
+    if len(meas) > 1:
+        case.assertTrue(restore["restored"], (where, restore))
+        case.assertEqual(restore["current_after"], g["current"])
+    case.assertEqual(rep["platform"]["smbios"]["uuid"],
+                     lg.config_uuid(config))
+    case.assertEqual(guestjoin.identity(report, False)[0],
+                     lg.config_uuid(config))
+    j = guestjoin.join(rep, report)
+    items = {it["item"]: it for it in j["items"]}
+    case.assertIsInstance(items["read_ns"]["actual"], (int, float))
+    if fixed:
+        for name in ("clocksource", "available", "vdso"):
+            if name in items:
+                case.assertTrue(items[name]["agree"],
+                                "%s: %s predicted %r, actual %r; findings: "
+                                "%s" % (where, name, items[name]["predicted"],
+                                        items[name]["actual"],
+                                        j["findings"]))
+
+
+class ForcedDisagreement(unittest.TestCase):
+    """6.12 on q35-qemu64-smp2 with clocksource=acpi_pm: the probe predicts
+    tsc, the guest runs acpi_pm; compare names it with its cause.  The same
+    boot kills a --switch run with SIGTERM (clockprobe.killtest=1)."""
+
+    CONFIG, KERNEL = "q35-qemu64-smp2", "6.12"
+    APPEND = "clocksource=acpi_pm clockprobe.killtest=1"
+
+    @classmethod
+    def setUpClass(cls):
+        RealGuests.setUpClass.__func__(cls)
+        if cls.KERNEL not in cls.kernels:
+            raise unittest.SkipTest("kernel %s not fetched" % cls.KERNEL)
+        if not os.path.isfile(qemu.DEFAULT_IMAGES["uefi"]):
+            raise unittest.SkipTest("probe image missing (make all)")
+
+    def boot(self):
+        """boot_guest's argv with more kernel arguments; a crashed boot is
+        tried once more, as boot_guest does."""
+        if not lg._initrd_current():
+            lg.build_initrd()
+        argv = lg.guest_command(self.kernels[self.KERNEL]["path"],
+                                lg.CONFIGS[self.CONFIG])
+        argv[argv.index("-append") + 1] += " " + self.APPEND
+        argv += ["-uuid", lg.config_uuid(self.CONFIG)]
+        for attempt in (1, 2):
+            res = process.run_argv(argv, 300)
+            crash = lg.guest_crash(res.log_text)
+            if crash is None:
+                return res.log_text
+        self.skipTest("Linux %s crashed twice under TCG: %s\n  %s" % (
+            self.KERNEL, crash["reason"], "\n  ".join(crash["last_lines"])))
+
+    def test_forced_acpi_pm_is_named_and_a_kill_restores(self):
+        log = self.boot()
+        g = lg.parse_guest_log(log)
+        self.assertIsNotNone(g, log[-2000:])
+        self.assertEqual(g["current"], "acpi_pm")
+        k = g.get("killtest")
+        self.assertIsNotNone(k, "no killtest line")
+        self.assertNotEqual(k["during"], k["original"],
+                            "the kill did not come mid-switch: %r" % k)
+        self.assertEqual((k["original"], k["after"], k["status"]),
+                         ("acpi_pm", "acpi_pm", 128 + 15))
+        report, err = probe_report(self.CONFIG)
+        self.assertIsNone(err, err)
+        predicted = lg.verdict_for_kernel(report, self.KERNEL)[
+            "linux_clocksource"]
+        self.assertEqual(predicted, "tsc")
+        # scripts/compare on the two, as a user runs it.
+        compare = load_script("compare")
+        d = tempfile.mkdtemp(prefix="lg-forced-")
+        try:
+            with open(os.path.join(d, "guest.log"), "w") as f:
+                f.write(log)
+            with open(os.path.join(d, "probe.json"), "w") as f:
+                json.dump(report, f)
+            out, errs = io.StringIO(), io.StringIO()
+            rc = compare.main([os.path.join(d, "probe.json"),
+                               os.path.join(d, "guest.log")],
+                              stdout=out, stderr=errs)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        self.assertEqual(rc, 0, errs.getvalue())
+        text = out.getvalue()
+        self.assertIn("| clocksource | tsc | acpi_pm | **NO** |", text)
+        self.assertIn("finding: the probe predicted tsc for Linux %s"
+                      % g["release"], text)
+        self.assertIn("the guest runs acpi_pm since clocksource=acpi_pm on "
+                      "the kernel command line", text)
 
 
 def _add_config_tests():

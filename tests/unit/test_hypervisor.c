@@ -291,6 +291,64 @@ TEST(real_hyperv_privileges)
 	CHECK(!h->kvm.found && !h->timing.valid);
 }
 
+/* Real Hyper-V CPUID recorded by InstLatx64 on Windows hosts with
+ * Hyper-V on (tests/fixtures/cpuid/hyperv-root-*.txt, converted by
+ * instlat2rec.py): root partitions, 0x40000003 EBX[0] CreatePartitions
+ * set, no isolation (EBX[22] clear).  Expected bits read off the dumps'
+ * 0x40000003 lines: EAX 0x3fff / 0xbfff / 0x1fff, EDX bit 8 set in all. */
+TEST(real_hyperv_root_partitions)
+{
+	static const struct {
+		const char *file;
+		uint32_t eax, ebx, max_leaf;
+		bool invariant_control;
+	} roots[] = {
+		{ FIX "hyperv-root-zen-2016.txt", 0x3fff, 0x2bb9ff, 0x4000000a, false },
+		{ FIX "hyperv-root-icx-2022.txt", 0xbfff, 0x2bb9ff, 0x4000000c, true },
+		{ FIX "hyperv-root-beckton-2012r2.txt", 0x1fff, 0x39ff, 0x40000006, false },
+	};
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+		struct cpuid_recording rec = load(roots[i].file);
+		const struct hv_info *h = decode(&rec);
+		CHECK(h->present);
+		CHECK_STR(h->name, "hyperv");
+		CHECK_EQ_U64(h->range_count, 1);
+		CHECK_EQ_U64(h->hyperv.max_leaf, roots[i].max_leaf);
+		CHECK(h->hyperv.linux_detects && h->hyperv.interface_hv1);
+		CHECK_EQ_U64(h->hyperv.privileges_eax, roots[i].eax);
+		CHECK_EQ_U64(h->hyperv.privileges_ebx, roots[i].ebx);
+		CHECK(h->hyperv.root_partition);
+		CHECK(!h->hyperv.isolated);
+		CHECK(h->hyperv.ref_counter && h->hyperv.tsc_page && h->hyperv.frequency_msrs);
+		CHECK_EQ_U64(h->hyperv.tsc_invariant_control, roots[i].invariant_control);
+	}
+}
+
+/* An isolated guest, from the constructed Hyper-V set with HV_ISOLATION
+ * (EBX[22]) and the isolation leaf 0x4000000C added as Linux's
+ * hyperv-tlfs.h lays it out: EAX[0] paravisor, EBX[3:0] type 3 (TDX);
+ * the max leaf raised to cover it. */
+TEST(hyperv_isolation_leaf)
+{
+	struct cpuid_recording rec = load(FIX "hyperv.txt");
+	for (size_t i = 0; i < rec.count; i++) {
+		if (recs[i].leaf == 0x40000003)
+			recs[i].ebx |= 1u << 22;
+		if (recs[i].leaf == 0x40000000)
+			recs[i].eax = 0x4000000c; /* the leaf must be in range */
+	}
+	drop_leaf(&rec, 0x4000000c);
+	add(&rec, (struct cpuid_record){ 0x4000000c, 0, 0, 3, 0, 0 });
+	const struct hv_info *h = decode(&rec);
+	CHECK(h->hyperv.isolated);
+	CHECK_EQ_U64(h->hyperv.isolation_type, 3);
+	CHECK(!h->hyperv.paravisor);
+	CHECK(!h->hyperv.root_partition);
+	recs[rec.count - 1].eax = 1;
+	h = decode(&rec);
+	CHECK(h->hyperv.paravisor);
+}
+
 TEST(vmware_timing_leaf)
 {
 	struct cpuid_recording rec = load(FIX "vmware.txt");

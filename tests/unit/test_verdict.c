@@ -638,14 +638,31 @@ TEST(no_calibration_reference)
 	CHECK_STR(severity(&v, "JIFFIES_FALLBACK"), "critical");
 }
 
-/* A measured TSC-vs-HPET drift of 1300 ppm on TCG -smp 1: beyond 6.18's
- * margin (clocksource_watchdog(): md = the two uncertainty margins, each
- * 2 * 125 us per 0.5 s = 1000 ppm), so expect the watchdog to demote tsc
- * -> hpet, tsc listed last (rating 0). */
+/* A TSC that drifts 1300 ppm against the HPET on TCG -smp 1.  Nothing
+ * advertises a rate, so Linux calibrates it and then refines it against
+ * the HPET (tsc.c tsc_refine_calibration_work(): is_hpet_enabled()): the
+ * rate Linux uses is the HPET's, and the HPET watchdog sees no drift ->
+ * tsc.  The same drift at an advertised rate Linux keeps (Intel CPUID 0x15
+ * with a crystal: native_calibrate_tsc() sets TSC_KNOWN_FREQ, no
+ * refinement) is what the watchdog sees: beyond 6.18's margin
+ * (clocksource_watchdog(): md = the two uncertainty margins, each 2 * 125
+ * us per 0.5 s = 1000 ppm) -> hpet, the TSC left out of the list. */
 TEST(watchdog_demotes_drifting_tsc)
 {
 	struct verdict_input in = tcg_qemu64(1, true);
 	struct verdict v;
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 1300, 1000, 0 };
+	in.drift_count = 1;
+	decide(&in, &v);
+	CHECK_STR(v.linux_clocksource, "tsc");
+	CHECK_STR(severity(&v, "SOURCE_DRIFT"), "warning");
+	bool said = false;
+	for (uint32_t i = 0; i < v.reasoning_count; i++)
+		said |= strstr(v.reasoning[i], "refines its rate against the watchdog clock") != NULL;
+	CHECK(said);
+	in = tcg_skylake(1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_15;
+	in.tsc_known_freq = Y;
 	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 1300, 1000, 0 };
 	in.drift_count = 1;
 	decide(&in, &v);
@@ -824,8 +841,11 @@ TEST(harness_anomaly_caps_confidence)
  * 1300 +/- 200 is at least 1100. */
 TEST(watchdog_demotion_needs_drift_beyond_uncertainty)
 {
-	struct verdict_input in = tcg_qemu64(1, true);
+	/* CPUID 0x15 with a crystal: the rate Linux keeps (TSC_KNOWN_FREQ) */
+	struct verdict_input in = tcg_skylake(1, true);
 	struct verdict v;
+	in.freq_by = VERDICT_FREQ_CPUID_15;
+	in.tsc_known_freq = Y;
 	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 1100, 1000, 200 };
 	in.drift_count = 1;
 	decide(&in, &v);

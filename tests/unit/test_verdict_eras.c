@@ -78,6 +78,14 @@ static const char *on(const struct verdict_input *base, const char *kernel)
 	return v.linux_clocksource;
 }
 
+static bool reasoning_says(const char *text)
+{
+	for (uint32_t i = 0; i < v.reasoning_count; i++)
+		if (strstr(v.reasoning[i], text))
+			return true;
+	return false;
+}
+
 static void drift(struct verdict_input *in, const char *against, int64_t ppm)
 {
 	in->drift[0] = (struct verdict_drift){ "tsc", against, ppm, 1000, 0 };
@@ -110,80 +118,199 @@ TEST(watchdog_long_interval_per_era)
 	CHECK_STR(on(&in, "7.2"), "tsc");
 }
 
-/* Item 1, the margin.  TCG-like AMD guest, one CPU, HPET: the TSC is
- * calibrated against the HPET and watched by it.  A steady 900 ppm drift:
- * 4.19's WATCHDOG_THRESHOLD is 62.5 ms per 0.5 s (12.5 %) -> tsc; 6.1's
- * md = 2 x 2 x WATCHDOG_MAX_SKEW (100 us) = 400 us per 0.5 s = 800 ppm ->
- * hpet; 6.12 (MAX_SKEW 125 us: 1000 ppm) -> tsc; 7.2 watchdog_check_freq()
- * with both clocks CLOCK_SOURCE_CALIBRATED: delta >> 11 (488 ppm) -> hpet. */
+/* Item 1, the margin (issue #28 item 1: at the rate Linux uses).  Intel
+ * Skylake-Server under TCG, one CPU, HPET, CPUID 0x15 with a crystal:
+ * native_calibrate_tsc() takes that rate and sets TSC_KNOWN_FREQ, so
+ * init_tsc_clocksource() skips the refinement and the HPET watchdog sees
+ * the advertised rate's error, here a steady 900 ppm drift.  4.19's
+ * WATCHDOG_THRESHOLD is 62.5 ms per 0.5 s (12.5 %) -> tsc; 6.1's md = 2 x
+ * 2 x WATCHDOG_MAX_SKEW (100 us) = 400 us per 0.5 s = 800 ppm -> hpet; 6.12
+ * (MAX_SKEW 125 us: 1000 ppm) -> tsc; 7.1+ watchdog_check_freq() with a
+ * TSC that is not CLOCK_SOURCE_CALIBRATED (known frequency, no refinement):
+ * delta >> 8 (3906 ppm) -> tsc, 4500 ppm -> hpet. */
 TEST(watchdog_margin_per_era)
 {
-	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, true);
+	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x55, 1, 1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_15;
+	in.tsc_known_freq = Y;
 	drift(&in, "hpet", 900);
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "hpet");
 	CHECK_STR(v.available_clocksource, "hpet acpi_pm");
 	/* The margins came with 2e27e793e280 (5.14) at WATCHDOG_MAX_SKEW 50
 	 * us: 4 x 50 us per 0.5 s = 400 ppm until c86ff8c55b8a (5.17) put
-	 * 100 us back; 5.15 is judged as 5.15.y, which has that backport. */
+	 * 100 us back; 5.15 and 5.16 are judged as 5.15.y and 5.16.y, whose
+	 * stable-rc pushes of 2022-01-24 carry that backport (e420d259aa32,
+	 * 7bbfb15b9540): 800 ppm. */
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "5.14"), "hpet");
 	drift(&in, "hpet", 600);
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "5.14"), "hpet");
-	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "tsc");
 	CHECK_STR(on(&in, "5.15"), "tsc");
 	CHECK_STR(on(&in, "5.17"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "tsc");
 	drift(&in, "hpet", 900);
 	CHECK_STR(on(&in, "6.12"), "tsc");
-	CHECK_STR(on(&in, "7.2"), "hpet");
 	/* The rewrite (763aacf86f1b) came with the 7.1 merge window: 7.0
-	 * still has the 1000 ppm margin, 7.1 the 488 ppm one. */
+	 * still has the 1000 ppm margin, 7.1 delta >> 8 for a TSC that is
+	 * not calibrated. */
 	CHECK_STR(on(&in, "7.0"), "tsc");
-	CHECK_STR(on(&in, "7.1"), "hpet");
-	/* A TSC of known frequency skips the refined calibration
-	 * (init_tsc_clocksource()), so it is not CALIBRATED: 1/256 (3906
-	 * ppm) on 7.2 -> tsc. */
-	in.tsc_known_freq = Y;
 	CHECK_STR(on(&in, "7.2"), "tsc");
 	drift(&in, "hpet", 4500);
+	CHECK_STR(on(&in, "7.0"), "hpet");
 	CHECK_STR(on(&in, "7.2"), "hpet");
+	/* The same drift on a TSC Linux rates itself (AMD qemu64: nothing it
+	 * reads advertises a rate): calibrated, then refined over a second
+	 * against the HPET (tsc_refine_calibration_work(), is_hpet_enabled()),
+	 * which is also the watchdog: no era sees a rate error -> tsc. */
+	in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, true);
+	drift(&in, "hpet", 4500);
+	CHECK_STR(on(&in, "4.19"), "tsc");
+	CHECK_STR(on(&in, "5.14"), "tsc");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(reasoning_says("refines its rate against the watchdog clock itself"));
+	/* Without HPET the refinement uses the PM timer, which then watches. */
+	in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, false);
+	drift(&in, "acpi_pm", 4500);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	/* An advertised rate Linux refines (no TSC_KNOWN_FREQ: here CPUID
+	 * 0x16 alone) is replaced by the HPET's within 1 % ("Make sure we're
+	 * within 1%") -> no error left; 1.5 % away the refinement is thrown
+	 * out and the advertised rate stays, which the watchdog sees -> hpet. */
+	in = guest(VERDICT_VENDOR_INTEL, 6, 0x55, 1, 1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_16;
+	in.freq_disagreement_known = true;
+	in.freq_disagreement_ppm = 4500;
+	drift(&in, "hpet", 4500);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	in.freq_disagreement_ppm = 15000;
+	drift(&in, "hpet", 15000);
+	CHECK_STR(on(&in, "6.1"), "hpet");
+	CHECK_STR(on(&in, "7.2"), "hpet");
+}
+
+/* Item 1 of issue #28, kvm-clock.  KVM with invariant TSC (kvm-clock 299,
+ * tsc 300 wins) and no TSC_ADJUST (no exemption): kvm-clock, the best
+ * non-MUST_VERIFY source, watches the TSC.  The host's pvclock rate is 2000
+ * ppm off the HPET; kvm_get_tsc_khz() gives Linux that same pvclock rate
+ * for the TSC, so the kvm-clock watchdog sees no drift -> tsc on 6.12
+ * (was kvm-clock here); 5.0 rates kvm-clock 400 (no 299 before 5.1) ->
+ * kvm-clock. */
+TEST(kvmclock_watchdog_sees_the_pvclock_rate)
+{
+	struct verdict_input in = kvm_guest(true, false, 1);
+	in.drift[0] = (struct verdict_drift){ "tsc", "hpet", 2000, 1000, 0 };
+	in.drift[1] = (struct verdict_drift){ "kvm-clock", "tsc", 2000, 1000, 0 };
+	in.drift_count = 2;
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK(reasoning_says("kvm-clock's own scale"));
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK_STR(on(&in, "5.0"), "kvm-clock");
+}
+
+/* Issue #28 item 2, long rounds.  clocksource_watchdog() before the
+ * rewrite compares |cs_nsec - wd_nsec| with fixed nanoseconds (md = the
+ * two uncertainty margins) however long the round was; 644649553508
+ * (6.8; 5.15.149, 6.1.78, 6.6.15, 6.7.3 and 5.10.y) skips a round longer
+ * than WATCHDOG_INTERVAL_MAX_NS (1 s).  Intel, CPUID 0x15 rate (known,
+ * no refinement) 300 ppm off the HPET that watches it, one stall of 1 s
+ * in 10 minutes (a steady vCPU).  At 0.5 s: 150 us, within every margin.
+ * A round stretched to 1.5 s: 450 us, beyond 5.14's 200 us and 5.16.y's
+ * 400 us (no skip there) -> risk long_watchdog_round (hpet if lost), the
+ * prediction stays tsc; 6.1.78 caps the round at 1 s: 300 us < 400 us ->
+ * none; 6.3..6.5 (500 us, no skip): none at 1.5 s, a risk with a 2 s
+ * stall (750 us) while 6.6.15 caps it (300 us); 7.x checks a frequency
+ * (delta >> shift), which stretching does not change -> none. */
+TEST(long_watchdog_round_is_a_risk)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x55, 1, 1, true);
+	in.freq_by = VERDICT_FREQ_CPUID_15;
+	in.tsc_known_freq = Y;
+	drift(&in, "hpet", 300);
+	in.gaps_measured = true;
+	in.gap_count = 1;
+	in.gap_max_ns = in.gap_total_ns = 1000000000ull;
+	in.gap_window_ms = 600000;
+	CHECK_STR(on(&in, "5.14"), "tsc");
+	CHECK_STR(v.risk.reason, "long_watchdog_round");
+	CHECK_STR(v.risk.linux_clocksource, "hpet");
+	CHECK(v.confidence == VERDICT_CONFIDENCE_MEDIUM);
+	CHECK_STR(on(&in, "5.16"), "tsc");
+	CHECK_STR(v.risk.reason, "long_watchdog_round");
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK_STR(on(&in, "6.5"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	in.gap_max_ns = in.gap_total_ns = 2000000000ull;
+	CHECK_STR(on(&in, "6.5"), "tsc");
+	CHECK_STR(v.risk.reason, "long_watchdog_round");
+	CHECK_STR(on(&in, "6.6"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK_STR(on(&in, "6.7"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	/* 4.19's 62.5 ms: a 2 s stall stretches 300 ppm to 0.75 ms -> none */
+	CHECK_STR(on(&in, "4.19"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	/* the by_kernel ranges carry it too */
+	bool named = false;
+	for (uint32_t r = 0; r < v.by_kernel_count; r++)
+		named |= v.by_kernel[r].risk.reason && str_equal(v.by_kernel[r].risk.reason, "long_watchdog_round");
+	CHECK(named);
+}
+
+static struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
+
+/* The era verdict_watchdog_eras() gives for `kernel`. */
+static const struct verdict_wd_era *era_on(const struct verdict_input *in, const char *kernel)
+{
+	unsigned kv, n = verdict_watchdog_eras(in, eras, VERDICT_MAX_WD_ERAS);
+	CHECK(verdict_kernel_parse(kernel, strlen(kernel), &kv));
+	for (unsigned i = 0; i < n; i++) {
+		unsigned to = 0;
+		if (eras[i].kver <= kv && (!eras[i].to || (verdict_kernel_parse(eras[i].to, strlen(eras[i].to), &to) && kv <= to)))
+			return &eras[i];
+	}
+	CHECK(!"no era");
+	return &eras[0];
 }
 
 /* Item 2, the exemption.  KVM, invariant TSC and TSC_ADJUST: kvm-clock is
  * 299 (kvmclock_init(), 5.1+) so tsc wins, watched by kvm-clock unless
- * check_system_tsc_reliable() exempts it.  A 2000 ppm drift against
- * kvm-clock shows who watches.  5 packages, 1 NUMA node: 6.6..6.11 count
- * nr_online_nodes <= 4 -> exempt -> tsc; 6.12 counts
- * topology_max_packages() <= 4 -> watched, 2000 > 1000 ppm -> kvm-clock.
- * 3 nodes: 6.1 (nr_online_nodes <= 2, 6.1.176) watched -> kvm-clock, 6.6
- * exempt -> tsc. */
+ * check_system_tsc_reliable() exempts it.  5 packages, 1 NUMA node:
+ * 6.6..6.11 count nr_online_nodes <= 4 -> exempt; 6.12 counts
+ * topology_max_packages() <= 4 -> watched (by kvm-clock, which sees no
+ * drift at the pvclock rate: tsc either way).  3 nodes, 1 package: 6.1
+ * (nr_online_nodes <= 2, 6.1.176) watched, 6.6 exempt. */
 TEST(watchdog_exemption_per_era)
 {
 	struct verdict_input in = kvm_guest(true, true, 5);
 	in.numa_nodes = 1;
-	drift(&in, "kvm-clock", 2000);
-	CHECK_STR(on(&in, "6.11"), "tsc");
-	CHECK_STR(on(&in, "6.12"), "kvm-clock");
-	CHECK_STR(v.available_clocksource, "kvm-clock hpet acpi_pm");
+	CHECK(era_on(&in, "6.11")->exempt);
+	CHECK(era_on(&in, "6.12")->watched);
+	CHECK_STR(era_on(&in, "6.12")->watchdog, "kvm-clock");
+	CHECK_STR(on(&in, "6.12"), "tsc");
 	in.packages = 1;
 	in.numa_nodes = 3;
-	CHECK_STR(on(&in, "6.1"), "kvm-clock");
-	CHECK_STR(on(&in, "6.6"), "tsc");
-	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK(era_on(&in, "6.1")->watched);
+	CHECK(era_on(&in, "6.6")->exempt);
+	CHECK(era_on(&in, "6.12")->exempt);
 	/* 5.10.y carries b50db7095fe0 (5.10.262 source); 5.11..5.15 mainline
-	 * has neither it nor the margins (62.5 ms): tsc on both, and 5.0 had
-	 * kvm-clock at 400 (no 299 yet) -> kvm-clock. */
+	 * does not: watched; 5.0 had kvm-clock at 400 (no 299 yet) ->
+	 * kvm-clock. */
 	in.numa_nodes = 1;
-	CHECK_STR(on(&in, "5.10"), "tsc");
-	CHECK_STR(on(&in, "5.13"), "tsc");
+	CHECK(era_on(&in, "5.10")->exempt);
+	CHECK(era_on(&in, "5.13")->watched);
 	CHECK_STR(on(&in, "5.0"), "kvm-clock");
-	/* Without TSC_ADJUST no era exempts it; 7.2's margin against the
-	 * uncalibrated kvm-clock is 3906 ppm -> tsc. */
+	/* Without TSC_ADJUST no era exempts it. */
 	in.tsc_adjust = N;
-	CHECK_STR(on(&in, "6.12"), "kvm-clock");
-	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(era_on(&in, "6.12")->watched);
+	CHECK(era_on(&in, "7.2")->watched);
 }
 
 /* Item 3.  Invariant TSC, TSC_ADJUST, one package, and the probe saw the
@@ -255,7 +382,7 @@ TEST(xen_hvm)
 /* Item 6.  TDX: tdx_early_init() forces X86_FEATURE_TSC_RELIABLE (6.12.118,
  * not 6.1.176): no sync check, no watchdog.  With warps and no
  * TSC_ADJUST, 6.1's check_tsc_sync_source() turns the TSC off; 6.12 keeps
- * it.  (SEV-SNP Secure TSC only sets TSC_KNOWN_FREQ, sev/core.c, 7.2.) */
+ * it.  (SEV-SNP Secure TSC: secure_tsc_is_reliable_from_6_14 below.) */
 TEST(tdx_forces_reliable)
 {
 	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x8f, 4, 1, false);
@@ -265,6 +392,181 @@ TEST(tdx_forces_reliable)
 	CHECK_STR(on(&in, "6.1"), "acpi_pm");
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(v.available_clocksource, "tsc acpi_pm");
+}
+
+/* Issue #28 item 3.  An SEV-SNP guest with Secure TSC on KVM, AMD, the
+ * invariant bit set, no TSC_ADJUST, and the probe saw the TSC warp.  From
+ * 6.14 sme_early_init() forces TSC_RELIABLE when SEV_STATUS has
+ * MSR_AMD64_SNP_SECURE_TSC (0a2a98f691f2) and snp_secure_tsc_init() rates
+ * the TSC from GUEST_TSC_FREQ with TSC_KNOWN_FREQ (73bbf3b0fbba): no sync
+ * check (check_tsc_sync_source() returns on tsc_clocksource_reliable), no
+ * watchdog, tsc 300 over kvm-clock 299 -> tsc.  6.13 has neither: the
+ * sync check turns the warping TSC off -> kvm-clock.  Without the
+ * invariant bit kvm-clock keeps 400 and wins on 6.14 too, the TSC listed
+ * below it. */
+TEST(secure_tsc_is_reliable_from_6_14)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0x19, 0x11, 4, 1, false);
+	named(&in, "kvm");
+	in.kvm_clocksource = in.kvm_clocksource2 = in.kvm_stable_bit = in.pvclock_stable = Y;
+	in.freq_by = VERDICT_FREQ_PVCLOCK;
+	in.tsc_known_freq = Y;
+	set_source(&in, VERDICT_SRC_KVMCLOCK, Y, 30000);
+	in.invariant_tsc = Y;
+	in.secure_tsc = Y;
+	in.xcpu_warps = 1;
+	CHECK_STR(on(&in, "6.13"), "kvm-clock");
+	CHECK_STR(v.available_clocksource, "kvm-clock acpi_pm");
+	CHECK_STR(on(&in, "6.14"), "tsc");
+	CHECK(reasoning_says("Secure TSC: Linux forces TSC_RELIABLE"));
+	CHECK(reasoning_says("TSC frequency from SEV-SNP Secure TSC"));
+	CHECK(era_on(&in, "6.14")->exempt);
+	CHECK(!era_on(&in, "6.13")->watched);
+	in.invariant_tsc = N;
+	CHECK_STR(on(&in, "6.14"), "kvm-clock");
+	CHECK_STR(v.available_clocksource, "kvm-clock tsc acpi_pm");
+	in.secure_tsc = VERDICT_UNKNOWN;
+	CHECK_STR(on(&in, "6.14"), "kvm-clock");
+	CHECK_STR(v.available_clocksource, "kvm-clock acpi_pm");
+}
+
+/* Issue #28 item 4.  A Hyper-V TDX guest (isolation type 3) without a
+ * paravisor, reference counter and TSC page offered, no TSC invariant
+ * control: ms_hyperv_init_platform() clears HV_MSR_REFERENCE_TSC_AVAILABLE
+ * in such a VM (6.6+; the comment of 7f828d5fff7d, "Cc: stable # 6.6+":
+ * without Invariant TSC "the slower Hyper-V MSR-based Ref Counter should
+ * end up being the clocksource") -> hyperv_clocksource_msr, no vDSO.  With
+ * a paravisor the page stays -> hyperv_clocksource_tsc_page.  With TSC
+ * invariant control the TSC is reliable and wins either way.  6.5 kept the
+ * page for every guest (modelled; whether 6.5 ran such guests at all is
+ * not established). */
+TEST(hyperv_tdx_without_paravisor_has_no_tsc_page)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_INTEL, 6, 0x8f, 4, 1, false);
+	named(&in, "hyperv");
+	in.hv_ref_counter = in.hv_tsc_page = in.hv_freq_msrs = Y;
+	in.hv_tsc_invariant_control = N;
+	in.hv_isolated = Y;
+	in.hv_isolation_type = 3;
+	in.hv_paravisor = N;
+	in.freq_by = VERDICT_FREQ_HYPERV_MSR;
+	in.tsc_known_freq = Y;
+	CHECK_STR(on(&in, "6.6"), "hyperv_clocksource_msr");
+	CHECK(!v.vdso);
+	CHECK(reasoning_says("withholds the reference TSC page"));
+	CHECK_STR(on(&in, "6.12"), "hyperv_clocksource_msr");
+	CHECK_STR(v.available_clocksource, "hyperv_clocksource_msr acpi_pm");
+	CHECK_STR(on(&in, "6.5"), "hyperv_clocksource_tsc_page");
+	in.hv_paravisor = Y;
+	CHECK_STR(on(&in, "6.12"), "hyperv_clocksource_tsc_page");
+	CHECK(v.vdso);
+	in.hv_paravisor = N;
+	in.hv_tsc_invariant_control = Y;
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK_STR(v.available_clocksource, "tsc hyperv_clocksource_msr acpi_pm");
+}
+
+/* Issue #28 item 5, vendors Linux trusts.  Zhaoxin ("  Shanghai  ")
+ * family 7 under TCG, 2 vCPUs in one package, no invariant bit, HPET.
+ * early_init_zhaoxin() sets CONSTANT_TSC for family >= 6 (zhaoxin.c,
+ * 761fdd5e3327, x86/cpu pull for 5.3), so unsynchronized_tsc() returns 0
+ * -> tsc from 5.3 (was hpet up to 6.11 here); 5.2 has no Zhaoxin cpu_dev:
+ * non-Intel, no CONSTANT_TSC, 2 possible CPUs -> marked unstable -> hpet,
+ * and even the invariant bit gives it nothing.  Centaur: family 6 model
+ * >= 0xf has CONSTANT_TSC in every release (early_init_centaur()),
+ * family >= 7 from 5.10 (33b4711df4c1, x86/cpu pull for 5.10). */
+TEST(zhaoxin_and_centaur_constant_tsc)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_ZHAOXIN, 7, 0x3b, 2, 1, true);
+	named(&in, "tcg");
+	CHECK_STR(on(&in, "5.2"), "hpet");
+	CHECK_STR(on(&in, "5.3"), "tsc");
+	CHECK(reasoning_says("Zhaoxin family >= 6"));
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	in.invariant_tsc = Y;
+	CHECK_STR(on(&in, "5.2"), "hpet");
+	CHECK(reasoning_says("no support file"));
+	in = guest(VERDICT_VENDOR_CENTAUR, 7, 0x1b, 2, 1, true);
+	named(&in, "tcg");
+	CHECK_STR(on(&in, "5.9"), "hpet");
+	CHECK_STR(on(&in, "5.10"), "tsc");
+	in.family = 6;
+	in.model = 0xf;
+	CHECK_STR(on(&in, "4.19"), "tsc");
+	CHECK(reasoning_says("Centaur family 6 model >= 0xf"));
+	in.model = 0xd;
+	CHECK_STR(on(&in, "4.19"), "hpet");
+}
+
+/* Issue #28 item 6, a calibration that cannot succeed (the field report:
+ * Windows Hypervisor Platform on AMD, every PIT read an exit to the VMM).
+ * AMD, hypervisor bit without a signature, 1 vCPU, no HPET, nothing
+ * advertised that Linux reads on AMD.  The probe's PIT read (three port
+ * accesses) costs 90 us: 30 us a port access, so pit_calibrate_tsc() sees
+ * about 333 reads in its 10 ms window (needs 1000) and 1666 in 50 ms
+ * (needs 5000): ULONG_MAX both times ("Unable to calibrate against PIT").
+ * A PM timer read of 60 us is 150000 TSC cycles at 2.5 GHz, over
+ * tsc_read_refs()' TSC_DEFAULT_THRESHOLD (0x20000) on all five tries:
+ * "HPET/PMTIMER calibration failed", return 0; tsc_init(): "could not
+ * calculate TSC khz" -> the TSC is never registered -> acpi_pm.  A 40 us
+ * PM read (100000 cycles) passes: "using PMTIMER reference calibration"
+ * -> tsc.  A fast PIT (3 us a read) passes by itself.  Without a PM
+ * timer either: nothing but refined-jiffies. */
+TEST(calibration_that_cannot_succeed)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0x17, 0x31, 1, 1, false);
+	in.freq_measured_hz = 2500000000ull;
+	in.legacy_pic = Y;
+	set_source(&in, VERDICT_SRC_PIT, Y, 90000000);
+	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 60000000);
+	CHECK_STR(on(&in, "6.1"), "acpi_pm");
+	CHECK_STR(v.available_clocksource, "acpi_pm");
+	const struct verdict_warning *w = verdict_find_warning(&v, "NO_CALIBRATION_REFERENCE");
+	CHECK(w && strstr(w->evidence, "a PIT port access costs 30.0 us"));
+	CHECK(w && strstr(w->evidence, "acpi_pm reads cost 60.0 us (150000 TSC cycles)"));
+	CHECK_STR(on(&in, "6.12"), "acpi_pm");
+	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 40000000);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK(verdict_find_warning(&v, "NO_CALIBRATION_REFERENCE") == NULL);
+	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 60000000);
+	set_source(&in, VERDICT_SRC_PIT, Y, 9000000);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	/* no legacy PIC: the PIT loop returns at once */
+	in.legacy_pic = N;
+	CHECK_STR(on(&in, "6.1"), "acpi_pm");
+	in.legacy_pic = Y;
+	set_source(&in, VERDICT_SRC_PIT, Y, 90000000);
+	in.acpi = N;
+	set_source(&in, VERDICT_SRC_ACPI_PM, N, 0);
+	CHECK_STR(on(&in, "6.1"), "jiffies");
+}
+
+/* Issue #28 item 7.  QEMU TCG q35 with acpi=off and hpet=off: no PM timer
+ * (no FADT), no HPET, no paravirtual clock; the PIT calibrates the TSC.
+ * Before the rewrite clocksource_select_watchdog() takes any registered
+ * source without CLOCK_SOURCE_MUST_VERIFY, and refined-jiffies (rating 2,
+ * register_refined_jiffies()) is the only one: it watches the TSC for good,
+ * and on a TCG vCPU that loses ticks ("circulus vitiosus", b50db7095fe0's
+ * changelog: jiffies accuracy depends on not missing a timer interrupt).
+ * The TSC stays the prediction; the race is named, with jiffies as its
+ * outcome.  1432f9d4e8aa (7.1) never lets a non-continuous source watch:
+ * no watchdog, no race. */
+TEST(refined_jiffies_watchdog_is_a_race)
+{
+	struct verdict_input in = guest(VERDICT_VENDOR_AMD, 0xf, 107, 1, 1, false);
+	named(&in, "tcg");
+	in.acpi = N;
+	set_source(&in, VERDICT_SRC_ACPI_PM, N, 0);
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK_STR(v.risk.reason, "jiffies_watchdog");
+	CHECK_STR(v.risk.linux_clocksource, "jiffies");
+	CHECK(reasoning_says("refined-jiffies watches the TSC for good"));
+	CHECK(v.confidence == VERDICT_CONFIDENCE_LOW);
+	CHECK_STR(on(&in, "6.1"), "tsc");
+	CHECK_STR(v.risk.reason, "jiffies_watchdog");
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason == NULL);
 }
 
 /* Item 7.  cs_watchdog_read() (5.10.262, 6.1.176): a wd-cs-wd read-back
@@ -282,13 +584,14 @@ TEST(watchdog_readback_per_era)
 	CHECK_STR(on(&in, "4.19"), "tsc");
 	CHECK_STR(on(&in, "6.12"), "tsc");
 	CHECK_STR(on(&in, "7.2"), "tsc");
-	/* 5.14..5.16 (WATCHDOG_MAX_SKEW 50 us, no wd-wd skip until
-	 * c86ff8c55b8a in 5.17): a 60 us HPET read alone is over the bound on
-	 * every retry -> hpet; 6.1's 100 us bound passes it -> tsc. */
+	/* 5.14 (WATCHDOG_MAX_SKEW 50 us, no wd-wd skip until c86ff8c55b8a
+	 * in 5.17): a 60 us HPET read alone is over the bound on every retry
+	 * -> hpet; 6.1's 100 us bound passes it -> tsc, and so does 5.16.y's
+	 * (the backport of c86ff8c55b8a). */
 	set_source(&in, VERDICT_SRC_TSC, Y, 20000);
 	set_source(&in, VERDICT_SRC_HPET, Y, 60000000);
 	CHECK_STR(on(&in, "5.14"), "hpet");
-	CHECK_STR(on(&in, "5.16"), "hpet");
+	CHECK_STR(on(&in, "5.16"), "tsc");
 	CHECK_STR(on(&in, "5.13"), "tsc");
 	CHECK_STR(on(&in, "6.1"), "tsc");
 	/* A 60 us HPET read and a 70 us trapping TSC read: 130 us.  6.3..6.11
@@ -308,14 +611,6 @@ TEST(watchdog_readback_per_era)
 	in.sources[VERDICT_SRC_HPET].read_p99_ns = 80000;
 	CHECK_STR(on(&in, "6.1"), "tsc");
 	CHECK(v.confidence != VERDICT_CONFIDENCE_HIGH);
-}
-
-static bool reasoning_says(const char *text)
-{
-	for (uint32_t i = 0; i < v.reasoning_count; i++)
-		if (strstr(v.reasoning[i], text))
-			return true;
-	return false;
 }
 
 /* Item 8.  early_init_intel(): before 6.15 every family 6 model >= 0x0e

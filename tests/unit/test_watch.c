@@ -325,12 +325,13 @@ TEST(eras_are_the_verdicts)
 	 * the verdict's (docs/verdict-rules.md, "Kernel eras"): 5.10 carries
 	 * the 100 us margins, read-back check and skip; 5.14 the read-back
 	 * check and the 50 us margins; 5.15 (5.15.y) the 100 us ones and the
-	 * skip; 5.16 as 5.14; 5.17 the 100 us margins; 6.1 the skip; 6.3 the
+	 * skip; 5.16 (5.16.y carries c86ff8c55b8a) as 5.17, the 100 us
+	 * margins; 6.1 the skip; 6.3 the
 	 * 125 us margins; 6.6 and 6.7 the skip; 6.8 the skip; 6.12 the
 	 * margins-based read-back bound; 7.1 the rewrite. */
 	struct verdict_input in = tcg_facts();
 	eras_of(&in);
-	static const char *const want[] = { "4.19-5.9", "5.10", "5.11-5.13", "5.14", "5.15", "5.16", "5.17-6.0",
+	static const char *const want[] = { "4.19-5.9", "5.10", "5.11-5.13", "5.14", "5.15", "5.16-6.0",
 					    "6.1", "6.2", "6.3-6.5", "6.6-6.11", "6.12-7.0", "7.1+" };
 	CHECK_EQ_U64(era_count, ARRAY_SIZE(want));
 	for (unsigned i = 0; i < era_count && i < ARRAY_SIZE(want); i++) {
@@ -340,7 +341,8 @@ TEST(eras_are_the_verdicts)
 		CHECK_STR(eras[i].fallback, "hpet");
 	}
 	CHECK_EQ_U64(era_for("4.19")->margin_ns, 62500000);
-	CHECK_EQ_U64(era_for("5.16")->margin_ns, 200000);
+	CHECK_EQ_U64(era_for("5.14")->margin_ns, 200000);
+	CHECK_EQ_U64(era_for("5.16")->margin_ns, 400000);
 	CHECK_EQ_U64(era_for("5.17")->margin_ns, 400000);
 	CHECK_EQ_U64(era_for("6.12")->margin_ns, 500000);
 	CHECK_EQ_U64(era_for("6.12")->readback_bound_ns, 500000);
@@ -435,7 +437,7 @@ TEST(replay_margins_differ_by_era)
 	/* 1 ms of skew in 0.5 s: inside 62.5 ms, beyond 400 us and 500 us,
 	 * beyond 7.2's 500 ms >> 11 = 244 us (+ the 1 us read). */
 	static const char *const kept[] = { "4.19", "5.13" };
-	static const char *const lost[] = { "5.10", "5.16", "6.3", "6.12", "7.2" };
+	static const char *const lost[] = { "5.10", "5.14", "5.16", "6.3", "6.12", "7.2" };
 	for (unsigned i = 0; i < ARRAY_SIZE(kept); i++) {
 		wd_replay_init(&r, era_for(kept[i]), HPET_HZ, 32);
 		replay_jump(&r, HPET_HZ, 501, 500);
@@ -447,8 +449,8 @@ TEST(replay_margins_differ_by_era)
 		replay_jump(&r, HPET_HZ, 501, 500);
 		CHECK_EQ_U64(r.state, WD_UNSTABLE);
 	}
-	/* 300 us: within 5.17's 400 us, beyond 5.16's 200 us (WATCHDOG_MAX_SKEW
-	 * 50 us) and 7.2's 244 us + 1 us. */
+	/* 300 us: within 5.17's (and 5.16.y's) 400 us, beyond 5.14's 200 us
+	 * (WATCHDOG_MAX_SKEW 50 us) and 7.2's 244 us + 1 us. */
 	struct wd_tick t0 = { .at_ms = 0, .cs_ns = 0, .wd_ticks = 0, .wd_read_ns = 1000 };
 	struct wd_tick t1 = { .at_ms = 500, .cs_ns = 500300000, .wd_ticks = HPET_HZ / 2, .wd_read_ns = 1000 };
 	wd_replay_init(&r, era_for("5.17"), HPET_HZ, 32);
@@ -456,6 +458,10 @@ TEST(replay_margins_differ_by_era)
 	wd_replay_feed(&r, &t1);
 	CHECK_EQ_U64(r.state, WD_WATCHING);
 	wd_replay_init(&r, era_for("5.16"), HPET_HZ, 32);
+	wd_replay_feed(&r, &t0);
+	wd_replay_feed(&r, &t1);
+	CHECK_EQ_U64(r.state, WD_WATCHING);
+	wd_replay_init(&r, era_for("5.14"), HPET_HZ, 32);
 	wd_replay_feed(&r, &t0);
 	wd_replay_feed(&r, &t1);
 	CHECK_EQ_U64(r.state, WD_UNSTABLE);
@@ -505,7 +511,7 @@ TEST(replay_read_back_by_era)
 	wd_replay_init(&r, era_for("6.12"), PM_HZ, 24);
 	wd_replay_feed(&r, &slow);
 	CHECK_EQ_U64(r.skipped_readback, 0);
-	/* 5.14..5.16 had no wd-wd skip yet (c86ff8c55b8a, 5.17): never skipped */
+	/* 5.14 had no wd-wd skip yet (c86ff8c55b8a, 5.17): never skipped */
 	wd_replay_init(&r, era_for("5.14"), PM_HZ, 24);
 	wd_replay_feed(&r, &slow);
 	CHECK_EQ_U64(r.skipped_readback, 0);

@@ -1,0 +1,58 @@
+# clockprobe-guest: the report from inside a running Linux guest
+# (src/guest/, issue 27).  A static x86-64 Linux program (gcc and glibc's
+# static libc from Debian's libc6-dev), linked with the probe's pure code
+# (JSON writer, CRC-32, strbuf, statistics, CPUID and hypervisor decoding).
+#
+# src/guest/{gparse,klog,step,vdso_elf,report}.c are pure like src/lib:
+# they are also compiled freestanding (the probe's flags: no libc, no
+# floating point) to keep them so, and into the host unit tests with the
+# sanitizers (tests/unit/test_guest_*.c).  sys.c, measure.c and main.c are
+# the Linux side.
+
+GUEST_PURE   := $(sort $(filter-out src/guest/sys.c src/guest/measure.c src/guest/main.c, \
+	$(wildcard src/guest/*.c)))
+GUEST_SYS    := src/guest/sys.c src/guest/measure.c src/guest/main.c
+GUEST_HDRS   := $(wildcard src/guest/*.h)
+# Reasons and paths are cut to their fixed buffers on purpose.
+GUEST_CFLAGS := $(COMMON) -Isrc/guest -fno-strict-aliasing -Wno-format-truncation
+GUEST_OBJS   := $(patsubst %.c,$(BUILD)/guest/obj/%.o,$(GUEST_PURE) $(GUEST_SYS))
+# The probe's pure code as an archive: only what the guest uses is linked.
+GUEST_LIBPURE := $(BUILD)/guest/libpure.a
+GUEST_FS_OBJS := $(patsubst %.c,$(BUILD)/guest/freestanding/%.o,$(GUEST_PURE))
+
+.PHONY: guest
+guest: $(BUILD)/clockprobe-guest
+all: $(BUILD)/clockprobe-guest
+
+$(BUILD)/guest/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (guest)"; $(CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/guest/freestanding/%.o: %.c $(wildcard include/*.h) $(GUEST_HDRS) Makefile mk/guest.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (freestanding check)"; $(CC) $(FREESTANDING) -Isrc/guest -c $< -o $@
+
+# The freestanding objects are only built, never linked: they prove the
+# pure files need nothing of libc.
+$(GUEST_LIBPURE): $(patsubst %.c,$(BUILD)/guest/obj/%.o,$(PURE_SRCS))
+	@rm -f $@; $(AR) rcs $@ $^
+
+$(BUILD)/clockprobe-guest: $(GUEST_OBJS) $(GUEST_LIBPURE) | $(GUEST_FS_OBJS)
+	@echo "  LD      $@ (static)"; $(CC) -static -o $@ $(GUEST_OBJS) $(GUEST_LIBPURE)
+
+# Host unit tests of the pure guest code: the sanitizer build of the pure
+# sources (libpure.a) plus these files in their own archive.
+GUEST_HOST_OBJS := $(patsubst %.c,$(BUILD)/host/obj/%.o,$(GUEST_PURE))
+
+$(BUILD)/host/obj/src/guest/%.o: src/guest/%.c $(wildcard include/*.h) $(GUEST_HDRS) Makefile mk/guest.mk
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $<"; $(CC) $(HOST_CFLAGS) -Isrc/guest -c $< -o $@
+
+$(BUILD)/host/libguest.a: $(GUEST_HOST_OBJS)
+	@rm -f $@; $(AR) rcs $@ $^
+
+$(BUILD)/host/test_guest_%: tests/unit/test_guest_%.c $(BUILD)/host/check.o $(BUILD)/host/libguest.a \
+		$(BUILD)/host/libpure.a tests/unit/check.h $(wildcard include/*.h) $(GUEST_HDRS)
+	@mkdir -p $(dir $@)
+	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -Isrc/guest $< $(BUILD)/host/check.o \
+		$(BUILD)/host/libguest.a $(BUILD)/host/libpure.a -o $@
