@@ -342,6 +342,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	hex_json(j, "port_hex", r->serial.base);
 	json_string(j, "source", r->serial.source);
 	json_bool(j, "divisor_kept", r->serial.divisor_kept);
+	json_string(j, "identified_by", r->serial.identified_by);
 	json_object_end(j);
 	json_object_end(j);
 }

@@ -5,7 +5,9 @@ import json
 import os
 
 import hostile_machine as hostile
+import probe_runs
 from base import ProbeTest
+from cptools import frame
 
 
 def errors(report, code):
@@ -93,3 +95,38 @@ class HostileMachine(ProbeTest):
         # OVMF leaves the HPET halted: the memory-map check lets the
         # probe start the real one (a hole or MMIO in the UEFI map).
         self.assertEqual(self.source("hostile_cfg_utf16", "hpet")["status"], "ok")
+
+    def test_spcr_and_serial_naming_chipset_ports_are_refused(self):
+        # Issue 25: a scratch write at base + 7 would have reset the VM
+        # (0xCF9), ended QEMU (0xF4) or pulsed port A (0x92).  The run ends
+        # normally (exit 33), its report verified on COM1, the port named.
+        for name, port, who in (("hostile_spcr_ed", 0xED, "the ACPI SPCR"),
+                                ("hostile_spcr_ed", hostile.SERIAL_HOSTILE_PORT, "serial="),
+                                ("hostile_spcr_cf2", 0xCF2, "the ACPI SPCR"),
+                                ("hostile_spcr_8b", 0x8B, "the ACPI SPCR")):
+            r = self.report(name)
+            self.assertEqual(r["platform"]["acpi"]["spcr"]["uart"]["address"]
+                             if who != "serial=" else port, port)
+            serial = r["platform"]["serial"]
+            self.assertEqual((serial["port"], serial["source"]), (0x3F8, "COM1 (default)"), name)
+            self.assertIn("scratch register", serial["identified_by"])
+            refused = [m for m in errors(r, "SERIAL_PORT_REFUSED")
+                       if m.startswith("%s names I/O port 0x%x, not used: " % (who, port))]
+            self.assertEqual(len(refused), 1, (name, r["errors"]))
+        self.assertEqual(len(errors(self.report("hostile_spcr_ed"), "SERIAL_PORT_REFUSED")), 2)
+
+    def test_spcr_naming_a_16550_outside_the_com_bases_is_used_on_its_registers(self):
+        # A second 16550 at 0x500: no COM base, so no scratch round trip;
+        # its registers, read, are a 16550's and the report goes there.
+        b = probe_runs.get("hostile_spcr_odd_uart")
+        self.assertIsNotNone(b.result, b.error)
+        self.assertEqual(b.result.exit_status, 33, b.log[-2000:])
+        with open(hostile.odd_uart_log(), "rb") as f:
+            r, err = frame.extract_report(f.read())
+        self.assertIsNone(err)
+        serial = r["platform"]["serial"]
+        self.assertEqual((serial["port"], serial["source"]), (hostile.ODD_UART_PORT, "ACPI SPCR"))
+        self.assertIn("registers read", serial["identified_by"])
+        self.assertEqual(errors(r, "SERIAL_PORT_REFUSED"), [])
+        self.assertNotIn("CLOCKPROBE REPORT BEGIN", b.log)
+
