@@ -26,6 +26,7 @@ struct platform {
 
 	/* Firmware identity; vendor NULL when there is no firmware. */
 	char firmware_vendor[64];
+	bool firmware_vendor_truncated; /* longer than 63 characters: cut */
 	uint32_t firmware_revision;
 	uint32_t uefi_revision; /* (major << 16) | minor, 0 when not UEFI */
 	const char *firmware_absent_reason;

@@ -40,6 +40,7 @@ struct settings {
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */
 	uint32_t resend_seconds;  /* re-send the report this often while waiting; 0 = only on a key */
 	char label[SETTINGS_LABEL_MAX + 1]; /* "" = none */
+	bool label_truncated;    /* label= was longer and holds its first bytes */
 	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
 	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
 	unsigned windows_release; /* windows=REL for verdict.windows; 0 = the newest */

@@ -221,7 +221,8 @@ static bool set_label(struct settings *s, const char *v, size_t n, bool has_valu
 	size_t keep = n < SETTINGS_LABEL_MAX ? n : SETTINGS_LABEL_MAX;
 	memcpy(s->label, v, keep);
 	s->label[keep] = 0;
-	if (n > SETTINGS_LABEL_MAX)
+	s->label_truncated = n > SETTINGS_LABEL_MAX;
+	if (s->label_truncated)
 		settings_problem(s, "label cut to 64 bytes", v, n);
 	return true;
 }

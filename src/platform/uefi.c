@@ -425,8 +425,10 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 
 	plat.boot = "uefi";
 	size_t n = 0;
-	for (CHAR16 *v = ST->FirmwareVendor; v && *v && n + 1 < sizeof plat.firmware_vendor; v++)
+	CHAR16 *v = ST->FirmwareVendor;
+	for (; v && *v && n + 1 < sizeof plat.firmware_vendor; v++)
 		plat.firmware_vendor[n++] = *v < 0x80 ? (char)*v : '?';
+	plat.firmware_vendor_truncated = v && *v;
 	plat.firmware_revision = ST->FirmwareRevision;
 	plat.uefi_revision = ST->Hdr.Revision;
 

@@ -305,6 +305,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	json_object_begin(j, "firmware");
 	if (p->firmware_vendor[0]) {
 		json_string(j, "vendor", p->firmware_vendor);
+		json_bool(j, "vendor_truncated", p->firmware_vendor_truncated);
 		json_u64(j, "revision", p->firmware_revision);
 		char rev[16];
 		struct strbuf sb;
@@ -332,6 +333,12 @@ void platform_json(struct json *j, const struct run_results *r)
 	json_string(j, "product", r->smbios.present ? r->smbios.product : NULL);
 	json_string(j, "version", r->smbios.present ? r->smbios.version : NULL);
 	smbios_identity_json(j, &r->smbios);
+	/* Each string above is at most SMBIOS_STRING_MAX bytes: one that was
+	 * longer is flagged, so a cut name is never taken for the whole. */
+	json_bool(j, "manufacturer_truncated", r->smbios.truncated & SMBIOS_CUT_MANUFACTURER);
+	json_bool(j, "product_truncated", r->smbios.truncated & SMBIOS_CUT_PRODUCT);
+	json_bool(j, "version_truncated", r->smbios.truncated & SMBIOS_CUT_VERSION);
+	json_bool(j, "serial_truncated", r->smbios.truncated & SMBIOS_CUT_SERIAL);
 	json_object_end(j);
 	hypervisor_json(j, r);
 	tsc_json(j, r);

@@ -60,6 +60,10 @@ SERIAL_HOSTILE_PORT = 0xCF9
 ODD_UART_PORT = 0x500
 
 
+# Longer than the probe's 64-byte SMBIOS strings: kept cut, and flagged.
+LONG_SERIAL = "S" * 63 + "-cut-here"
+
+
 def odd_uart_log():
     return os.path.join(OUT, "odd-uart.log")
 
@@ -107,7 +111,11 @@ def configs():
         "hostile_many_tables": dict(boot="pvh", extra=["-append", "dump"] + _tables(many)),
         "hostile_smbios": dict(boot="pvh", extra=[
             "-smbios", "type=0,vendor=%s,version=\\\\" % odd.replace(",", ",,"),
-            "-smbios", "type=1,manufacturer=%s,product=\"\",version=\x7f\x80" % odd.replace(",", ",,")]),
+            "-smbios", "type=1,manufacturer=%s,product=\"\",version=\x7f\x80,serial=%s"
+            % (odd.replace(",", ",,"), LONG_SERIAL),
+            # Cut strings are flagged (issue 25): the 64-byte label, the
+            # SMBIOS field.
+            "-append", "label=" + "L" * 80]),
         "hostile_no_timers": dict(boot="pvh", machine="q35,hpet=off,pit=off", mem="64M"),
         "hostile_smp8": dict(boot="pvh", smp="8"),
         "hostile_no_tsc": dict(boot="pvh", cpu="qemu64,-tsc"),

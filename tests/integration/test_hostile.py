@@ -53,6 +53,11 @@ class HostileMachine(ProbeTest):
         self.assertTrue(s["present"])
         self.assertEqual(s["manufacturer"], 'q"uo\\te??? caf?? ???')
         self.assertEqual(s["product"], '""')
+        self.assertEqual(s["serial"], hostile.LONG_SERIAL[:64])
+        self.assertTrue(s["serial_truncated"])
+        self.assertFalse(s["manufacturer_truncated"] or s["product_truncated"] or s["version_truncated"])
+        self.assertEqual(r["probe"]["label"], "L" * 64)
+        self.assertTrue(r["probe"]["label_truncated"])
         # The whole report went through json.loads in frame.py; again,
         # as plain ASCII:
         json.loads(json.dumps(r, ensure_ascii=True))
