@@ -34,6 +34,7 @@ class Run:
         self.run_id = run_id
         self.label = label
         self.watch = []     # [(seq, record)] from the same log, verified
+        self.kind = "probe"     # or "guest": a clockprobe-guest report
         self.from_dir = False
         self.input_index = 0
         self.digest = None
@@ -121,7 +122,7 @@ def file_labels(paths):
     return out
 
 
-def load_runs(paths, labels=(), warn=lambda msg: None):
+def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     """(runs, rejected, duplicates) for the given files and directories.
 
     Every input goes through cptools.inputs (regular files only, sizes,
@@ -141,8 +142,14 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
     (RUN_ID#crc32:...) with run.claimed_run_id set and flagged: it never
     replaces, and is never dropped as, the other.  labels: explicit labels
     for the input files in order (--label; a rejected file keeps its
-    place); the rest come from probe.label, else from the file name."""
+    place); the rest come from probe.label, else from the file name.
+
+    guests: a list that receives the clockprobe-guest reports among the
+    inputs (Runs too, labelled the same way, guest.label standing for
+    probe.label; cptools.guestjoin pairs them with the probe runs); without
+    it such a report is rejected by name."""
     runs, rejected, dups = [], [], []
+    guest_runs = []
     by_id, by_digest = {}, {}
     for index, (p, from_dir, refusal) in enumerate(
             inputs.input_files(paths, LOG_SUFFIXES)):
@@ -155,12 +162,17 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
             warn("compare: %s: rejected: %s" % (p, refusal))
             rejected.append((p, refusal))
             continue
-        found = frame.reports_from_bytes(raw)
+        found, kind = frame.any_reports_from_bytes(raw)
+        guest = kind == "guest"
         in_file = collections.OrderedDict()     # run id -> last copy
         for k, (report, why, _) in enumerate(found):
             name = p if len(found) == 1 else "%s (report %d of %d)" % (
                 p, k + 1, len(found))
-            if report is not None and not REPORT_KEYS.intersection(report):
+            if guest and report is not None and guests is None:
+                report, why = None, "a clockprobe-guest report, not a " \
+                    "probe report"
+            if not guest and report is not None and \
+                    not REPORT_KEYS.intersection(report):
                 if from_dir:    # results.json of a matrix run, other JSON
                     warn("compare: %s: not a clockprobe report, skipped"
                          % name)
@@ -171,7 +183,8 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
                 warn("compare: %s: rejected: %s" % (name, why))
                 rejected.append((name, why))
                 continue
-            in_file[canonical_run_id(report)] = report
+            in_file[guest_run_id(report) if guest
+                    else canonical_run_id(report)] = report
         file_runs = []
         for rid, report in in_file.items():
             digest = report_digest(report)
@@ -182,8 +195,8 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
                      % (p, first.path, rid))
                 continue
             run = Run(report, p, rid)
-            run.from_dir = from_dir
-            run.input_index = index
+            run.from_dir, run.input_index = from_dir, index
+            run.kind = "guest" if guest else "probe"
             run.digest = digest
             other = by_id.get(rid)
             if other is not None and other.digest != digest:
@@ -195,19 +208,31 @@ def load_runs(paths, labels=(), warn=lambda msg: None):
                      % (p, rid, other.path, run.run_id))
             by_id.setdefault(rid, run)
             by_digest.setdefault(digest, run)
-            runs.append(run)
+            (guest_runs if guest else runs).append(run)
             file_runs.append(run)
-        if file_runs and not p.endswith(".json"):
+        if file_runs and not guest and not p.endswith(".json"):
             _watch_records(raw, p, file_runs, rejected, warn)
-    _label_runs(runs, labels)
+    _label_runs(runs + guest_runs, labels)
+    if guests is not None:
+        guests.extend(guest_runs)
     return runs, rejected, dups
+
+
+def guest_run_id(report):
+    """"guest:" and guest.run_id (random per clockprobe-guest run), else
+    the CRC-32 of the canonical JSON, as for probe reports."""
+    rid = query.get_path(report, "guest.run_id") \
+        if isinstance(report.get("guest"), dict) else None
+    if isinstance(rid, str) and rid:
+        return "guest:" + cap(rid, 200)
+    return canonical_run_id(report)
 
 
 def _label_runs(runs, labels):
     need_file_label = []
     taken = collections.Counter()
     for r in runs:
-        probe_label = r.get("probe.label")
+        probe_label = r.get(r.kind + ".label")
         if r.input_index < len(labels):
             lab = labels[r.input_index]
             taken[(r.input_index, lab)] += 1   # two runs of one log
