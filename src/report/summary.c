@@ -56,7 +56,7 @@ static void source_row(const struct source_result *s, const struct columns *col,
 	sb_pad_to(&sb, col->at[COL_P50]);
 	if (s->status != SOURCE_OK) {
 		sb_str(&sb, s->status == SOURCE_ABSENT ? "absent: " : "ERROR: ");
-		sb_str(&sb, s->desc.reason);
+		sb_shown(&sb, s->desc.reason);
 		emit(buf, true);
 		return;
 	}
@@ -141,12 +141,12 @@ static void warnings_block(const struct verdict *v, void (*emit)(const char *, b
 		sb_str(&sb, " ");
 		sb_str(&sb, w->code);
 		sb_str(&sb, ": ");
-		sb_str(&sb, w->message);
+		sb_shown(&sb, w->message);
 		emit(buf, true);
 		if (w->evidence[0]) {
 			line_start(&sb, buf, sizeof buf);
 			sb_str(&sb, "    evidence: ");
-			sb_str(&sb, w->evidence);
+			sb_shown(&sb, w->evidence);
 			emit(buf, false);
 		}
 	}
@@ -175,17 +175,20 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	emit(verdict_text, true);
 
 	line_start(&sb, buf, sizeof buf);
+	/* Machine-given text (CPUID, hypervisor leaves, tables, settings) is
+	 * shown, never sent raw: the summary shares the serial log with the
+	 * framed report, and a CR/LF in a brand string would forge a line. */
 	sb_str(&sb, "CPU: ");
-	sb_str(&sb, f->cpu.vendor);
+	sb_shown(&sb, f->cpu.vendor);
 	sb_str(&sb, " ");
-	sb_str(&sb, f->cpu.brand);
+	sb_shown(&sb, f->cpu.brand);
 	sb_str(&sb, ", ");
 	sb_u64(&sb, r->cpus_enabled);
 	sb_str(&sb, " logical CPU(s); hypervisor: ");
-	sb_str(&sb, f->hv.present ? (f->hv.name ? f->hv.name : "unknown") : "none");
+	sb_shown(&sb, f->hv.present ? (f->hv.name ? f->hv.name : "unknown") : "none");
 	if (f->hv.range_count) {
 		sb_str(&sb, " (");
-		sb_str(&sb, f->hv.signature);
+		sb_shown(&sb, f->hv.signature);
 		sb_str(&sb, ")");
 	}
 	emit(buf, true);
@@ -266,7 +269,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, "error ");
 		sb_str(&sb, r->errors[i].code);
 		sb_str(&sb, ": ");
-		sb_str(&sb, r->errors[i].message);
+		sb_shown(&sb, r->errors[i].message); /* settings words, table text */
 		emit(buf, true);
 	}
 

@@ -207,6 +207,32 @@ TEST(summary_aligns_every_name_and_shows_warnings_and_errors)
 	CHECK(line_with("Why tsc: Linux keeps the registered clocksource with the highest rating", NULL) != NULL);
 }
 
+/* Issue 25: machine-given text reaches the serial log shown, never raw: a
+ * CR/LF in a CPUID brand string (or ESC, or a control byte in a setting's
+ * word) would forge a line of the summary, or a report marker. */
+TEST(summary_shows_control_bytes_of_machine_text)
+{
+	fill(&run);
+	strcpy(run.facts.cpu.vendor, "Genuine\x1b[2J");
+	strcpy(run.facts.cpu.brand, "CPU\r\n==== CLOCKPROBE REPORT BEGIN schema=1 ====\x7f");
+	run.facts.hv.present = true;
+	run.facts.hv.range_count = 1;
+	strcpy(run.facts.hv.signature, "KVM\nKVM\x01");
+	results_error(&run, "SETTINGS", "unknown word: x\x1b]0;pwn\x07");
+	line_count = 0;
+	report_summary(&run, collect_screen);
+	for (unsigned i = 0; i < line_count; i++)
+		for (const char *c = lines[i]; *c; c++)
+			CHECK((uint8_t)*c >= 0x20 && (uint8_t)*c < 0x7f);
+	CHECK(line_with("CPU: Genuine\\x1b[2J CPU\\x0d\\x0a==== CLOCKPROBE REPORT BEGIN schema=1 ====\\x7f", NULL));
+	CHECK(line_with("(KVM\\x0aKVM\\x01)", NULL));
+	CHECK(line_with("error SETTINGS: unknown word: x\\x1b]0;pwn\\x07", NULL));
+	/* The JSON keeps the text itself, escaped by the writer. */
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "CPU\\r\\n==== CLOCKPROBE") != NULL);
+}
+
 /* Tables in host memory the dump reads as if at their physical address. */
 static uint8_t big_table[200000], small_table[100];
 
