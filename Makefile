@@ -26,11 +26,13 @@ HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=
 
 # Pure logic: compiled into the probe and into every host unit test.
 PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/decode/*.c src/analysis/*.c src/verdict/*.c \
-	src/results/*.c src/report/*.c))
+	src/results/*.c src/report/*.c src/sources/*_facts.c))
 # Private headers of pure modules (include/ holds the public ones).
 PURE_HDRS  := $(wildcard src/decode/*.h src/verdict/*.h src/report/*.h)
 # Hardware-touching core shared by every boot path.
-CORE_SRCS  := $(sort $(wildcard src/arch/*.c src/discover/*.c src/sources/*.c src/measure/*.c src/console/*.c) src/main.c)
+# (A source's _facts.c is its pure half: JSON and verdict input.)
+CORE_SRCS  := $(sort $(filter-out %_facts.c,$(wildcard src/arch/*.c src/discover/*.c src/sources/*.c \
+	src/measure/*.c src/console/*.c src/run/*.c)) src/main.c)
 CORE_ASM   := $(sort $(wildcard src/arch/*.S))
 UEFI_SRCS  := src/platform/uefi.c
 
@@ -77,21 +79,16 @@ $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/
 # (ESXi/Workstation/Fusion) and other OVF importers.
 SETTINGS   ?=
 SETTINGS_ARG = $(if $(SETTINGS),--settings "$(SETTINGS)")
-IMAGES_RAW := $(BUILD)/images/disk.img
+IMAGE_FORMATS := vmdk,ova,vhdx,qcow2,vhd,gce
 
-images: $(BUILD)/clockprobe.efi
+# One pipeline with the installed `clockprobe images` (cptools/images.py);
+# build/clockprobe.img itself stays the `all` image, without SETTINGS.
+# Lists every image in build/ with its size and SHA-256 at the end.
+images:
 	@$(DEPS) run
-	@mkdir -p $(BUILD)/images
-	$(PYTHON) boot/mkmedia.py --efi $< --img $(IMAGES_RAW) $(SETTINGS_ARG)
-	qemu-img convert -f raw -O vmdk -o subformat=streamOptimized $(IMAGES_RAW) $(BUILD)/clockprobe.vmdk
-	$(PYTHON) boot/mkova.py --img $(IMAGES_RAW) --ova $(BUILD)/clockprobe.ova
-	qemu-img convert -f raw -O vhdx -o subformat=dynamic $(IMAGES_RAW) $(BUILD)/clockprobe.vhdx
-	qemu-img convert -f raw -O qcow2 $(IMAGES_RAW) $(BUILD)/clockprobe.qcow2
-	qemu-img convert -f raw -O vpc -o subformat=fixed,force_size $(IMAGES_RAW) $(BUILD)/clockprobe.vhd
-	rm -rf $(BUILD)/gce && mkdir -p $(BUILD)/gce
-	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/gce/disk.raw --disk-mib 1024 $(SETTINGS_ARG)
-	tar --format=oldgnu -Sczf $(BUILD)/clockprobe-gce.tar.gz -C $(BUILD)/gce disk.raw
-	@ls -l $(BUILD)/clockprobe.*
+	$(MAKE) -j$(JOBS) all
+	$(PYTHON) scripts/clockprobe images --efi $(BUILD)/clockprobe.efi --out $(BUILD) \
+		--formats $(IMAGE_FORMATS) $(SETTINGS_ARG)
 
 # The probe signed with your own key, for firmware whose Secure Boot cannot
 # be turned off: build/signed/ (signed .efi, disk and CD images, db.cer and
@@ -182,3 +179,4 @@ clean:
 	rm -rf $(BUILD)
 -include mk/pvh.mk
 -include mk/guest.mk
+-include mk/package.mk

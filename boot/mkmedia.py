@@ -2,27 +2,29 @@
 """Builds the probe's boot media without root or loop mounts.
 
 - a FAT ESP image holding \\EFI\\BOOT\\BOOTX64.EFI (mtools),
-- a raw GPT disk with that ESP as its only partition (GPT written here:
-  no partitioning tool is installed by default) -- boots in OVMF and can be
-  dd'ed to a USB stick,
+- a raw GPT disk with that ESP as its only partition, partitioned by
+  sfdisk (Debian's fdisk package; it partitions an image file without root)
+  -- boots in OVMF and can be dd'ed to a USB stick,
 - a UEFI El Torito ISO whose EFI boot image is the same FAT image (xorriso).
 """
 import argparse
+import json
 import os
-import struct
+import shutil
 import subprocess
 import tempfile
 import uuid
-import zlib
 
 SECTOR = 512
 MIB = 1024 * 1024
 ESP_TYPE = uuid.UUID("C12A7328-F81F-11D2-BA4B-00A0C93EC93B")
 ESP_BYTES = 30 * MIB
 DISK_BYTES = 32 * MIB  # 1 MiB before the ESP for the GPT, 1 MiB after for its backup
-# Fixed GUIDs keep the image reproducible from run to run.
+# Fixed GUIDs keep the image reproducible from run to run (sfdisk would
+# otherwise pick random ones).
 DISK_GUID = uuid.UUID("6b1e7c2a-3f5d-4c8e-9a1b-c10c4b0be001")
 PART_GUID = uuid.UUID("6b1e7c2a-3f5d-4c8e-9a1b-c10c4b0be002")
+GPT_ENTRIES = 128  # the usual table: 128 entries of 128 bytes, 32 sectors
 
 
 def run(*argv, **kw):
@@ -56,46 +58,66 @@ def make_fat(path, efi, size, label="CLOCKPROBE", settings=None):
             os.unlink(t.name)
 
 
-def gpt_header(current, backup, first_usable, last_usable, entries_lba, entries_crc):
-    fmt = "<8sIIIIQQQQ16sQIII"
-    fields = [b"EFI PART", 0x00010000, 92, 0, 0, current, backup, first_usable,
-              last_usable, DISK_GUID.bytes_le, entries_lba, 128, 128, entries_crc]
-    hdr = struct.pack(fmt, *fields)
-    crc = zlib.crc32(hdr) & 0xFFFFFFFF
-    fields[3] = crc
-    return struct.pack(fmt, *fields).ljust(SECTOR, b"\0")
+def find_sfdisk():
+    """sfdisk lives in /usr/sbin on Debian, which a normal user's PATH
+    lacks; partitioning a file needs no root, so look there too."""
+    found = shutil.which("sfdisk")
+    for cand in ([found] if found else []) + ["/usr/sbin/sfdisk",
+                                              "/sbin/sfdisk"]:
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    raise SystemExit("mkmedia: sfdisk not found (Debian package fdisk; "
+                     "scripts/install-deps run installs it)")
+
+
+def gpt_script(disk_bytes):
+    """The sfdisk script of the disk: every value pinned (GUIDs, the
+    table's size and place, the usable range), so sfdisk's own defaults or
+    alignment rules can never change the bytes written."""
+    total = disk_bytes // SECTOR
+    esp_first = MIB // SECTOR
+    table_sectors = GPT_ENTRIES * 128 // SECTOR
+    return "\n".join([
+        "label: gpt",
+        "label-id: %s" % str(DISK_GUID).upper(),
+        "unit: sectors",
+        "sector-size: %d" % SECTOR,
+        "table-length: %d" % GPT_ENTRIES,
+        # after the protective MBR, the header and the entries
+        "first-lba: %d" % (2 + table_sectors),
+        # before the backup entries and the backup header
+        "last-lba: %d" % (total - 2 - table_sectors),
+        "",
+        "start=%d, size=%d, type=%s, uuid=%s, name=\"EFI System\"" % (
+            esp_first, ESP_BYTES // SECTOR, str(ESP_TYPE).upper(),
+            str(PART_GUID).upper()),
+        ""])
+
+
+def esp_start(path):
+    """Where sfdisk put the ESP, read back from the table it wrote."""
+    out = subprocess.run([find_sfdisk(), "--json", path], check=True,
+                         capture_output=True, text=True).stdout
+    parts = json.loads(out)["partitiontable"]["partitions"]
+    if len(parts) != 1:
+        raise SystemExit("mkmedia: %s: expected one partition, sfdisk "
+                         "lists %d" % (path, len(parts)))
+    return parts[0]["start"] * SECTOR
 
 
 def make_disk(path, esp_path, disk_bytes=DISK_BYTES):
-    total_sectors = disk_bytes // SECTOR
-    esp_first = MIB // SECTOR
-    esp_last = esp_first + ESP_BYTES // SECTOR - 1
-    name = "EFI System".encode("utf-16-le").ljust(72, b"\0")
-    entry = struct.pack("<16s16sQQQ72s", ESP_TYPE.bytes_le, PART_GUID.bytes_le,
-                        esp_first, esp_last, 0, name)
-    entries = entry.ljust(128 * 128, b"\0")
-    entries_crc = zlib.crc32(entries) & 0xFFFFFFFF
-    last_lba = total_sectors - 1
-    first_usable = 34
-    last_usable = last_lba - 33
-    primary = gpt_header(1, last_lba, first_usable, last_usable, 2, entries_crc)
-    backup = gpt_header(last_lba, 1, first_usable, last_usable, last_lba - 32, entries_crc)
-    # Protective MBR: one 0xEE partition covering the disk.
-    mbr = bytearray(SECTOR)
-    mbr[446:462] = struct.pack("<B3sB3sII", 0, b"\x00\x02\x00", 0xEE, b"\xff\xff\xff",
-                               1, min(total_sectors - 1, 0xFFFFFFFF))
-    mbr[510:512] = b"\x55\xaa"
+    # A sparse file of the disk's size: sfdisk writes the protective MBR,
+    # the primary and the backup GPT; the ESP's bytes then go where the
+    # table says the partition starts.
     with open(path, "wb") as f:
         f.truncate(disk_bytes)
-        f.write(mbr)
-        f.write(primary)
-        f.write(entries)
-        f.seek(esp_first * SECTOR)
-        with open(esp_path, "rb") as esp:
-            f.write(esp.read())
-        f.seek((last_lba - 32) * SECTOR)
-        f.write(entries)
-        f.write(backup)
+    subprocess.run([find_sfdisk(), "--no-reread", "--no-tell-kernel",
+                    "--quiet", path], input=gpt_script(disk_bytes),
+                   text=True, check=True, stdout=subprocess.DEVNULL)
+    start = esp_start(path)
+    with open(path, "r+b") as f, open(esp_path, "rb") as esp:
+        f.seek(start)
+        shutil.copyfileobj(esp, f)
 
 
 def make_iso(path, efi, workdir):
@@ -108,6 +130,14 @@ def make_iso(path, efi, workdir):
     with open(efi, "rb") as src, open(os.path.join(root, "EFI", "BOOT", "BOOTX64.EFI"), "wb") as dst:
         dst.write(src.read())
     os.replace(boot_img, os.path.join(root, "efiboot.img"))
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        # Reproducible builds: mtools and xorriso take their own dates
+        # from SOURCE_DATE_EPOCH, the ISO's files keep their mtimes.
+        for d, dirs, files in os.walk(root):
+            for n in dirs + files:
+                os.utime(os.path.join(d, n), (int(epoch), int(epoch)))
+        os.utime(root, (int(epoch), int(epoch)))
     run("xorriso", "-as", "mkisofs", "-quiet", "-V", "CLOCKPROBE", "-J", "-R",
         "-e", "efiboot.img", "-no-emul-boot", "-isohybrid-gpt-basdat",
         "-o", path, root)

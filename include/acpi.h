@@ -96,7 +96,7 @@ struct acpi_pm_timer_info {
 	struct acpi_gas gas;
 	uint32_t width_bits;    /* 24, or 32 with TMR_VAL_EXT */
 	const char *source;     /* "X_PM_TMR_BLK", "PM_TMR_BLK" or NULL */
-	char absent_reason[80];
+	const char *reason;     /* why not present; NULL when present */
 };
 
 struct acpi_hpet_info {
@@ -108,7 +108,7 @@ struct acpi_hpet_info {
 	uint8_t sequence;
 	uint16_t min_tick;
 	uint8_t page_protection; /* the whole byte; low 4 bits are the protection */
-	char absent_reason[80]; /* why not present/usable; "" when usable */
+	const char *reason;     /* why not present/usable; NULL when usable */
 };
 
 struct acpi_madt_cpu {
@@ -174,6 +174,12 @@ struct acpi_info {
  * -1 otherwise; either way *out describes what was found and why not. */
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,
 	       void *ctx);
+
+/* Where firmware without a handover leaves the RSDP (ACPI spec, "Finding
+ * the RSDP on IA-PC Systems"): the first 16-byte boundary in [start,
+ * start + len) holding "RSD PTR " whose first 20 bytes sum to zero; 0 when
+ * none does.  The direct-boot build scans the EBDA and 0xE0000-0xFFFFF. */
+uint64_t acpi_rsdp_scan(acpi_map_fn map, void *ctx, uint64_t start, uint64_t len);
 
 /* The n-th (0-based) listed table with this 4-character signature, or
  * NULL.  For raw dumps map (address, length) of a readable entry. */

@@ -16,7 +16,7 @@ void cmos_rtc_read_fields(uint8_t raw[RTC_FIELDS]);
 
 struct cmos_rtc_edge {
 	bool ok;
-	const char *why;          /* when !ok */
+	const char *reason;       /* when !ok: why */
 	uint64_t tsc;             /* TSC when the new second was seen */
 	uint64_t poll_cycles;     /* TSC between the last two polls: the edge's uncertainty */
 	uint64_t unix_seconds;    /* the second that just began */

@@ -5,6 +5,7 @@
 #define CP_CONSOLE_H
 #include "uart.h"
 #include "platform.h"
+#include "sink.h"
 
 struct console {
 	struct uart uart;
@@ -28,4 +29,7 @@ void con_emit_report(const char *json, size_t len);
 void con_linger(uint32_t wait_s, uint32_t resend_s, uint64_t tsc_hz, const char *report, size_t len);
 /* One watch record's frame (same CRC-32 and byte count rules), UART only. */
 void con_emit_watch_record(uint32_t seq, const char *json, size_t len);
+/* The console as the run's sink (sink.c), with the platform's file writer
+ * as it is now (gone after ExitBootServices): built for each delivery. */
+struct sink console_sink(const struct platform *p);
 #endif

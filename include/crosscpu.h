@@ -39,7 +39,7 @@ struct xcpu_selftest {
 
 struct crosscpu_result {
 	bool ran;
-	char absent_reason[96];
+	const char *reason;      /* why the test did not run, NULL when it did */
 	uint32_t cpus, tested;
 	uint64_t warps, max_warp;
 	uint64_t same_cpu_warps, stalls;
@@ -55,7 +55,7 @@ struct crosscpu_result {
 	uint32_t iterations_per_pair;
 	const char *method;
 	/* Why the phase ended before every CPU was tried; "" when it did not. */
-	char stopped_reason[128];
+	char stopped_reason[REASON_LEN];
 };
 
 struct run_results;

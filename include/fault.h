@@ -9,11 +9,7 @@
 #define CP_FAULT_H
 #include <stdint.h>
 #include <stdbool.h>
-
-#define FAULT_NONE 0
-#define FAULT_UD 6
-#define FAULT_GP 13
-#define FAULT_PF 14
+#include "fault_names.h"
 
 /* Installs the guard on the calling CPU: copies the current IDT (so the
  * firmware's own interrupt vectors keep working) and overrides the three
@@ -32,7 +28,6 @@ int mmio_read64_safe(uint64_t addr, uint64_t *value);
 int mmio_write32_safe(uint64_t addr, uint32_t value);
 int read_byte_safe(uint64_t addr, uint8_t *value);
 
-const char *fault_name(int vector);
 /* Number of faults caught by the guard since boot (for the report). */
 uint32_t fault_caught_count(void);
 
@@ -50,4 +45,15 @@ uint32_t fault_ap_faults(const struct ap_fault **list);
 
 /* Called for a fault no wrapper expected; must not return. */
 void fault_set_fatal_handler(void (*handler)(int vector, uint64_t rip, uint64_t error_code));
+
+/* Proof on every run that the guard works before anything relies on it
+ * (selfcheck.c): a non-canonical read and a read of an MSR nobody
+ * defines, each a caught fault or a plain value, never a dead VM. */
+struct fault_selfcheck {
+	int noncanonical_vector;   /* expected FAULT_GP */
+	uint32_t bogus_msr;
+	int bogus_msr_vector;      /* FAULT_GP on KVM/bare metal; TCG answers */
+	uint64_t bogus_msr_value;
+};
+void fault_selfcheck(struct fault_selfcheck *out);
 #endif

@@ -3,21 +3,11 @@
  * and drift between every pair of sources over that same window. */
 #ifndef CP_FREQ_H
 #define CP_FREQ_H
+#include "freq_keys.h"
 #include "measure.h"
+#include "source.h"
 
 #define FREQ_MAX_DRIFT 6
-
-enum freq_key {
-	FREQ_CPUID_15,
-	FREQ_CPUID_16,
-	FREQ_HYPERVISOR_LEAF,
-	FREQ_PVCLOCK,
-	FREQ_VMWARE_GETHZ,
-	FREQ_HYPERV_MSR,
-	FREQ_MEASURED_HPET,
-	FREQ_MEASURED_ACPI_PM,
-	FREQ_KEY_COUNT,
-};
 
 struct freq_drift {
 	enum source_id a, b;
@@ -62,8 +52,6 @@ struct freq_result {
 #define FREQ_HPET_TOLERANCE_PPM 500
 #define FREQ_ACPI_PM_TOLERANCE_PPM 100
 
-const char *freq_key_name(enum freq_key k);
-
 /* Advertised TSC rates in the order Linux's platform code takes them:
  * kvmclock's pvclock, Hyper-V's frequency MSR, VMware's GETHZ (each via
  * x86_platform.calibrate_tsc), the 0x40000010 leaf (ACRN), then CPUID
@@ -74,6 +62,7 @@ extern const unsigned freq_claim_count;
 
 struct run_results;
 /* Fills advertised values and, with window_ms > 0, measures against
- * whichever of hpet/acpi_pm measured ok (their sources are prepared). */
-void freq_measure(struct freq_result *out, struct run_results *r, uint32_t window_ms);
+ * whichever of hpet/acpi_pm measured ok (their sources are prepared),
+ * stamping them through the engine's context. */
+void freq_measure(struct freq_result *out, struct run_results *r, const struct measure_ctx *ctx, uint32_t window_ms);
 #endif

@@ -20,14 +20,17 @@ struct gaps_report {
 	struct gaps g;
 };
 
-/* read_smi: the CPU is Intel (MSR_SMI_COUNT exists from Nehalem on). */
-void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t step_ticks, uint32_t window_ms, bool read_smi);
+struct measure_ctx;
+/* read_smi: the CPU is Intel (MSR_SMI_COUNT exists from Nehalem on); the
+ * threshold is never under the TSC's step (ctx->step_ticks). */
+void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_t tsc_hz, uint32_t window_ms,
+		 bool read_smi);
 
 #define GAPSCAN_MAX_CPUS 64
 
 struct gaps_per_cpu {
 	bool requested;
-	char note[96];
+	const char *reason;     /* why not every CPU scanned, NULL when all did */
 	uint32_t cpus;              /* entries in cpu[] */
 	struct gaps_report cpu[GAPSCAN_MAX_CPUS];
 	bool ran[GAPSCAN_MAX_CPUS];
@@ -36,5 +39,5 @@ struct gaps_per_cpu {
 struct run_results;
 /* The same scan on every CPU at once (the BSP and each AP over the same
  * window): a host that preempts vCPUs unevenly shows it per CPU. */
-void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t step_ticks);
+void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const struct measure_ctx *ctx);
 #endif

@@ -2,10 +2,11 @@
  * source, known only through struct clock_source / source_desc. */
 #ifndef CP_MEASURE_H
 #define CP_MEASURE_H
-#include "source.h"
 #include "stats.h"
-#include "readpath.h"
-#include "pvclock.h"
+
+struct cpu_info;
+struct source_desc;
+struct source_result;
 
 /* Samples per interrupt-masked window: short against the firmware's 10 ms
  * tick, long enough to amortise the mask/unmask around it. */
@@ -60,52 +61,11 @@ struct behaviour {
 	bool frozen;               /* every read returned the same value */
 };
 
-/* What a source learned beyond its read cost.  Each source fills its own
- * member through its collect hook; everything else reads it here, in the
- * run's results, never through the source's file. */
-struct kvmclock_facts {
-	bool registered;
-	uint32_t msr;
-	struct op_cost msr_write; /* registering the page: a VM exit */
-	struct op_cost msr_read;
-	struct pvclock_time_info snapshot; /* fields after registration */
-	bool stable;              /* flag set and CPUID bit 24 allows honouring it */
-	uint64_t tsc_hz;          /* implied by mul/shift */
-	uint32_t retries;         /* version changes seen while reading */
-};
-
-struct hpet_facts {
-	bool read;                /* capabilities were read */
-	uint64_t capabilities;    /* the general capabilities register */
-	bool enabled_by_probe;    /* the probe started a halted counter */
-};
-
-struct acpi_pm_facts {
-	unsigned fadt_width_bits;
-	const char *width_evidence; /* why 24 or 32 bits */
-};
-
-struct hv_tsc_page_facts {
-	struct hv_ref_tsc_page snapshot; /* the page as prepare found it */
-	uint32_t invalid_reads;
-};
-
-struct source_facts {
-	struct kvmclock_facts kvmclock;
-	struct hpet_facts hpet;
-	struct acpi_pm_facts acpi_pm;
-	struct hv_tsc_page_facts hv_tsc_page;
-};
-
-struct source_result {
-	const struct clock_source *src;
-	struct source_desc desc;
-	enum source_status status;
-	struct op_cost cost;
-	struct behaviour behaviour;
-	struct source_facts facts;
-	enum read_path read_path;
-	char read_path_basis[200]; /* which yardsticks decided the label */
+/* The run-wide spread of the interleaved harness: the range of every
+ * window median, over every op measured (baselines.harness_stability). */
+struct harness_totals {
+	uint64_t window_p50_min, window_p50_max;
+	uint32_t windows;
 };
 
 struct baselines {
@@ -116,9 +76,8 @@ struct baselines {
 	uint16_t unassigned_port;
 	uint16_t kernel_port_number;
 	struct tsc_step step;
-	/* Min/max of every interleaved harness window's median, all sources. */
-	uint64_t harness_window_p50_min, harness_window_p50_max;
-	uint32_t harness_windows;
+	/* Every op's harness windows, the sources' included. */
+	struct harness_totals totals;
 };
 
 /* Which fence orders RDTSC on this CPU, and how that was established. */
@@ -132,33 +91,73 @@ struct serialization {
 	uint64_t de_cfg;
 };
 
+/* One op's batch pairs (op, then empty, same length), kept while it is
+ * measured: scratch the run allocates with the sample buffers. */
+#define MEASURE_MAX_BATCH_PAIRS 256
+struct batch_log {
+	uint64_t op[MEASURE_MAX_BATCH_PAIRS], diff[MEASURE_MAX_BATCH_PAIRS];
+	uint32_t n, reads;
+};
+
 struct measure_plan {
 	uint32_t samples;
 	uint64_t budget_cycles; /* per source */
 	uint64_t window_deadline_cycles;
 	uint64_t *scratch;      /* samples entries */
 	uint64_t *harness_scratch; /* samples entries, for the interleaved harness */
+	struct batch_log *batches;
 };
 
-/* Chooses the serialized time-stamp pair for this CPU; returns its
- * description for the report's method field. */
-const char *measure_init(const struct serialization *ser, bool have_rdtscp);
+/* Everything a measurement depends on besides its own arguments, passed to
+ * each one: how this CPU's time stamps are taken, what the run learned of
+ * its TSC, the sampling plan, and where harness windows are tallied.  The
+ * engine keeps no state of its own: the same context and op give the same
+ * kind of figure wherever they are measured. */
+struct measure_ctx {
+	enum stamp_fence fence;   /* from serialization_choose() */
+	bool rdtscp_end;          /* the closing stamp is RDTSCP (the CPU has it) */
+	const char *method;       /* the stamp pair in words (read_cost.method) */
+	/* The TSC's step in this run, 0 = not observable: measure_baselines()
+	 * finds it before any op is measured; estimates and the gap scan use it. */
+	uint64_t step_ticks;
+	struct measure_plan plan;
+	/* Each measure_op() adds its interleaved harness windows here (NULL:
+	 * nowhere); the run points it at its baselines.totals. */
+	struct harness_totals *totals;
+};
+
+/* The stamp pair for this CPU (fence and RDTSCP) and the plan; step 0,
+ * no totals yet. */
+void measure_ctx_init(struct measure_ctx *ctx, const struct serialization *ser, bool have_rdtscp,
+		      const struct measure_plan *plan);
 /* Picks the RDTSC fence for the stamps on this CPU (serialize.c). */
 void serialization_choose(struct serialization *out, const struct cpu_info *cpu);
-const char *measure_method(void);
 
 /* Measures any argument-less operation (a source read, CPUID, a port read,
  * an MSR access) the same way: per-call distribution with the empty
  * harness subtracted, and batch throughput. */
-void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan);
-void measure_baselines(struct baselines *b, const struct measure_plan *plan);
-/* The TSC step of this run (0 = not observable), as measure_baselines found it. */
-uint64_t measure_tsc_step(void);
-void measure_behaviour(struct behaviour *out, const struct source_desc *d, const struct measure_plan *plan);
+void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*op)(void));
+/* The TSC's step (into b->step and ctx->step_ticks), the empty harness and
+ * the CPUID and port yardsticks; ctx->totals tallies from here on. */
+void measure_baselines(struct measure_ctx *ctx, struct baselines *b);
+void measure_behaviour(const struct measure_ctx *ctx, struct behaviour *out, const struct source_desc *d);
+
+/* One prepared source (s->src, s->desc, s->status from its prepare):
+ * behaviour, read cost and its own extra measurements while it is OK, its
+ * facts collected either way (sources.c). */
+void measure_source(const struct measure_ctx *ctx, struct source_result *s);
+struct run_results;
+/* Every source's facts again: some counts (pvclock retries) grow while
+ * later stages read the sources. */
+void sources_collect(struct run_results *r);
+/* Every source handed back (HPET configuration, pvclock page): after the
+ * last reading, the watch's included. */
+void sources_release(struct run_results *r);
 
 /* One reference reading for a rate or an offset: of `tries` reads, the one
  * with the narrowest TSC bracket (an interrupt or a preempted vCPU widens
  * it); returns the raw value, with the bracket's midpoint and width
  * (stamp.c).  The frequency window and the watch both time against it. */
-uint64_t measure_stamp(const struct source_desc *d, unsigned tries, uint64_t *tsc_mid, uint64_t *bracket);
+uint64_t measure_stamp(const struct measure_ctx *ctx, const struct source_desc *d, unsigned tries,
+		       uint64_t *tsc_mid, uint64_t *bracket);
 #endif

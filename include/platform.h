@@ -29,7 +29,7 @@ struct platform {
 	bool firmware_vendor_truncated; /* longer than 63 characters: cut */
 	uint32_t firmware_revision;
 	uint32_t uefi_revision; /* (major << 16) | minor, 0 when not UEFI */
-	const char *firmware_absent_reason;
+	const char *firmware_reason;
 
 	uint64_t acpi_rsdp;       /* 0 when none was handed over or found */
 	const char *acpi_rsdp_via; /* "EFI ACPI 2.0 table", "PVH start info", ... */

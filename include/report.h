@@ -1,17 +1,21 @@
+/* The report, the summary and the watch's records (src/report/): pure
+ * functions of the results, host-tested (tests/unit/test_report.c,
+ * test_deliver.c), handed out through the boot path's struct sink. */
 #ifndef CP_REPORT_H
 #define CP_REPORT_H
 #include "results.h"
+#include "sink.h"
+#include "watch.h"
 
-/* Pure: the report is a function of the results (host-tested in
- * tests/unit/test_report.c); src/console/emit.c sends it out. */
+/* The human summary, then the JSON report built whole in buf[cap] and
+ * framed, then a copy saved where the sink can (deliver.c).  Returns the
+ * report's length, 0 when it could not be built whole (no buffer, or too
+ * big even without the raw dump): the sink is told why. */
+size_t report_deliver(struct run_results *r, char *buf, size_t cap, const struct sink *out);
+/* One watch record built in buf[cap] and framed; a record too big for
+ * the buffer still goes out, its seq kept, saying so. */
+void watch_record_deliver(const struct watch_result *w, char *buf, size_t cap, const struct sink *out);
 
-/* Builds the JSON report, prints the human summary, emits the framed
- * report on the UART and writes it to the boot volume.  Returns false when
- * the report could not be built whole. */
-bool report_emit(struct run_results *r);
-/* The JSON report_emit built and framed (NULL before, or when it failed),
- * kept so a late console can be sent the very same bytes. */
-const char *report_built(size_t *len);
 /* The JSON document alone. */
 bool report_build_json(struct json *j, const struct run_results *r);
 /* The JSON document in buf[cap], whole: when the raw dump does not fit,
@@ -23,4 +27,11 @@ size_t report_build_whole(struct run_results *r, char *buf, size_t cap);
 uint32_t report_raw_tables_omitted(const struct run_results *r);
 /* The human summary, line by line through emit (screen gets a subset). */
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
+
+/* watch_json.c: the record's one-line JSON (seq, run_id, offsets, drift,
+ * events so far, watchdog replay so far), the report's "watch" member, and
+ * one sentence on what Linux's watchdog would have done. */
+void watch_json_record(struct json *j, const struct watch_result *w);
+void watch_json_section(struct json *j, const struct watch_result *w);
+void watch_watchdog_sentence(char *buf, size_t cap, const struct watch_result *w);
 #endif

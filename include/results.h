@@ -3,7 +3,10 @@
 #ifndef CP_RESULTS_H
 #define CP_RESULTS_H
 #include "facts.h"
+#include "fault.h"
 #include "measure.h"
+#include "readpath.h"
+#include "source.h"
 #include "smbios.h"
 #include "verdict.h"
 #include "freq.h"
@@ -14,6 +17,18 @@
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
+
+/* One source of the registry as the run found and measured it. */
+struct source_result {
+	const struct clock_source *src;
+	struct source_desc desc;
+	enum source_status status;
+	struct op_cost cost;
+	struct behaviour behaviour;
+	union source_facts facts;
+	enum read_path read_path;
+	char read_path_basis[200]; /* which yardsticks decided the label */
+};
 
 struct run_error {
 	const char *code;
@@ -27,14 +42,6 @@ struct vmware_backdoor {
 	bool gethz_valid;
 	uint64_t tsc_hz, apic_hz;
 };
-
-struct fault_selfcheck {
-	int noncanonical_vector;   /* expected FAULT_GP */
-	uint32_t bogus_msr;
-	int bogus_msr_vector;      /* FAULT_GP on KVM/bare metal; TCG answers */
-	uint64_t bogus_msr_value;
-};
-void fault_selfcheck(struct fault_selfcheck *out);
 
 /* The dump setting's raw material, captured during discovery so the report
  * writer only formats: every CPUID leaf and how undefined leaves answer.
@@ -60,6 +67,11 @@ struct run_identity {
 struct watch_result;
 
 struct run_results {
+	/* Every source this probe knows, measured or not (a source's own
+	 * report section stands in every report); sources[] below holds the
+	 * ones this run set up, in the same order. */
+	const struct clock_source *const *registry;
+	unsigned registry_count;
 	struct probe_facts facts;
 	uint64_t start_tsc;
 	const char *phase;
@@ -74,7 +86,7 @@ struct run_results {
 	const char *method;
 	struct serialization serialization;
 	/* Why the empty harness looks wrong (an RDTSC that traps), or NULL. */
-	const char *harness_anomaly;
+	const char *harness_anomaly_reason;
 	struct baselines baselines;
 	struct source_result sources[MAX_SOURCES];
 	unsigned source_count;
@@ -98,9 +110,13 @@ const struct source_result *results_source_ok(const struct run_results *r, enum 
 /* The source's report name (Linux's clocksource name), "?" if never set up. */
 const char *results_source_name(const struct run_results *r, enum source_id id);
 /* What a source learned beyond its cost (all zero for one never prepared). */
-const struct source_facts *results_facts(const struct run_results *r, enum source_id id);
+const union source_facts *results_facts(const struct run_results *r, enum source_id id);
 /* The TSC rate used to turn cycles into ns everywhere in the report. */
 uint64_t results_tsc_hz(const struct run_results *r);
+/* Labels every measured source's read path (native, exit, device_model,
+ * ...) against the run's yardsticks, and names a harness anomaly
+ * (read_paths.c). */
+void results_judge_read_paths(struct run_results *r);
 /* Fills the verdict's plain-fact input from everything measured. */
 void results_verdict_input(const struct run_results *r, struct verdict_input *in);
 /* The CPUID part of it alone (also the host judge's, on a recording). */

@@ -44,6 +44,12 @@ struct settings {
 	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
 	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
 	unsigned windows_release; /* windows=REL for verdict.windows; 0 = the newest */
+	/* kernel=X.Y's and windows=REL's values, false for a release the
+	 * verdict has no rules for: the verdict owns those lists, so whoever
+	 * runs the parse sets these after settings_defaults (the run:
+	 * verdict_kernel_parse, verdict_windows_parse); NULL refuses the word. */
+	bool (*parse_kernel)(const char *text, size_t len, unsigned *kv);
+	bool (*parse_windows)(const char *text, size_t len, unsigned *release);
 	uint32_t watch_seconds;  /* 0 = no watch after the report */
 	uint32_t watch_interval_seconds; /* one record per interval */
 	uint32_t problem_count;

@@ -53,10 +53,10 @@ struct smbios_info {
 	/* SMBIOS_CUT_* bits: the string was longer than SMBIOS_STRING_MAX
 	 * bytes and holds its first ones (reported as *_truncated). */
 	uint32_t truncated;
-	/* The UUID as text (RFC 4122 form), or "" with uuid_absent saying why
+	/* The UUID as text (RFC 4122 form), or "" with uuid_reason saying why
 	 * (spec: all 00h = no ID, all FFh = not set yet). */
 	char uuid[SMBIOS_UUID_TEXT];
-	const char *uuid_absent;
+	const char *uuid_reason;
 
 	uint32_t error_count;
 	uint32_t errors_dropped;

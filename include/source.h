@@ -1,26 +1,13 @@
-/* One clock source = one file in src/sources/ filling one of these.  The
- * measurement engine knows sources only through this interface; adding a
- * source touches its file and the table in src/sources/registry.c. */
+/* One clock source = its files in src/sources/ filling one of these.  The
+ * measurement engine knows sources only through this interface; the
+ * registry (source_registry.h) lists them. */
 #ifndef CP_SOURCE_H
 #define CP_SOURCE_H
 #include "facts.h"
 #include "json.h"
+#include "source_registry.h"
 
 enum source_status { SOURCE_OK, SOURCE_ABSENT, SOURCE_ERROR };
-
-/* Every source the probe knows, in report order; the registry and the
- * run's results are indexed by it. */
-enum source_id {
-	SOURCE_ID_TSC,
-	SOURCE_ID_RDTSCP,
-	SOURCE_ID_KVMCLOCK,
-	SOURCE_ID_HV_TSC_PAGE,
-	SOURCE_ID_HV_MSR,
-	SOURCE_ID_HPET,
-	SOURCE_ID_ACPI_PM,
-	SOURCE_ID_PIT,
-	SOURCE_ID_COUNT,
-};
 
 struct source_desc {
 	/* One read of the counter: the measured operation, chosen by prepare
@@ -33,11 +20,12 @@ struct source_desc {
 	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
 	bool reads_tsc;       /* one read executes RDTSC/RDTSCP (an exit where RDTSC traps) */
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
-	char reason[160];     /* why absent / what failed */
+	char reason[REASON_LEN]; /* why absent / what failed */
 };
 
-struct measure_plan;
-struct source_facts;
+struct measure_ctx;
+struct source_result;
+struct verdict_input;
 
 /* What a source says about itself while running (watch mode re-reads it
  * every interval): kvm-clock's pvclock page. */
@@ -50,7 +38,11 @@ struct source_live_state {
 };
 
 struct clock_source {
-	const char *name; /* Linux clocksource name where one exists */
+	const char *name; /* Linux clocksource name where one exists: the verdict
+			   * joins its rules' clocksources to the sources by it */
+
+	/* The hardware side, src/sources/<name>.c. */
+
 	/* Decides presence and prepares the counter (enables a halted HPET,
 	 * registers the pvclock page).  Runs with interrupts on, may call the
 	 * platform.  Fills d (d->read on OK); on ABSENT/ERROR d->reason says
@@ -60,18 +52,25 @@ struct clock_source {
 	void (*finish)(void);
 	/* Source-specific measurements after the read cost (may be NULL):
 	 * kvm-clock times its MSR registration and read-back. */
-	void (*measure_extra)(const struct measure_plan *plan);
-	/* Copies what the source learned into its result (may be NULL); run
-	 * after measurement and again before the report, since some counts
-	 * (pvclock retries) grow while other stages read the source. */
-	void (*collect)(struct source_facts *out);
-	/* Source-specific figures for the report, from its facts (may be NULL). */
-	void (*report_extra)(struct json *j, const struct source_facts *facts);
+	void (*measure_extra)(const struct measure_ctx *ctx);
+	/* Copies what the source learned into its member of *out (may be
+	 * NULL); run after measurement and again before the report, since some
+	 * counts (pvclock retries) grow while other stages read the source. */
+	void (*collect)(union source_facts *out);
 	/* The source's state now, for a long watch (may be NULL). */
 	void (*live_state)(struct source_live_state *out);
+
+	/* The pure side, src/sources/<name>_facts.c (host-tested); each may
+	 * be NULL. */
+
+	/* Its own members inside its sources[] entry. */
+	void (*report_extra)(struct json *j, const union source_facts *f);
+	/* A member of its own at the report's top level, after sources[]:
+	 * written in every report, with the source measured or not (then f
+	 * is all zero). */
+	void (*report_section)(struct json *j, const union source_facts *f);
+	/* What the verdict's input learns from it beyond the read cost every
+	 * source gives (status, cost, path). */
+	void (*verdict_facts)(struct verdict_input *in, const struct source_result *s);
 };
-
-extern const struct clock_source *const clock_sources[];
-
-extern const unsigned clock_source_count;
 #endif

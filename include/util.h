@@ -15,6 +15,13 @@ void *memset(void *dst, int c, size_t n);
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* Why something is absent, failed, stopped or left out: a member called
+ * reason (<part>_reason where one struct tells several parts' outcomes:
+ * stopped_reason, rtc_reason), a const char * when the text is static,
+ * else char reason[REASON_LEN] composed at run time; NULL (or "") when
+ * there is nothing to explain.  The report's JSON names are its own. */
+#define REASON_LEN 160
+
 bool mem_equal(const void *a, const void *b, size_t n);
 size_t str_len(const char *s);
 bool str_equal(const char *a, const char *b);

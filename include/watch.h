@@ -1,11 +1,12 @@
 /* Watch mode: after the normal report the probe keeps measuring for
- * settings.watch_seconds, one interval at a time, emits a framed record per
- * interval and finally a report with a "watch" section.  The figures and
- * decisions are pure (watch_events.h, watchdog_replay.h, and the JSON in
- * src/report/watch_json.c); src/measure/watch.c gathers them. */
+ * settings.watch_seconds, one interval at a time, hands a record over per
+ * interval and finally a report with a "watch" section goes out.  The
+ * figures and decisions are pure (watch_events.h, watchdog_replay.h; the
+ * JSON is src/report/watch_json.c's, declared in report.h);
+ * src/measure/watch.c gathers them. */
 #ifndef CP_WATCH_H
 #define CP_WATCH_H
-#include "json.h"
+#include "util.h"
 #include "watch_events.h"
 #include "watchdog_replay.h"
 
@@ -34,15 +35,11 @@ struct watch_result {
 	uint32_t watchdog_ticks;
 };
 
-/* The record's one-line JSON (seq, run_id, offsets, drift, events so far,
- * watchdog replay so far); the frame is console.c's. */
-void watch_json_record(struct json *j, const struct watch_result *w);
-/* The report's "watch" member. */
-void watch_json_section(struct json *j, const struct watch_result *w);
-/* One sentence on what Linux's watchdog would have done. */
-void watch_watchdog_sentence(char *buf, size_t cap, const struct watch_result *w);
-
 struct run_results;
-/* Runs the watch (hardware side); fills *out, emits one record per interval. */
-void watch_run(struct watch_result *out, struct run_results *r);
+struct measure_ctx;
+/* Runs the watch (hardware side) and fills *out; after each interval's
+ * figures are in, record(arg, out) gets them (the run builds the record
+ * and sends it through its sink). */
+void watch_run(struct watch_result *out, struct run_results *r, const struct measure_ctx *ctx,
+	       void (*record)(void *arg, const struct watch_result *w), void *arg);
 #endif

@@ -53,8 +53,8 @@ struct watch_identity {
  * them through crosscpu.h and gapscan.h, short and bounded). */
 struct watch_recheck {
 	bool xcpu_ran;              /* the warp test ran over 2+ CPUs */
-	const char *xcpu_absent;    /* !xcpu_ran: why */
-	const char *xcpu_stopped;   /* ran but ended early: why, else NULL */
+	const char *xcpu_reason;    /* !xcpu_ran: why */
+	const char *xcpu_stopped_reason; /* ran but ended early: why, else NULL */
 	uint32_t xcpu_tested;       /* CPUs that took part, the BSP included */
 	uint32_t xcpu_iterations;   /* warp loop rounds per CPU and phase */
 	uint64_t warps, max_warp_ns, skew_bound_ns;

@@ -12,7 +12,6 @@ New code should import from cptools directly.  Also a small CLI for humans:
 `cpqemu.py extract LOG` and `cpqemu.py kvm [uefi|pvh]`.
 """
 
-import json
 import os
 import sys
 
@@ -42,13 +41,12 @@ from cptools.boot import ProbeBoot, boot_probe, run_probe  # noqa: E402,F401
 
 if __name__ == "__main__":
     # Small CLI for humans: `cpqemu.py extract LOG`, `cpqemu.py kvm [BOOT]`.
-    if len(sys.argv) >= 3 and sys.argv[1] == "extract":
-        rep, why = load_report_file(sys.argv[2])
-        if rep is None:
-            print("%s: %s" % (sys.argv[2], why), file=sys.stderr)
-            sys.exit(1)
-        json.dump(rep, sys.stdout, indent=2)
-        print()
+    # extract is `clockprobe extract` (cptools/extract.py): same output,
+    # and its --help, -o and --raw.
+    if len(sys.argv) >= 2 and sys.argv[1] == "extract":
+        from cptools import extract
+        sys.argv[0] = "cpqemu.py extract"  # argparse's prog in the usage
+        sys.exit(extract.main(sys.argv[2:]))
     elif len(sys.argv) >= 2 and sys.argv[1] == "kvm":
         b = sys.argv[2] if len(sys.argv) > 2 else "uefi"
         ok, why = kvm_usable(b, use_cache=False)

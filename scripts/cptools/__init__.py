@@ -38,6 +38,13 @@ and judges a report by the same rules:
   debfetch Debian packages through the host's apt sources, unpacked
   schema   the report's JSON Schema check and its coverage of real reports
   debpkg   importing a Debian-packaged module from any python3
+  paths    where the images, schema and helpers are: source tree or install
+  helpfmt  one --help layout (defaults, exit statuses) for every command
+  cli      the `clockprobe COMMAND` dispatcher (scripts/clockprobe)
+  extract  `clockprobe extract`: the verified report out of a serial log
+  images   `clockprobe images` (make images): every VM and cloud format
+  guest    `clockprobe guest`: runs clockprobe-guest inside a Linux guest
+  settings run --label/--kernel/--settings: where each boot reads them
 
 scripts/cpqemu.py re-exports the public names of the plumbing (qemu,
 process, standin, kvm, frame, query, boot) for older callers; the

@@ -198,6 +198,11 @@ def load_reports_file(path):
     return reports_from_bytes(raw)
 
 
+def load_report_bytes(raw):
+    """load_report_file() on bytes already read (a file, stdin)."""
+    return reports_from_bytes(raw)[-1][:2]
+
+
 def reports_from_bytes(raw):
     """load_reports_file on a file's bytes (or text) already read."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw

@@ -19,9 +19,13 @@ import shlex
 import shutil
 import subprocess
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-BUILD = os.path.join(REPO, "build")
+from . import paths
+
+# The source tree (or the install prefix) and its scratch folder; the
+# images come from paths.DATA: build/ in the tree, share/clockprobe/ once
+# installed (cptools/paths.py).
+REPO = paths.REPO
+BUILD = paths.BUILD
 
 # The default binary (Debian's qemu-system-x86); QEMU=PATH in the
 # environment selects another one, e.g. a second QEMU unpacked under build/
@@ -44,10 +48,10 @@ LINUX_BOOT = "linux"
 LINUX_FIRMWARE = ("seabios", "ovmf")
 
 DEFAULT_IMAGES = {
-    "uefi": os.path.join(BUILD, "clockprobe.img"),
-    "iso": os.path.join(BUILD, "clockprobe.iso"),
-    "fat": os.path.join(BUILD, "clockprobe.efi"),
-    "pvh": os.path.join(BUILD, "clockprobe.elf"),
+    "uefi": os.path.join(paths.DATA, "clockprobe.img"),
+    "iso": os.path.join(paths.DATA, "clockprobe.iso"),
+    "fat": os.path.join(paths.DATA, "clockprobe.efi"),
+    "pvh": os.path.join(paths.DATA, "clockprobe.elf"),
 }
 
 OVMF_DIRS = ("/usr/share/OVMF", "/usr/share/ovmf", "/usr/share/qemu")

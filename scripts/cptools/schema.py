@@ -12,11 +12,13 @@ lists the path, e.g. `platform.acpi.tables[].address_hex`).
 """
 
 import json
-import os
 import re
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCHEMA_PATH = os.path.join(REPO, "docs", "report-schema.json")
+from . import paths  # noqa: E402
+
+REPO = paths.REPO
+# docs/report-schema.json in the tree, share/clockprobe/ once installed.
+SCHEMA_PATH = paths.SCHEMA
 _COMBINERS = ("anyOf", "oneOf", "allOf")
 
 
@@ -157,7 +159,7 @@ def check_watch_record(record, schema=None):
 
 # The guest report (clockprobe-guest, CLOCKPROBE GUEST frame) has its own
 # file, referenced from report-schema.json's $defs.guest_report.
-GUEST_SCHEMA_PATH = os.path.join(REPO, "docs", "guest-report-schema.json")
+GUEST_SCHEMA_PATH = paths.GUEST_SCHEMA
 
 
 def load_guest_schema(path=GUEST_SCHEMA_PATH):

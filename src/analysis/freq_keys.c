@@ -1,5 +1,5 @@
 /* The report's names for each TSC-rate key (platform.tsc.freq_hz.*). */
-#include "freq.h"
+#include "freq_keys.h"
 
 static const char *const key_names[FREQ_KEY_COUNT] = {
 	[FREQ_CPUID_15] = "cpuid_15",

@@ -53,8 +53,8 @@ void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*i
 			 * by a descheduled vCPU) with the second having changed. */
 			out->tsc = now;
 			out->poll_cycles = now - prev;
-			out->why = read_unix_seconds(&out->unix_seconds);
-			out->ok = !out->why;
+			out->reason = read_unix_seconds(&out->unix_seconds);
+			out->ok = !out->reason;
 			return;
 		} else if (!have_first) {
 			first = sec;
@@ -69,6 +69,6 @@ void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*i
 		if (idle)
 			idle(ctx);
 	}
-	out->why = have_first ? "the RTC's second did not change within its deadline"
+	out->reason = have_first ? "the RTC's second did not change within its deadline"
 			      : "the RTC stayed in update-in-progress (absent or stuck)";
 }

@@ -2,7 +2,6 @@
  * on it: a read of a non-canonical address (#GP on every x86-64) and a
  * read of an MSR no CPU or hypervisor defines.  Both must come back as a
  * caught fault or a plain value, never as a dead VM. */
-#include "results.h"
 #include "fault.h"
 
 /* Inside the architecturally reserved range no vendor documents; KVM and

@@ -12,10 +12,8 @@
 static void init_info(struct acpi_info *out)
 {
 	memset(out, 0, sizeof(*out));
-	str_copy(out->pm_timer.absent_reason,
-		 sizeof(out->pm_timer.absent_reason), "no FADT");
-	str_copy(out->hpet.absent_reason, sizeof(out->hpet.absent_reason),
-		 "no HPET table");
+	out->pm_timer.reason = "no FADT";
+	out->hpet.reason = "no HPET table";
 }
 
 static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
@@ -33,9 +31,7 @@ static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
 	if (f->hpet.signature[0])
 		acpi_parse_hpet(p, &f->hpet);
 	else if (acpi_find_table(p->out, "HPET", 0))
-		str_copy(p->out->hpet.absent_reason,
-			 sizeof(p->out->hpet.absent_reason),
-			 "HPET table unreadable");
+		p->out->hpet.reason = "HPET table unreadable";
 	if (f->spcr.signature[0])
 		acpi_parse_spcr(p, &f->spcr);
 }
@@ -51,14 +47,12 @@ int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,
 
 	init_info(out);
 	if (!acpi_parse_rsdp(&p, rsdp_phys)) {
-		str_copy(out->pm_timer.absent_reason,
-			 sizeof(out->pm_timer.absent_reason), "no RSDP");
+		out->pm_timer.reason = "no RSDP";
 		return -1;
 	}
 	root = acpi_choose_root(&p, &width, &root_tab);
 	if (!root) {
-		str_copy(out->pm_timer.absent_reason,
-			 sizeof(out->pm_timer.absent_reason), "no root table");
+		out->pm_timer.reason = "no root table";
 		return -1;
 	}
 	acpi_walk_root(&p, root, root_tab, width, &f);

@@ -10,8 +10,7 @@
 static void pm_timer_absent(struct acpi_info *out, const char *reason)
 {
 	out->pm_timer.present = false;
-	str_copy(out->pm_timer.absent_reason,
-		 sizeof(out->pm_timer.absent_reason), reason);
+	out->pm_timer.reason = reason;
 }
 
 /* Rule (ACPICA's, from the spec): trust Length, not Revision.  The 64-bit
@@ -49,6 +48,7 @@ static void choose_pm_timer(struct acpi_parser *p, const uint8_t *f, uint32_t le
 			sb_hex0x(&t, legacy_port);
 		}
 		pm->present = true;
+		pm->reason = NULL;
 		pm->gas = x;
 		pm->source = "X_PM_TMR_BLK";
 		return;
@@ -66,6 +66,7 @@ static void choose_pm_timer(struct acpi_parser *p, const uint8_t *f, uint32_t le
 		return;
 	}
 	pm->present = true;
+	pm->reason = NULL;
 	pm->gas.space_id = ACPI_SPACE_IO;
 	pm->gas.bit_width = 32;
 	pm->gas.address = legacy_port;

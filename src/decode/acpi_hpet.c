@@ -18,8 +18,7 @@ void acpi_parse_hpet(struct acpi_parser *p, const struct acpi_table *tab)
 		sb_str(&t, "HPET length ");
 		sb_u64(&t, tab->length);
 		sb_str(&t, " is shorter than 56");
-		str_copy(h->absent_reason, sizeof(h->absent_reason),
-			 "HPET table too short");
+		h->reason = "HPET table too short";
 		return;
 	}
 	h->present = true;
@@ -35,16 +34,15 @@ void acpi_parse_hpet(struct acpi_parser *p, const struct acpi_table *tab)
 		sb_str(&t, "HPET base in address space ");
 		sb_u64(&t, h->base.space_id);
 		sb_str(&t, ", not system memory");
-		str_copy(h->absent_reason, sizeof(h->absent_reason),
-			 "HPET base not in system memory");
+		h->reason = "HPET base not in system memory";
 		return;
 	}
 	if (!h->base.address) {
 		t = acpi_error_text(p, "ACPI_HPET_NO_ADDRESS");
 		sb_str(&t, "HPET base address is 0");
-		str_copy(h->absent_reason, sizeof(h->absent_reason),
-			 "HPET base address is 0");
+		h->reason = "HPET base address is 0";
 		return;
 	}
 	h->usable = true;
+	h->reason = NULL;
 }

@@ -8,6 +8,16 @@
 #define RSDP_V2_LENGTH 36u
 #define ROOT_MAX_ENTRIES 256u
 
+uint64_t acpi_rsdp_scan(acpi_map_fn map, void *ctx, uint64_t start, uint64_t len)
+{
+	for (uint64_t a = start; a + RSDP_V1_LENGTH <= start + len; a += 16) {
+		const uint8_t *b = fw_map_bytes(map, ctx, a, RSDP_V1_LENGTH);
+		if (b && mem_equal(b, "RSD PTR ", 8) && fw_byte_sum(b, RSDP_V1_LENGTH) == 0)
+			return a;
+	}
+	return 0;
+}
+
 bool acpi_parse_rsdp(struct acpi_parser *p, uint64_t phys)
 {
 	struct acpi_rsdp_info *r = &p->out->rsdp;

@@ -192,9 +192,9 @@ static void use_structure(struct walker *w, const struct structure *s)
 		take_string(w, s, 7, out->serial, SMBIOS_CUT_SERIAL);
 		/* The UUID came with SMBIOS 2.1: 16 bytes at offset 8. */
 		if (s->length >= 8 + 16)
-			out->uuid_absent = smbios_uuid_format(s->b + 8, out->major, out->minor, out->uuid);
+			out->uuid_reason = smbios_uuid_format(s->b + 8, out->major, out->minor, out->uuid);
 		else
-			out->uuid_absent = "type 1 structure too short for a UUID (before SMBIOS 2.1)";
+			out->uuid_reason = "type 1 structure too short for a UUID (before SMBIOS 2.1)";
 		take_string(w, s, 26, out->family, SMBIOS_CUT_FAMILY);
 	}
 }

@@ -1,6 +1,6 @@
 /* Names of the fault vectors the guard catches: shared by the guard and the
  * report writer, which runs on the host in the unit tests too. */
-#include "fault.h"
+#include "fault_names.h"
 
 const char *fault_name(int vector)
 {

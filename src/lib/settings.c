@@ -1,7 +1,6 @@
 #include "settings.h"
 #include "ioports.h"
 #include "strbuf.h"
-#include "verdict.h"
 
 /* Sized so the whole default run stays within ~1.5 s of probe time under
  * TCG and a quick one suits a large CI matrix. */
@@ -229,12 +228,12 @@ static bool set_label(struct settings *s, const char *v, size_t n, bool has_valu
 
 static bool set_kernel(struct settings *s, const char *v, size_t n, bool has_value)
 {
-	return verdict_kernel_parse(v, n, &s->linux_kernel);
+	return s->parse_kernel && s->parse_kernel(v, n, &s->linux_kernel);
 }
 
 static bool set_windows(struct settings *s, const char *v, size_t n, bool has_value)
 {
-	return verdict_windows_parse(v, n, &s->windows_release);
+	return s->parse_windows && s->parse_windows(v, n, &s->windows_release);
 }
 
 static bool set_watch(struct settings *s, const char *v, size_t n, bool has_value)

@@ -324,22 +324,22 @@ struct xcpu_plan {
 	bool recheck;
 };
 
-static void run(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan);
+static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan);
 
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 {
 	const struct xcpu_plan plan = { WARP_ITERATIONS, XCPU_WAIT_MS, XCPU_STALL_BUDGET_MS, false };
-	run(out, r, &plan);
+	test_pairs(out, r, &plan);
 }
 
 void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
 		      uint32_t wait_ms, uint32_t stall_budget_ms)
 {
 	const struct xcpu_plan plan = { iterations, wait_ms, stall_budget_ms, true };
-	run(out, r, &plan);
+	test_pairs(out, r, &plan);
 }
 
-static void run(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
+static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
 {
 	struct platform *p = r->facts.plat;
 	memset(out, 0, sizeof *out);
@@ -361,13 +361,12 @@ static void run(struct crosscpu_result *out, struct run_results *r, const struct
 	out->tested = 1;
 	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
 	if (r->cpus_enabled < 2) {
-		str_copy(out->absent_reason, sizeof out->absent_reason, "only one CPU: nothing to compare");
+		out->reason = "only one CPU: nothing to compare";
 		out->ran = true;
 		return;
 	}
 	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
-		str_copy(out->absent_reason, sizeof out->absent_reason,
-			 "this boot path cannot run code on other CPUs");
+		out->reason = "this boot path cannot run code on other CPUs";
 		return;
 	}
 	memset(&sh, 0, sizeof sh);

@@ -3,17 +3,21 @@
  * preceded, in the same interrupt-masked stretch, by a window of the same
  * pair around an empty call: the harness, whose window median that window
  * subtracts.  No firmware call inside a window; a window that ends with
- * interrupts enabled is thrown away. */
+ * interrupts enabled is thrown away.
+ *
+ * Stateless: the stamp pair, the TSC's step, the scratch and the harness
+ * tally all come in the struct measure_ctx every function takes. */
 #include "ioports.h"
 #include "measure.h"
+#include "source.h"
 #include "arch.h"
 #include "counter.h"
 
-static bool end_with_rdtscp;
-static enum stamp_fence fence;
-static uint64_t tsc_step_ticks;
-static struct baselines *harness_totals; /* run-wide harness window spread */
-static volatile uint64_t sink; /* keeps read results observable */
+/* Keeps a read's result observable, so the compiler cannot drop the read. */
+static inline __attribute__((always_inline)) void keep(uint64_t v)
+{
+	__asm__ volatile("" ::"r"(v));
+}
 
 static const char *const methods[2][2] = {
 	[STAMP_FENCE_LFENCE] = {
@@ -42,16 +46,15 @@ static inline __attribute__((always_inline)) uint64_t stamp_end(bool rdtscp_end,
 	return mfence ? tsc_stamp_begin_mfence() : tsc_stamp_end_lfence();
 }
 
-const char *measure_init(const struct serialization *ser, bool have_rdtscp)
+void measure_ctx_init(struct measure_ctx *ctx, const struct serialization *ser, bool have_rdtscp,
+		      const struct measure_plan *plan)
 {
-	end_with_rdtscp = have_rdtscp;
-	fence = ser->fence;
-	return measure_method();
+	memset(ctx, 0, sizeof *ctx);
+	ctx->fence = ser->fence;
+	ctx->rdtscp_end = have_rdtscp;
+	ctx->method = methods[ctx->fence][ctx->rdtscp_end];
+	ctx->plan = *plan;
 }
-
-const char *measure_method(void) { return methods[fence][end_with_rdtscp]; }
-
-uint64_t measure_tsc_step(void) { return tsc_step_ticks; }
 
 static __attribute__((aligned(16))) uint64_t empty_op(void) { return 0; }
 
@@ -109,7 +112,7 @@ timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, 
 	}
 	if (!each)
 		out[0] = stamp_end(rdtscp_end, mfence) - start;
-	sink = acc;
+	keep(acc);
 	return i;
 }
 
@@ -124,24 +127,26 @@ TIMED_CALLS_VARIANT(timed_calls_lfence_rdtscp, true, false)
 TIMED_CALLS_VARIANT(timed_calls_mfence, false, true)
 TIMED_CALLS_VARIANT(timed_calls_mfence_rdtscp, true, true)
 
-static uint32_t timed_calls_any(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool each)
+static uint32_t timed_calls_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint32_t n,
+			       uint64_t deadline, bool each)
 {
-	if (fence == STAMP_FENCE_MFENCE)
-		return end_with_rdtscp ? timed_calls_mfence_rdtscp(op, out, n, deadline, each)
+	if (ctx->fence == STAMP_FENCE_MFENCE)
+		return ctx->rdtscp_end ? timed_calls_mfence_rdtscp(op, out, n, deadline, each)
 				       : timed_calls_mfence(op, out, n, deadline, each);
-	return end_with_rdtscp ? timed_calls_lfence_rdtscp(op, out, n, deadline, each)
+	return ctx->rdtscp_end ? timed_calls_lfence_rdtscp(op, out, n, deadline, each)
 			       : timed_calls_lfence(op, out, n, deadline, each);
 }
 
-static uint32_t sample_window_any(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline)
+static uint32_t sample_window_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint32_t n,
+				  uint64_t deadline)
 {
-	return timed_calls_any(op, out, n, deadline, true);
+	return timed_calls_any(ctx, op, out, n, deadline, true);
 }
 
-static uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
+static uint64_t batch_cycles(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads)
 {
 	uint64_t total = 0;
-	timed_calls_any(op, &total, reads, UINT64_MAX, false);
+	timed_calls_any(ctx, op, &total, reads, UINT64_MAX, false);
 	return total;
 }
 
@@ -150,30 +155,30 @@ static uint64_t batch_cycles(uint64_t (*op)(void), uint32_t reads)
  * fewer, so no window keeps interrupts off much past its deadline. */
 #define WINDOW_CALLS_MIN 16 /* keeps the stamps' own cost small per call */
 
-static uint32_t calls_per_window(uint64_t (*op)(void), const struct measure_plan *plan, uint32_t max)
+static uint32_t calls_per_window(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t max)
 {
 	/* Best of three: the first run can include one-off costs (a cold
 	 * cache, TCG translating the loop). */
 	uint64_t c = UINT64_MAX;
 	for (int i = 0; i < 3; i++) {
 		bool was_on = irq_save();
-		uint64_t t = batch_cycles(op, 4) / 4;
+		uint64_t t = batch_cycles(ctx, op, 4) / 4;
 		irq_restore(was_on);
 		c = MIN(c, t);
 	}
-	uint64_t n = c ? plan->window_deadline_cycles / c : max;
+	uint64_t n = c ? ctx->plan.window_deadline_cycles / c : max;
 	return (uint32_t)(n < WINDOW_CALLS_MIN ? WINDOW_CALLS_MIN : n > max ? max : n);
 }
 
 /* Median over several batches, each timed with interrupts masked. */
-static uint64_t throughput_milli(uint64_t (*op)(void), uint32_t reads, const struct measure_plan *plan)
+static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads)
 {
 	uint64_t per_batch[MEASURE_BATCHES];
-	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	uint64_t deadline = rdtsc() + ctx->plan.budget_cycles;
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < MEASURE_BATCHES; b++) {
 		bool was_on = irq_save();
-		uint64_t c = batch_cycles(op, reads);
+		uint64_t c = batch_cycles(ctx, op, reads);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
 		if (clean)
@@ -240,8 +245,9 @@ static void pair_window(struct op_cost *out, struct estimate_sums *e, uint64_t *
 }
 
 /* Unpaired windows: the harness's own baseline. */
-static void sample_alone(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan, uint32_t *taken)
+static void sample_alone(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*op)(void), uint32_t *taken)
 {
+	const struct measure_plan *plan = &ctx->plan;
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	uint32_t n = 0;
 	/* Bounded twice: by the sample count (each pass adds a window or counts
@@ -250,7 +256,7 @@ static void sample_alone(struct op_cost *out, uint64_t (*op)(void), const struct
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
 		uint64_t window_deadline = MIN(deadline, rdtsc() + plan->window_deadline_cycles);
 		bool was_on = irq_save();
-		uint32_t got = sample_window_any(op, plan->scratch + n, want, window_deadline);
+		uint32_t got = sample_window_any(ctx, op, plan->scratch + n, want, window_deadline);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
 		if (clean)
@@ -269,21 +275,14 @@ static void sample_alone(struct op_cost *out, uint64_t (*op)(void), const struct
  * windows, so the batch figures and the per-call estimate cover the same
  * stretch of time: under TCG the cost of a call changes over a run (the
  * translated-block jump cache), and figures from two different moments
- * disagreed by 2x. */
-#define MAX_BATCH_PAIRS 256
-
-struct batch_log {
-	uint64_t op[MAX_BATCH_PAIRS], diff[MAX_BATCH_PAIRS];
-	uint32_t n, reads;
-};
-
-static void log_batch_pair(struct batch_log *b, uint64_t (*op)(void))
+ * disagreed by 2x.  Logged into the plan's struct batch_log. */
+static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void))
 {
-	if (b->n >= MAX_BATCH_PAIRS || !b->reads)
+	if (b->n >= MEASURE_MAX_BATCH_PAIRS || !b->reads)
 		return;
 	bool was_on = irq_save();
-	uint64_t c = batch_cycles(op, b->reads);
-	uint64_t h = batch_cycles(empty_op, b->reads);
+	uint64_t c = batch_cycles(ctx, op, b->reads);
+	uint64_t h = batch_cycles(ctx, empty_op, b->reads);
 	bool clean = !irq_enabled();
 	irq_restore(was_on);
 	if (clean) {
@@ -313,9 +312,10 @@ static void batch_figures(struct op_cost *out, struct batch_log *b)
 /* Harness window, then op window, in one masked stretch; the op samples
  * come back with their window's harness median subtracted, and a batch
  * pair follows. */
-static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t (*op)(void),
-			  const struct measure_plan *plan, uint32_t *taken, struct batch_log *batches)
+static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, struct estimate_sums *e,
+			  uint64_t (*op)(void), uint32_t *taken, struct batch_log *batches)
 {
+	const struct measure_plan *plan = &ctx->plan;
 	/* Three times the budget: every window pair is half harness, and a
 	 * batch pair follows it. */
 	uint64_t deadline = rdtsc() + 3 * plan->budget_cycles;
@@ -324,9 +324,9 @@ static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
 		uint64_t *h_v = plan->harness_scratch + n, *op_v = plan->scratch + n;
 		bool was_on = irq_save();
-		uint32_t h_got = sample_window_any(empty_op, h_v, want,
+		uint32_t h_got = sample_window_any(ctx, empty_op, h_v, want,
 						   MIN(deadline, rdtsc() + plan->window_deadline_cycles));
-		uint32_t got = sample_window_any(op, op_v, want,
+		uint32_t got = sample_window_any(ctx, op, op_v, want,
 						 MIN(deadline, rdtsc() + plan->window_deadline_cycles));
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
@@ -337,7 +337,7 @@ static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t
 		} else if (!clean) {
 			out->windows_discarded++;
 		}
-		log_batch_pair(batches, op);
+		log_batch_pair(ctx, batches, op);
 		if (rdtsc() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
@@ -349,7 +349,7 @@ static void sample_paired(struct op_cost *out, struct estimate_sums *e, uint64_t
 /* Too few samples for a trustworthy mean: fall back to the long batch. */
 #define ESTIMATE_MIN_SAMPLES 64
 
-static void fill_estimate(struct op_cost *out, const struct estimate_sums *e)
+static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks)
 {
 	out->estimate_trimmed = e->trimmed;
 	if (e->op_n >= ESTIMATE_MIN_SAMPLES && e->harness_n >= ESTIMATE_MIN_SAMPLES) {
@@ -363,52 +363,52 @@ static void fill_estimate(struct op_cost *out, const struct estimate_sums *e)
 	}
 	/* Under two steps the per-sample figures are mostly quantization: a
 	 * p50 of 0 or one step says nothing about the read. */
-	out->step_ticks = tsc_step_ticks;
+	out->step_ticks = step_ticks;
 	out->below_resolution = out->cycles.n == 0 || out->cycles.p50 == 0 ||
-				(tsc_step_ticks && (uint64_t)out->estimate_milli < 2 * tsc_step_ticks * 1000);
+				(step_ticks && (uint64_t)out->estimate_milli < 2 * step_ticks * 1000);
 }
 
-static void note_harness_windows(const struct op_cost *c)
+static void note_harness_windows(struct harness_totals *t, const struct op_cost *c)
 {
-	struct baselines *b = harness_totals;
-	if (!b || !c->windows)
+	if (!t || !c->windows)
 		return;
-	if (!b->harness_windows || c->harness_window_p50_min < b->harness_window_p50_min)
-		b->harness_window_p50_min = c->harness_window_p50_min;
-	if (c->harness_window_p50_max > b->harness_window_p50_max)
-		b->harness_window_p50_max = c->harness_window_p50_max;
-	b->harness_windows += c->windows;
+	if (!t->windows || c->harness_window_p50_min < t->window_p50_min)
+		t->window_p50_min = c->harness_window_p50_min;
+	if (c->harness_window_p50_max > t->window_p50_max)
+		t->window_p50_max = c->harness_window_p50_max;
+	t->windows += c->windows;
 }
 
-void measure_op(struct op_cost *out, uint64_t (*op)(void), const struct measure_plan *plan)
+void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*op)(void))
 {
+	const struct measure_plan *plan = &ctx->plan;
+	struct batch_log *batches = plan->batches;
 	uint32_t n = 0;
 	struct estimate_sums e = { 0 };
 	memset(out, 0, sizeof *out);
 	log2_hist_init(&out->hist);
 	/* Warm caches, TLB and the branch predictor before the first window. */
 	for (int i = 0; i < 16; i++)
-		sink = op() ^ empty_op();
+		keep(op() ^ empty_op());
 	/* The empty batch runs the same number of calls, so the stamps' fixed
 	 * cost is spread alike and the difference is the op alone. */
-	static struct batch_log batches;
-	batches.n = 0;
-	batches.reads = calls_per_window(op, plan, MEASURE_BATCH_READS);
-	sample_paired(out, &e, op, plan, &n, &batches);
+	batches->n = 0;
+	batches->reads = calls_per_window(ctx, op, MEASURE_BATCH_READS);
+	sample_paired(ctx, out, &e, op, &n, batches);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	stats_dist_compute(&out->harness, plan->harness_scratch, n);
 	log2_hist_add_all(&out->hist, plan->scratch, n);
 	/* A short run (few samples, or a budget spent early) leaves few
 	 * pairs: top up to the usual batch count, still bounded in time. */
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
-	for (uint32_t i = 0; batches.n < MEASURE_BATCHES && i < MEASURE_BATCHES; i++) {
-		log_batch_pair(&batches, op);
-		if (rdtsc() > deadline && batches.n)
+	for (uint32_t i = 0; batches->n < MEASURE_BATCHES && i < MEASURE_BATCHES; i++) {
+		log_batch_pair(ctx, batches, op);
+		if (rdtsc() > deadline && batches->n)
 			break;
 	}
-	batch_figures(out, &batches);
-	fill_estimate(out, &e);
-	note_harness_windows(out);
+	batch_figures(out, batches);
+	fill_estimate(out, &e, ctx->step_ticks);
+	note_harness_windows(ctx->totals, out);
 }
 
 /* Greatest common divisor, for step detection. */
@@ -534,10 +534,11 @@ static void measure_step(struct tsc_step *out, const struct measure_plan *plan)
 	} else {
 		out->method = "back-to-back differences all equal (deterministic clock): step not observable";
 	}
-	tsc_step_ticks = out->ticks;
 }
 
-static uint16_t unassigned_port;
+/* Read from memory into DX, as the kernel port (above 255) must be: both
+ * port yardsticks run the same instructions around their IN. */
+static const volatile uint16_t unassigned_port = UNASSIGNED_PORT;
 
 static uint64_t op_cpuid(void)
 {
@@ -549,32 +550,33 @@ static uint64_t op_cpuid(void)
 static uint64_t op_port_read(void) { return inb(unassigned_port); }
 static uint64_t op_kernel_port_read(void) { return inb(ELCR_PORT); }
 
-void measure_baselines(struct baselines *b, const struct measure_plan *plan)
+void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 {
+	const struct measure_plan *plan = &ctx->plan;
 	uint32_t n = 0;
 	memset(b, 0, sizeof *b);
-	harness_totals = b;
 	measure_step(&b->step, plan);
+	ctx->step_ticks = b->step.ticks;
 	for (int i = 0; i < 16; i++)
-		sink = empty_op();
-	sample_alone(&b->harness, empty_op, plan, &n);
+		keep(empty_op());
+	sample_alone(ctx, &b->harness, empty_op, &n);
 	stats_dist_compute(&b->harness.cycles, plan->scratch, n);
 	log2_hist_init(&b->harness.hist);
 	log2_hist_add_all(&b->harness.hist, plan->scratch, n);
 	b->harness.throughput_milli =
-		throughput_milli(empty_op, calls_per_window(empty_op, plan, MEASURE_BATCH_READS), plan);
-	b->harness.step_ticks = tsc_step_ticks;
+		throughput_milli(ctx, empty_op, calls_per_window(ctx, empty_op, MEASURE_BATCH_READS));
+	b->harness.step_ticks = ctx->step_ticks;
 
-	measure_op(&b->cpuid, op_cpuid, plan);
-	unassigned_port = UNASSIGNED_PORT;
+	measure_op(ctx, &b->cpuid, op_cpuid);
 	b->unassigned_port = unassigned_port;
-	measure_op(&b->port, op_port_read, plan);
+	measure_op(ctx, &b->port, op_port_read);
 	b->kernel_port_number = ELCR_PORT;
-	measure_op(&b->kernel_port, op_kernel_port_read, plan);
+	measure_op(ctx, &b->kernel_port, op_kernel_port_read);
 }
 
-void measure_behaviour(struct behaviour *out, const struct source_desc *d, const struct measure_plan *plan)
+void measure_behaviour(const struct measure_ctx *ctx, struct behaviour *out, const struct source_desc *d)
 {
+	const struct measure_plan *plan = &ctx->plan;
 	memset(out, 0, sizeof *out);
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	uint64_t *v = plan->scratch;
@@ -582,7 +584,7 @@ void measure_behaviour(struct behaviour *out, const struct source_desc *d, const
 	/* Raw values back to back, in masked windows; pairs are only compared
 	 * inside a window, where nothing else ran between two reads. */
 	out->min_step_ticks = UINT64_MAX;
-	uint32_t per_window = calls_per_window(d->read, plan, MEASURE_WINDOW_SAMPLES);
+	uint32_t per_window = calls_per_window(ctx, d->read, MEASURE_WINDOW_SAMPLES);
 	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
 		uint32_t want = MIN(per_window, plan->samples - n);
 		bool was_on = irq_save();

@@ -29,9 +29,9 @@ struct reference {
 	uint64_t ticks;              /* extended, start to end */
 };
 
-static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
+static uint64_t stamp(const struct measure_ctx *ctx, const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
-	return measure_stamp(d, STAMP_TRIES, tsc_mid, bracket);
+	return measure_stamp(ctx, d, STAMP_TRIES, tsc_mid, bracket);
 }
 
 static void advertised(struct freq_result *out, const struct run_results *r)
@@ -169,7 +169,7 @@ static uint64_t tsc_basis(const struct freq_result *out, enum freq_key against, 
 	return out->hz[other];
 }
 
-void freq_measure(struct freq_result *out, struct run_results *r, uint32_t window_ms)
+void freq_measure(struct freq_result *out, struct run_results *r, const struct measure_ctx *ctx, uint32_t window_ms)
 {
 	memset(out, 0, sizeof *out);
 	advertised(out, r);
@@ -183,11 +183,11 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 		if (!refs[i].src)
 			continue;
 		const struct source_desc *d = &refs[i].src->desc;
-		uint64_t raw = stamp(d, &refs[i].tsc_start, &refs[i].bracket_start);
+		uint64_t raw = stamp(ctx, d, &refs[i].tsc_start, &refs[i].bracket_start);
 		counter_ext_init(&refs[i].ext, d->width_bits, d->counts_down, raw);
 	}
 	if (kvmclock)
-		kvm_start = stamp(&kvmclock->desc, &kvm_start_tsc, &bracket);
+		kvm_start = stamp(ctx, &kvmclock->desc, &kvm_start_tsc, &bracket);
 	uint64_t start = rdtsc();
 	uint64_t window = facts_ms_to_cycles(f, window_ms);
 	uint64_t follow = facts_ms_to_cycles(f, FOLLOW_EVERY_CYCLES_MS);
@@ -209,7 +209,7 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 	for (int i = 0; i < 2; i++) {
 		if (!refs[i].src)
 			continue;
-		uint64_t raw = stamp(&refs[i].src->desc, &refs[i].tsc_end, &refs[i].bracket_end);
+		uint64_t raw = stamp(ctx, &refs[i].src->desc, &refs[i].tsc_end, &refs[i].bracket_end);
 		refs[i].ticks = counter_ext_feed(&refs[i].ext, raw);
 		uint64_t tsc_delta = refs[i].tsc_end - refs[i].tsc_start;
 		uint64_t hz = refs[i].ticks ? rate_from_window(tsc_delta, refs[i].src->desc.freq_hz, refs[i].ticks) : 0;
@@ -226,7 +226,7 @@ void freq_measure(struct freq_result *out, struct run_results *r, uint32_t windo
 	}
 	uint64_t kvm_end = 0, kvm_end_tsc = 0;
 	if (kvmclock)
-		kvm_end = stamp(&kvmclock->desc, &kvm_end_tsc, &bracket);
+		kvm_end = stamp(ctx, &kvmclock->desc, &kvm_end_tsc, &bracket);
 	choose(out, r);
 
 	/* Drift: elapsed time by each source at its nominal rate, pairwise,

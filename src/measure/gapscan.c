@@ -1,4 +1,5 @@
 #include "gapscan.h"
+#include "measure.h"
 #include "arch.h"
 #include "fault.h"
 #include "msr.h"
@@ -37,8 +38,10 @@ static uint64_t scan(struct gaps *g, uint64_t window, uint64_t max_reads, uint64
 	return prev;
 }
 
-void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t step_ticks, uint32_t window_ms, bool read_smi)
+void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_t tsc_hz, uint32_t window_ms,
+		 bool read_smi)
 {
+	uint64_t step_ticks = ctx->step_ticks;
 	memset(out, 0, sizeof *out);
 	out->tsc_hz = tsc_hz;
 	out->window_ms = window_ms;
@@ -75,27 +78,29 @@ void gapscan_run(struct gaps_report *out, uint64_t tsc_hz, uint64_t step_ticks, 
 	out->measured = true;
 }
 
+/* What every CPU's scan shares: set before any AP starts, only read after. */
 static struct {
-	uint64_t tsc_hz, step_ticks;
+	const struct measure_ctx *ctx;
+	uint64_t tsc_hz;
 	uint32_t window_ms;
 	bool read_smi;
 } job;
 
 static void gap_ap_main(void *arg)
 {
-	gapscan_run(arg, job.tsc_hz, job.step_ticks, job.window_ms, job.read_smi);
+	gapscan_run(arg, job.ctx, job.tsc_hz, job.window_ms, job.read_smi);
 }
 
-void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t step_ticks)
+void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const struct measure_ctx *ctx)
 {
 	struct platform *p = r->facts.plat;
 	out->requested = true;
 	if (!p->ap_start || !p->aps_wait) {
-		str_copy(out->note, sizeof out->note, "this boot path cannot run code on other CPUs");
+		out->reason = "this boot path cannot run code on other CPUs";
 		return;
 	}
+	job.ctx = ctx;
 	job.tsc_hz = results_tsc_hz(r);
-	job.step_ticks = step_ticks;
 	job.window_ms = r->facts.settings.gaps_window_ms;
 	job.read_smi = r->facts.cpu.is_intel;
 	out->cpus = MIN(r->cpu_count, (unsigned)GAPSCAN_MAX_CPUS);
@@ -109,8 +114,8 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, uint64_t 
 		if (i != bsp && r->cpus[i].enabled &&
 		    p->ap_start(i, gap_ap_main, &out->cpu[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
 			out->ran[i] = true;
-	gapscan_run(&out->cpu[bsp], job.tsc_hz, job.step_ticks, job.window_ms, job.read_smi);
+	gapscan_run(&out->cpu[bsp], job.ctx, job.tsc_hz, job.window_ms, job.read_smi);
 	out->ran[bsp] = true;
 	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))
-		str_copy(out->note, sizeof out->note, "not every AP finished its scan in time");
+		out->reason = "not every AP finished its scan in time";
 }

@@ -8,6 +8,7 @@
  * hypervisor may not emulate it), never written. */
 #include "fault.h"
 #include "measure.h"
+#include "cpuid.h"
 #include "msr.h"
 
 void serialization_choose(struct serialization *out, const struct cpu_info *cpu)

@@ -1,7 +1,9 @@
 #include "measure.h"
+#include "source.h"
 #include "arch.h"
 
-uint64_t measure_stamp(const struct source_desc *d, unsigned tries, uint64_t *tsc_mid, uint64_t *bracket)
+uint64_t measure_stamp(const struct measure_ctx *ctx, const struct source_desc *d, unsigned tries,
+		       uint64_t *tsc_mid, uint64_t *bracket)
 {
 	uint64_t best_raw = 0, best_mid = 0, best_width = UINT64_MAX;
 	for (unsigned i = 0; i < tries; i++) {

@@ -1,12 +1,12 @@
 /* Watch mode, the probe side: keeps stamping every working clock source and
  * the CMOS RTC against the TSC, interval after interval, feeds the pure
- * event detector and the Linux watchdog replay, and emits one framed record
- * per interval.  Every wait has an iteration bound and a TSC deadline; a
- * source that stops answering becomes an event, not a stop. */
+ * event detector and the Linux watchdog replay, and hands each interval's
+ * figures to the run, which sends them out as a framed record.  Every wait
+ * has an iteration bound and a TSC deadline; a source that stops answering
+ * becomes an event, not a stop. */
 #include "watch.h"
 #include "arch.h"
 #include "cmos_rtc.h"
-#include "console.h"
 #include "counter.h"
 #include "crosscpu.h"
 #include "gapscan.h"
@@ -22,7 +22,6 @@
 /* Loop iterations per second of waiting: a spin is at least a few ns, so
  * this ends a wait whose TSC stopped, long after any real deadline. */
 #define SPINS_PER_SECOND 400000000ull
-#define RECORD_CAP (64u << 10)
 /* The per-interval re-checks, a tenth of the boot-time warp test and a
  * short gap scan: tens of ms of an interval of seconds.  A partner CPU
  * that does not answer costs at most RECHECK_STALL_MS. */
@@ -41,11 +40,10 @@ struct ref_track {
 
 static struct ref_track refs[WATCH_MAX_REFS];
 static unsigned ref_count;
-static char record[RECORD_CAP];
 
-static uint64_t stamp(const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
+static uint64_t stamp(const struct measure_ctx *ctx, const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
-	return measure_stamp(d, STAMP_TRIES, tsc_mid, bracket);
+	return measure_stamp(ctx, d, STAMP_TRIES, tsc_mid, bracket);
 }
 
 static uint64_t ns_of(uint64_t ticks, uint64_t hz) { return hz ? mul_div_u64(ticks, 1000000000ull, hz) : 0; }
@@ -81,6 +79,7 @@ static void follow_narrow(void)
 struct watch_ctx {
 	struct watch_result *w;
 	struct run_results *r;
+	const struct measure_ctx *mctx;
 	uint64_t tsc_hz;          /* cycles -> ns for offsets */
 	uint64_t believed_hz;     /* the rate a guest kernel would use (watchdog replay) */
 	uint64_t start_tsc;
@@ -108,7 +107,7 @@ static void watchdog_tick(struct watch_ctx *c)
 		if (!fed)
 			continue;
 		uint64_t mid, bracket;
-		uint64_t ticks = counter_ext_feed(&t->ext, stamp(&t->s->desc, &mid, &bracket));
+		uint64_t ticks = counter_ext_feed(&t->ext, stamp(c->mctx, &t->s->desc, &mid, &bracket));
 		if (t->wd_started) {
 			struct wd_tick tick = {
 				.at_ms = rate_cycles_to_ns(mid - c->watch_start_tsc, c->tsc_hz) / 1000000,
@@ -208,7 +207,7 @@ static void boundary(struct watch_ctx *c, struct watch_interval *iv, const struc
 		struct ref_track *t = &refs[i];
 		struct watch_ref_sample *s = &iv->ref[iv->ref_count++];
 		uint64_t mid, bracket;
-		uint64_t ticks = counter_ext_feed(&t->ext, stamp(&t->s->desc, &mid, &bracket));
+		uint64_t ticks = counter_ext_feed(&t->ext, stamp(c->mctx, &t->s->desc, &mid, &bracket));
 		uint64_t hz = t->s->desc.freq_hz;
 		s->name = t->s->src->name;
 		s->valid = true;
@@ -266,10 +265,10 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 	memset(out, 0, sizeof *out);
 	out->xcpu_iterations = RECHECK_WARP_ITERATIONS;
 	if (r->cpus_enabled < 2) {
-		out->xcpu_absent = "only one CPU: nothing to compare";
+		out->xcpu_reason = "only one CPU: nothing to compare";
 	} else if (!p->ap_start || !p->aps_wait) {
 		/* UEFI's MP services are boot services: gone with them. */
-		out->xcpu_absent = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
+		out->xcpu_reason = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
 						     : "this boot path cannot run code on other CPUs";
 	} else {
 		uint64_t t0 = rdtsc();
@@ -281,39 +280,19 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 			out->warps = recheck_xcpu.warps;
 			out->max_warp_ns = ns_of(recheck_xcpu.max_warp, c->tsc_hz);
 			out->skew_bound_ns = ns_of(recheck_xcpu.max_skew_cycles, c->tsc_hz);
-			out->xcpu_stopped = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
+			out->xcpu_stopped_reason = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
 		} else {
-			out->xcpu_absent = recheck_xcpu.absent_reason[0]  ? recheck_xcpu.absent_reason
+			out->xcpu_reason = recheck_xcpu.reason ? recheck_xcpu.reason
 					   : recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason
 									    : "no other CPU answered the re-check";
 		}
 	}
-	gapscan_run(&recheck_gaps, c->tsc_hz, measure_tsc_step(), RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
+	gapscan_run(&recheck_gaps, c->mctx, c->tsc_hz, RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
 	out->gaps_measured = recheck_gaps.measured;
 	out->gap_window_ms = RECHECK_GAP_WINDOW_MS;
 	out->gap_count = recheck_gaps.g.count;
 	out->gap_max_ns = ns_of(recheck_gaps.g.max, c->tsc_hz);
 	out->gap_total_ns = ns_of(recheck_gaps.g.total, c->tsc_hz);
-}
-
-static void emit_record(struct watch_result *w)
-{
-	struct json j;
-	json_init(&j, record, sizeof record);
-	watch_json_record(&j, w);
-	if (json_ok(&j)) {
-		con_emit_watch_record(w->seq, record, j.len);
-	} else {
-		/* Too many events for the buffer: the record still goes out, its
-		 * seq kept, saying so, rather than leaving a gap. */
-		json_init(&j, record, sizeof record);
-		json_object_begin(&j, NULL);
-		json_u64(&j, "seq", w->seq);
-		json_string(&j, "run_id", w->run_id);
-		json_string(&j, "error", "record overflowed its buffer");
-		json_object_end(&j);
-		con_emit_watch_record(w->seq, record, j.len);
-	}
 }
 
 static void tsc_rate(struct watch_result *w, const struct watch_interval *iv, uint64_t tsc_hz)
@@ -333,10 +312,11 @@ static void tsc_rate(struct watch_result *w, const struct watch_interval *iv, ui
 	}
 }
 
-void watch_run(struct watch_result *w, struct run_results *r)
+void watch_run(struct watch_result *w, struct run_results *r, const struct measure_ctx *ctx,
+	       void (*record)(void *arg, const struct watch_result *w), void *arg)
 {
 	const struct probe_facts *f = &r->facts;
-	struct watch_ctx c = { .w = w, .r = r };
+	struct watch_ctx c = { .w = w, .r = r, .mctx = ctx };
 	w->status = "ok";
 	w->watch_s = f->settings.watch_seconds;
 	w->interval_s = f->settings.watch_interval_seconds;
@@ -372,10 +352,10 @@ void watch_run(struct watch_result *w, struct run_results *r)
 	c.rtc_last = c.rtc_first;
 	w->rtc_valid = c.rtc_ok;
 	if (!c.rtc_ok)
-		w->rtc_reason = c.rtc_first.why;
+		w->rtc_reason = c.rtc_first.reason;
 	c.watch_start_tsc = c.rtc_ok ? c.rtc_first.tsc : rdtsc();
 	for (unsigned i = 0; i < ref_count; i++) {
-		uint64_t raw = stamp(&refs[i].s->desc, &refs[i].tsc_mid, &refs[i].bracket);
+		uint64_t raw = stamp(ctx, &refs[i].s->desc, &refs[i].tsc_mid, &refs[i].bracket);
 		counter_ext_init(&refs[i].ext, refs[i].s->desc.width_bits, refs[i].s->desc.counts_down, raw);
 		refs[i].ticks = 0;
 	}
@@ -408,7 +388,7 @@ void watch_run(struct watch_result *w, struct run_results *r)
 		w->elapsed_tsc_ms = rate_cycles_to_ns(rdtsc() - c.watch_start_tsc, c.tsc_hz) / 1000000;
 		if (c.rtc_ok)
 			w->elapsed_rtc_ms = (c.rtc_last.unix_seconds - c.rtc_first.unix_seconds) * 1000;
-		emit_record(w);
+		record(arg, w);
 		uint64_t done_ms = w->elapsed_tsc_ms > w->elapsed_rtc_ms ? w->elapsed_tsc_ms : w->elapsed_rtc_ms;
 		if (done_ms >= (uint64_t)w->watch_s * 1000)
 			break;

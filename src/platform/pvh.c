@@ -4,7 +4,6 @@
  * other CPUs are in pvh_smp.c, the way into long mode in pvh_start.S. */
 #include "ioports.h"
 #include "pvh.h"
-#include "../decode/fwtable.h"
 #include "platform.h"
 #include "probe.h"
 #include "arch.h"
@@ -68,25 +67,17 @@ static const void *low_memory(uint64_t phys)
 }
 
 
-/* ACPI spec "Finding the RSDP on IA-PC Systems": 16-byte boundaries in the
- * first KiB of the EBDA, then 0xE0000-0xFFFFF. */
-static uint64_t scan_for_rsdp(uint64_t start, uint64_t len)
-{
-	for (uint64_t a = start; a + 20 <= start + len; a += 16) {
-		const uint8_t *p = low_memory(a);
-		if (mem_equal(p, "RSD PTR ", 8) && fw_byte_sum(p, 20) == 0)
-			return a;
-	}
-	return 0;
-}
+static const void *identity_map(void *ctx, uint64_t phys, uint32_t len);
 
+/* ACPI spec "Finding the RSDP on IA-PC Systems": the first KiB of the
+ * EBDA, then 0xE0000-0xFFFFF (the scan itself is the ACPI decoder's). */
 static uint64_t find_rsdp_legacy(void)
 {
 	uint64_t ebda = (uint64_t)load_le16(low_memory(0x40e)) << 4;
 	uint64_t found = 0;
 	if (ebda >= 0x400 && ebda < 0xa0000)
-		found = scan_for_rsdp(ebda, 1024);
-	return found ? found : scan_for_rsdp(0xe0000, 0x20000);
+		found = acpi_rsdp_scan(identity_map, NULL, ebda, 1024);
+	return found ? found : acpi_rsdp_scan(identity_map, NULL, 0xe0000, 0x20000);
 }
 
 /* SMBIOS spec: the entry point anchors sit on 16-byte boundaries in
@@ -155,8 +146,8 @@ static void copy_memmap(const struct hvm_start_info *si)
 
 static const char *pvh_mmio_write_refusal(uint64_t phys, uint64_t len)
 {
-	static char why[96];
-	return memmap_write_refusal(memmap, memmap_count, "PVH memory map", phys, len, why, sizeof why);
+	static char reason[REASON_LEN];
+	return memmap_write_refusal(memmap, memmap_count, "PVH memory map", phys, len, reason, sizeof reason);
 }
 
 static void *pvh_alloc_pages(size_t bytes)
@@ -232,7 +223,7 @@ void pvh_main(uint32_t start_info_phys)
 	find_smbios();
 
 	plat.boot = "pvh";
-	plat.firmware_absent_reason = "direct kernel boot (PVH): no firmware";
+	plat.firmware_reason = "direct kernel boot (PVH): no firmware";
 	plat.alloc_pages = pvh_alloc_pages;
 	plat.read_settings = pvh_read_settings;
 	plat.mmio_write_refusal = pvh_mmio_write_refusal;

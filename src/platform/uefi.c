@@ -213,7 +213,7 @@ static void uefi_read_settings(struct settings *s)
 static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
 {
 	static struct memmap_range ranges[1024];
-	static char why[96];
+	static char reason[REASON_LEN];
 	UINTN entries = 0, key, desc_size;
 	UINT32 desc_version;
 	EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&entries, &key, &desc_size, &desc_version);
@@ -232,7 +232,7 @@ static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
 		if (entries > ARRAY_SIZE(ranges))
 			return "UEFI memory map has over 1024 entries";
 	}
-	return memmap_write_refusal(ranges, n, "UEFI memory map", phys, len, why, sizeof why);
+	return memmap_write_refusal(ranges, n, "UEFI memory map", phys, len, reason, sizeof reason);
 }
 
 static const char *uefi_write_file(const char *name, const void *data, size_t len)

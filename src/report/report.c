@@ -1,7 +1,6 @@
 /* The machine-readable report: schema v1 of design.md.  Names here are a
  * contract with tools outside this repository: extend, never rename.
- * Built from the run's results alone; src/console/emit.c sends it out. */
-#include "watch.h"
+ * Built from the run's results alone; deliver.c hands it to the sink. */
 #include "report_parts.h"
 
 bool report_build_json(struct json *j, const struct run_results *r)
@@ -37,7 +36,10 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	for (unsigned i = 0; i < r->source_count; i++)
 		source_json(j, &r->sources[i], r);
 	json_array_end(j);
-	kvmclock_json(j, r);
+	/* The sources' own sections (kvm-clock's "kvmclock"), measured or not. */
+	for (unsigned i = 0; i < r->registry_count; i++)
+		if (r->registry[i]->report_section)
+			r->registry[i]->report_section(j, results_facts(r, (enum source_id)i));
 	cross_cpu_json(j, &r->xcpu);
 	drift_json(j, &r->freq, r);
 	gaps_json(j, &r->gaps, &r->gaps_cpus);

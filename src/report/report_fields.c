@@ -179,13 +179,13 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_string(j, "method", b->step.method ? b->step.method : "not measured");
 	json_object_end(j);
 	json_object_begin(j, "harness_stability");
-	json_u64(j, "windows", b->harness_windows);
-	json_u64(j, "window_p50_min", b->harness_window_p50_min);
-	json_u64(j, "window_p50_max", b->harness_window_p50_max);
+	json_u64(j, "windows", b->totals.windows);
+	json_u64(j, "window_p50_min", b->totals.window_p50_min);
+	json_u64(j, "window_p50_max", b->totals.window_p50_max);
 	json_object_end(j);
-	json_bool(j, "harness_anomaly", r->harness_anomaly != NULL);
-	if (r->harness_anomaly)
-		json_string(j, "harness_anomaly_reason", r->harness_anomaly);
+	json_bool(j, "harness_anomaly", r->harness_anomaly_reason != NULL);
+	if (r->harness_anomaly_reason)
+		json_string(j, "harness_anomaly_reason", r->harness_anomaly_reason);
 	else
 		json_null(j, "harness_anomaly_reason");
 	json_object_begin(j, "serialization");

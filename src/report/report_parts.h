@@ -5,7 +5,7 @@
 #include "report.h"
 #include "freq.h"
 #include "hpet_regs.h"
-#include "fault.h"
+#include "fault_names.h"
 #include "probe.h"
 #include "rate.h"
 #include "strbuf.h"
@@ -27,8 +27,7 @@ void baseline_json(struct json *j, const char *key, const struct op_cost *c, uin
 void platform_json(struct json *j, const struct run_results *r);       /* report_platform.c */
 void baselines_json(struct json *j, const struct run_results *r);      /* report_fields.c */
 void source_json(struct json *j, const struct source_result *s, const struct run_results *r);
-void kvmclock_json(struct json *j, const struct run_results *r);       /* report_timing.c */
-void cross_cpu_json(struct json *j, const struct crosscpu_result *x);
+void cross_cpu_json(struct json *j, const struct crosscpu_result *x); /* report_timing.c */
 void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r);
 void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all);
 void raw_json(struct json *j, const struct run_results *r);

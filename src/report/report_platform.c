@@ -221,7 +221,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_null(j, "address");
 		json_null(j, "address_hex");
 		json_null(j, "width_bits");
-		json_string(j, "reason", a->pm_timer.absent_reason[0] ? a->pm_timer.absent_reason : "no ACPI tables");
+		json_string(j, "reason", a->pm_timer.reason ? a->pm_timer.reason : "no ACPI tables");
 	}
 	json_object_end(j);
 	json_object_begin(j, "hpet");
@@ -244,7 +244,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_null(j, "address_hex");
 		json_null(j, "period_fs");
 		json_null(j, "counter_64bit");
-		json_string(j, "reason", a->hpet.absent_reason[0] ? a->hpet.absent_reason : "no ACPI tables");
+		json_string(j, "reason", a->hpet.reason ? a->hpet.reason : "no ACPI tables");
 	}
 	json_object_end(j);
 	json_object_begin(j, "fadt");
@@ -284,7 +284,7 @@ static void smbios_identity_json(struct json *j, const struct smbios_info *s)
 {
 	const char *uuid_why = !s->present ? "no SMBIOS table"
 			       : !s->has_system ? "no SMBIOS type 1 (system) structure"
-			       : s->uuid_absent;
+			       : s->uuid_reason;
 	json_string(j, "uuid", uuid_why ? NULL : s->uuid);
 	if (uuid_why)
 		json_string(j, "uuid_reason", uuid_why);
@@ -323,7 +323,7 @@ void platform_json(struct json *j, const struct run_results *r)
 		json_null(j, "revision");
 		json_null(j, "uefi_revision");
 		json_string(j, "status", "absent");
-		json_string(j, "reason", p->firmware_absent_reason);
+		json_string(j, "reason", p->firmware_reason);
 	}
 	json_object_end(j);
 	json_object_begin(j, "smbios");

@@ -1,38 +1,6 @@
-/* The report's timing sections: kvm-clock, cross-CPU, drift, gaps, and the
- * raw dump. */
+/* The report's timing sections: cross-CPU, drift, gaps, and the raw dump
+ * (kvm-clock's section is its own: src/sources/kvmclock_facts.c). */
 #include "report_parts.h"
-
-void kvmclock_json(struct json *j, const struct run_results *r)
-{
-	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
-	json_object_begin(j, "kvmclock");
-	json_bool(j, "registered", k->registered);
-	if (!k->registered) {
-		/* The contract's names stay present, null, when there is nothing. */
-		json_null(j, "msr_write_cycles");
-		json_null(j, "msr_read_cycles");
-		json_null(j, "pvclock");
-	} else {
-		json_u64(j, "msr", k->msr);
-		json_u64(j, "msr_write_cycles", k->msr_write.cycles.p50);
-		json_u64(j, "msr_read_cycles", k->msr_read.cycles.p50);
-		json_object_begin(j, "msr_write");
-		json_u64(j, "min", k->msr_write.cycles.min);
-		json_u64(j, "p50", k->msr_write.cycles.p50);
-		json_u64(j, "p99", k->msr_write.cycles.p99);
-		json_u64(j, "samples", k->msr_write.cycles.n);
-		json_object_end(j);
-		json_object_begin(j, "pvclock");
-		json_u64(j, "version", k->snapshot.version);
-		json_u64(j, "tsc_to_system_mul", k->snapshot.tsc_to_system_mul);
-		json_i64(j, "tsc_shift", k->snapshot.tsc_shift);
-		json_u64(j, "flags", k->snapshot.flags);
-		json_bool(j, "stable", k->stable);
-		json_u64(j, "tsc_hz", k->tsc_hz);
-		json_object_end(j);
-	}
-	json_object_end(j);
-}
 
 void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 {
@@ -49,8 +17,8 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_u64(j, "max_warp_cycles", x->max_warp);
 	json_string(j, "method", x->method);
 	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
-	if (x->absent_reason[0])
-		json_string(j, "note", x->absent_reason);
+	if (x->reason)
+		json_string(j, "note", x->reason);
 	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
 	json_array_begin(j, "per_cpu");
 	for (uint32_t i = 0; i < x->cpu_count; i++) {
@@ -165,8 +133,8 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 	json_array_end(j);
 	histogram_json(j, &g->g.hist);
 	if (all->requested) {
-		if (all->note[0])
-			json_string(j, "per_cpu_note", all->note);
+		if (all->reason)
+			json_string(j, "per_cpu_note", all->reason);
 		json_array_begin(j, "per_cpu");
 		for (uint32_t i = 0; i < all->cpus; i++) {
 			json_object_begin(j, NULL);

@@ -6,7 +6,6 @@
 #include "gaps.h"
 #include "rate.h"
 #include "strbuf.h"
-#include "watch.h"
 
 static void line_start(struct strbuf *sb, char *buf, size_t cap)
 {
@@ -242,10 +241,10 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->baselines.port.cycles.p50);
 	emit(buf, false);
 
-	if (r->harness_anomaly) {
+	if (r->harness_anomaly_reason) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "Harness anomaly: ");
-		sb_str(&sb, r->harness_anomaly);
+		sb_str(&sb, r->harness_anomaly_reason);
 		sb_str(&sb, " - read costs here are distorted");
 		emit(buf, true);
 	}

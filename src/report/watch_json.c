@@ -1,5 +1,5 @@
 /* The watch record and the report's watch section, from the results alone. */
-#include "watch.h"
+#include "report.h"
 #include "strbuf.h"
 
 static void offsets(struct json *j, const struct watch_result *w)
@@ -112,14 +112,14 @@ static void recheck(struct json *j, const struct watch_detector *d)
 	json_object_begin(j, "recheck");
 	json_object_begin(j, "cross_cpu");
 	json_string(j, "status", c->xcpu_ran ? "ok" : "absent");
-	json_string(j, "reason", c->xcpu_ran ? NULL : c->xcpu_absent);
+	json_string(j, "reason", c->xcpu_ran ? NULL : c->xcpu_reason);
 	json_u64(j, "iterations_per_cpu", c->xcpu_iterations);
 	json_u64(j, "cpus_tested", c->xcpu_tested);
 	json_u64(j, "warps", c->warps);
 	json_u64(j, "max_warp_ns", c->max_warp_ns);
 	json_u64(j, "skew_bound_ns", c->skew_bound_ns);
 	json_u64(j, "duration_us", c->xcpu_us);
-	json_string(j, "stopped", c->xcpu_stopped);
+	json_string(j, "stopped", c->xcpu_stopped_reason);
 	json_u64(j, "rechecks", d->xcpu_rechecks);
 	json_u64(j, "warps_total", d->warps_total);
 	json_object_end(j);

@@ -15,9 +15,9 @@ const char *results_source_name(const struct run_results *r, enum source_id id)
 	return (unsigned)id < r->source_count && r->sources[id].src ? r->sources[id].src->name : "?";
 }
 
-const struct source_facts *results_facts(const struct run_results *r, enum source_id id)
+const union source_facts *results_facts(const struct run_results *r, enum source_id id)
 {
-	static const struct source_facts none;
+	static const union source_facts none;
 	return (unsigned)id < r->source_count ? &r->sources[id].facts : &none;
 }
 

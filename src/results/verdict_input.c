@@ -31,12 +31,21 @@ static enum verdict_read_path path_of(enum read_path p)
 	return VERDICT_PATH_UNKNOWN;
 }
 
-static void source_fact(const struct run_results *r, struct verdict_input *in, enum verdict_source v,
-			enum source_id id)
+/* The verdict's rules name clocksources as Linux does, and so do the
+ * sources: the source of that name, when this run set it up. */
+static const struct source_result *source_named(const struct run_results *r, const char *name)
 {
-	if ((unsigned)id >= r->source_count)
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src && str_equal(r->sources[i].src->name, name))
+			return &r->sources[i];
+	return NULL;
+}
+
+static void source_fact(const struct run_results *r, struct verdict_input *in, enum verdict_source v)
+{
+	const struct source_result *s = source_named(r, verdict_source_name(v));
+	if (!s)
 		return;
-	const struct source_result *s = &r->sources[id];
 	struct verdict_source_fact *f = &in->sources[v];
 	/* An error is still presence: the device exists but misbehaved. */
 	f->present = s->status == SOURCE_ABSENT ? VERDICT_NO : VERDICT_YES;
@@ -110,8 +119,6 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	const struct cpu_info *c = &f->cpu;
 	memset(in, 0, sizeof *in);
 	verdict_input_cpuid(in, c, &f->hv);
-	const struct kvmclock_facts *k = &results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock;
-	in->pvclock_stable = tri(k->registered, k->snapshot.flags & PVCLOCK_TSC_STABLE_BIT);
 	in->vmware_gethz = tri(r->vmware.probed, r->vmware.gethz_valid);
 	in->logical_cpus = r->cpus_enabled;
 	in->possible_cpus = f->acpi.madt.present ? f->acpi.madt.possible_cpus : r->cpus_enabled;
@@ -119,17 +126,12 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->legacy_pic = tri(f->acpi.madt.present, f->acpi.madt.pcat_compat);
 	in->acpi = tri(true, f->acpi_parsed);
 	in->hw_reduced = tri(f->acpi.fadt.present, f->acpi.fadt.hw_reduced);
-	source_fact(r, in, VERDICT_SRC_TSC, SOURCE_ID_TSC);
-	source_fact(r, in, VERDICT_SRC_KVMCLOCK, SOURCE_ID_KVMCLOCK);
-	source_fact(r, in, VERDICT_SRC_HPET, SOURCE_ID_HPET);
-	if (SOURCE_ID_HPET < r->source_count && r->sources[SOURCE_ID_HPET].status != SOURCE_ABSENT)
-		in->hpet_freq_hz = r->sources[SOURCE_ID_HPET].desc.freq_hz;
-	source_fact(r, in, VERDICT_SRC_ACPI_PM, SOURCE_ID_ACPI_PM);
-	source_fact(r, in, VERDICT_SRC_PIT, SOURCE_ID_PIT);
-	source_fact(r, in, VERDICT_SRC_HV_MSR, SOURCE_ID_HV_MSR);
-	source_fact(r, in, VERDICT_SRC_HV_TSC_PAGE, SOURCE_ID_HV_TSC_PAGE);
-	if (SOURCE_ID_HV_TSC_PAGE < r->source_count && r->sources[SOURCE_ID_HV_TSC_PAGE].status != SOURCE_ABSENT)
-		in->hv_tsc_page_valid = tri(true, r->sources[SOURCE_ID_HV_TSC_PAGE].status == SOURCE_OK);
+	for (unsigned v = 0; v < VERDICT_SRC_COUNT; v++)
+		source_fact(r, in, (enum verdict_source)v);
+	/* What each source learned beyond its cost, in its own words. */
+	for (unsigned i = 0; i < r->source_count; i++)
+		if (r->sources[i].src && r->sources[i].src->verdict_facts)
+			r->sources[i].src->verdict_facts(in, &r->sources[i]);
 	in->xcpu_tested = r->xcpu.ran ? r->xcpu.tested : 0;
 	in->xcpu_warps = r->xcpu.warps;
 	in->xcpu_max_skew_cycles = r->xcpu.max_skew_cycles;
@@ -147,8 +149,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->freq_references_disagree = r->freq.references_disagree;
 	in->freq_references_ppm = r->freq.cross_ppm;
 	in->freq_references_uncertainty_ppm = r->freq.cross_combined_ppm;
-	in->harness_anomaly = r->harness_anomaly != NULL;
-	in->harness_anomaly_reason = r->harness_anomaly;
+	in->harness_anomaly = r->harness_anomaly_reason != NULL;
+	in->harness_anomaly_reason = r->harness_anomaly_reason;
 	if (r->gaps.measured) {
 		in->gaps_measured = true;
 		in->gap_count = r->gaps.g.count;

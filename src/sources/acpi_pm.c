@@ -1,8 +1,9 @@
 /* acpi_pm: the ACPI power-management timer, 3.579545 MHz, 24 or 32 bits,
  * at the port (or MMIO address) the FADT names.  Never guessed: without a
  * FADT there is no PM timer to measure, even if one ticks at 0x608. */
+#include "acpi_pm.h"
 #include "ioports.h"
-#include "measure.h"
+#include "source.h"
 #include "arch.h"
 #include "fault.h"
 #include "rate.h"
@@ -55,7 +56,7 @@ static enum source_status acpi_pm_prepare(struct source_desc *d, const struct pr
 	}
 	if (!pm->present) {
 		str_copy(d->reason, sizeof d->reason,
-			 pm->absent_reason[0] ? pm->absent_reason : "FADT names no PM timer");
+			 pm->reason ? pm->reason : "FADT names no PM timer");
 		return SOURCE_ABSENT;
 	}
 	fadt_width = pm->width_bits;
@@ -93,16 +94,10 @@ static enum source_status acpi_pm_prepare(struct source_desc *d, const struct pr
 	return SOURCE_ERROR;
 }
 
-static void acpi_pm_collect(struct source_facts *out)
+static void acpi_pm_collect(union source_facts *out)
 {
 	out->acpi_pm.fadt_width_bits = fadt_width;
 	out->acpi_pm.width_evidence = width_evidence;
-}
-
-static void acpi_pm_report_extra(struct json *j, const struct source_facts *sf)
-{
-	json_u64(j, "fadt_width_bits", sf->acpi_pm.fadt_width_bits);
-	json_string(j, "width_evidence", sf->acpi_pm.width_evidence ? sf->acpi_pm.width_evidence : "not checked");
 }
 
 const struct clock_source source_acpi_pm = {

@@ -4,8 +4,9 @@
  * capabilities register is read whole once, as Linux does).  OVMF leaves QEMU's
  * HPET halted, so a halted counter is started and the previous
  * configuration restored in finish(). */
+#include "hpet.h"
 #include "hpet_regs.h"
-#include "measure.h"
+#include "source.h"
 #include "platform.h"
 #include "arch.h"
 #include "fault.h"
@@ -51,7 +52,7 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 	const struct acpi_hpet_info *h = &f->acpi.hpet;
 	if (!h->present || !h->usable) {
 		str_copy(d->reason, sizeof d->reason,
-			 h->absent_reason[0] ? h->absent_reason
+			 h->reason ? h->reason
 					     : (f->acpi_parsed ? "no HPET table in ACPI" : "no usable ACPI tables"));
 		return SOURCE_ABSENT;
 	}
@@ -121,23 +122,11 @@ static void hpet_finish(void)
 	we_enabled = false;
 }
 
-static void hpet_collect(struct source_facts *out)
+static void hpet_collect(union source_facts *out)
 {
 	out->hpet.read = capabilities != 0;
 	out->hpet.capabilities = capabilities;
 	out->hpet.enabled_by_probe = enabled_by_probe;
-}
-
-static void hpet_report_extra(struct json *j, const struct source_facts *sf)
-{
-	uint64_t cap = sf->hpet.capabilities;
-	json_object_begin(j, "hpet");
-	json_u64(j, "period_fs", cap >> 32);
-	json_bool(j, "counter_64bit", cap & HPET_COUNT_SIZE_CAP);
-	json_u64(j, "timers", ((cap >> 8) & 31) + 1);
-	json_u64(j, "vendor_id", (cap >> 16) & 0xffff);
-	json_bool(j, "enabled_by_probe", sf->hpet.enabled_by_probe);
-	json_object_end(j);
 }
 
 const struct clock_source source_hpet = {
@@ -146,4 +135,5 @@ const struct clock_source source_hpet = {
 	.finish = hpet_finish,
 	.collect = hpet_collect,
 	.report_extra = hpet_report_extra,
+	.verdict_facts = hpet_verdict_facts,
 };

@@ -5,8 +5,9 @@
  * that is reported as an error with the reason.  The page is handed back
  * (MSR restored) in finish() so the hypervisor stops writing into memory
  * the firmware reuses. */
+#include "hyperv_tsc_page.h"
 #include "msr.h"
-#include "measure.h"
+#include "source.h"
 #include "arch.h"
 #include "fault.h"
 #include "pvclock.h"
@@ -96,21 +97,10 @@ static void hv_tsc_page_finish(void)
 	enabled_by_us = false;
 }
 
-static void hv_tsc_page_collect(struct source_facts *out)
+static void hv_tsc_page_collect(union source_facts *out)
 {
 	out->hv_tsc_page.snapshot = snapshot;
 	out->hv_tsc_page.invalid_reads = __atomic_load_n(&invalid_reads, __ATOMIC_RELAXED);
-}
-
-static void hv_tsc_page_report_extra(struct json *j, const struct source_facts *sf)
-{
-	/* The snapshot: finish() has handed the page back by report time. */
-	const struct hv_ref_tsc_page *p = &sf->hv_tsc_page.snapshot;
-	json_u64(j, "tsc_sequence", p->tsc_sequence);
-	json_u64(j, "tsc_scale", p->tsc_scale);
-	json_i64(j, "tsc_offset", p->tsc_offset);
-	json_u64(j, "tsc_hz_from_scale", hv_tsc_hz_from_scale(p->tsc_scale));
-	json_u64(j, "invalid_reads", sf->hv_tsc_page.invalid_reads);
 }
 
 const struct clock_source source_hyperv_tsc_page = {
@@ -119,4 +109,5 @@ const struct clock_source source_hyperv_tsc_page = {
 	.finish = hv_tsc_page_finish,
 	.collect = hv_tsc_page_collect,
 	.report_extra = hv_tsc_page_report_extra,
+	.verdict_facts = hv_tsc_page_verdict_facts,
 };

@@ -4,6 +4,7 @@
  * the write fault" would prove nothing.  The page is unregistered in
  * finish() so the host never writes into memory the firmware reuses. */
 #include "kvmclock.h"
+#include "source.h"
 #include "arch.h"
 #include "fault.h"
 #include "rate.h"
@@ -123,16 +124,16 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 }
 
 /* MSR costs are measured once the harness is known (engine order). */
-void kvmclock_measure_msrs(const struct measure_plan *plan)
+static void kvmclock_measure_msrs(const struct measure_ctx *ctx)
 {
 	if (!active)
 		return;
-	struct measure_plan few = *plan;
+	struct measure_ctx few = *ctx;
 	/* Each write makes the host rewrite the page: fewer samples than the
 	 * reads get (the batch throughput adds its own fixed count). */
-	few.samples = MIN(plan->samples, 512u);
-	measure_op(&facts.msr_write, op_register, &few);
-	measure_op(&facts.msr_read, op_read_back, &few);
+	few.plan.samples = MIN(ctx->plan.samples, 512u);
+	measure_op(&few, &facts.msr_write, op_register);
+	measure_op(&few, &facts.msr_read, op_read_back);
 }
 
 static void kvmclock_finish(void)
@@ -142,17 +143,10 @@ static void kvmclock_finish(void)
 	active = false;
 }
 
-static void kvmclock_collect(struct source_facts *out)
+static void kvmclock_collect(union source_facts *out)
 {
 	out->kvmclock = facts;
 	out->kvmclock.retries = __atomic_load_n(&facts.retries, __ATOMIC_RELAXED);
-}
-
-static void kvmclock_report_extra(struct json *j, const struct source_facts *sf)
-{
-	json_u64(j, "msr", sf->kvmclock.msr);
-	json_bool(j, "stable", sf->kvmclock.stable);
-	json_u64(j, "version_retries", sf->kvmclock.retries);
 }
 
 /* The host may rewrite the page at any time (migration, master-clock
@@ -187,6 +181,8 @@ const struct clock_source source_kvmclock = {
 	.finish = kvmclock_finish,
 	.measure_extra = kvmclock_measure_msrs,
 	.collect = kvmclock_collect,
-	.report_extra = kvmclock_report_extra,
 	.live_state = kvmclock_live_state,
+	.report_extra = kvmclock_report_extra,
+	.report_section = kvmclock_report_section,
+	.verdict_facts = kvmclock_verdict_facts,
 };

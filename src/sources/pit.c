@@ -6,7 +6,7 @@
  * range and would look like steps backwards.  Absent when nothing counts
  * (QEMU -machine pit=off leaves the ports unanswered). */
 #include "ioports.h"
-#include "measure.h"
+#include "source.h"
 #include "arch.h"
 #include "rate.h"
 
@@ -68,7 +68,8 @@ static void pit_finish(void)
 	ch2_programmed = false;
 }
 
-static void pit_report_extra(struct json *j, const struct source_facts *facts)
+/* A constant of this file's programming, not a fact it learned. */
+static void pit_report_extra(struct json *j, const union source_facts *f)
 {
 	json_u64(j, "pit_channel", 2);
 }

@@ -1,17 +1,14 @@
-/* Every clock source the probe knows, in report order. */
+/* Every clock source the probe knows, in report order: built from the
+ * registry's list (include/source_registry.h). */
 #include "source.h"
 
-extern const struct clock_source source_tsc, source_rdtscp, source_hpet, source_acpi_pm,
-	source_pit, source_kvmclock, source_hyperv_tsc_page, source_hyperv_msr;
+#define SOURCE_DECLARE(id, name) extern const struct clock_source source_##name;
+CLOCK_SOURCES(SOURCE_DECLARE)
+#undef SOURCE_DECLARE
 
 const struct clock_source *const clock_sources[SOURCE_ID_COUNT] = {
-	[SOURCE_ID_TSC] = &source_tsc,
-	[SOURCE_ID_RDTSCP] = &source_rdtscp,
-	[SOURCE_ID_KVMCLOCK] = &source_kvmclock,
-	[SOURCE_ID_HV_TSC_PAGE] = &source_hyperv_tsc_page,
-	[SOURCE_ID_HV_MSR] = &source_hyperv_msr,
-	[SOURCE_ID_HPET] = &source_hpet,
-	[SOURCE_ID_ACPI_PM] = &source_acpi_pm,
-	[SOURCE_ID_PIT] = &source_pit,
+#define SOURCE_ENTRY(id, name) [SOURCE_ID_##id] = &source_##name,
+	CLOCK_SOURCES(SOURCE_ENTRY)
+#undef SOURCE_ENTRY
 };
 const unsigned clock_source_count = ARRAY_SIZE(clock_sources);

@@ -79,7 +79,7 @@ static size_t touch_results(void)
 		       str_len(acpi.tables[i].status);
 	for (uint32_t i = 0; i < acpi.error_count; i++)
 		sum += str_len(acpi.errors[i].code) + str_len(acpi.errors[i].message);
-	sum += str_len(acpi.pm_timer.absent_reason) + str_len(acpi.hpet.absent_reason);
+	sum += str_len(acpi.pm_timer.reason ? acpi.pm_timer.reason : "") + str_len(acpi.hpet.reason ? acpi.hpet.reason : "");
 	if (acpi.pm_timer.source)
 		sum += str_len(acpi.pm_timer.source);
 	for (uint32_t i = 0; i < smbios.error_count; i++)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "settings.h"
+#include "verdict.h"
 
 static char text[SETTINGS_FILE_MAX + 1];
 static char moved[SETTINGS_FILE_MAX + 16];
@@ -28,6 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct settings a, b;
 	settings_defaults(&a);
+	a.parse_kernel = verdict_kernel_parse;
+	a.parse_windows = verdict_windows_parse;
 	size_t n = settings_decode_file(&a, data, size, text, sizeof text);
 	if (n > SETTINGS_FILE_MAX || text[n] || strlen(text) != n)
 		abort();
@@ -37,10 +40,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Order rule: "mode=X <the rest>" and "<the rest> mode=X" agree on
 	 * every value the mode could have reset. */
 	settings_defaults(&b);
+	b.parse_kernel = verdict_kernel_parse;
+	b.parse_windows = verdict_windows_parse;
 	settings_parse(&b, text);
 	settings_parse(&b, "mode=quick");
 	struct settings c;
 	settings_defaults(&c);
+	c.parse_kernel = verdict_kernel_parse;
+	c.parse_windows = verdict_windows_parse;
 	memcpy(moved, "mode=quick\n", 11);
 	memcpy(moved + 11, text, n + 1);
 	settings_parse(&c, moved);
@@ -54,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	     b.gaps_window_ms != c.gaps_window_ms || b.mode != c.mode))
 		abort();
 	settings_defaults(&b);
+	b.parse_kernel = verdict_kernel_parse;
+	b.parse_windows = verdict_windows_parse;
 	settings_parse_load_options(&b, text);
 	check_ranges(&b);
 	return 0;

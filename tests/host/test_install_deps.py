@@ -83,6 +83,10 @@ class InstallDeps(unittest.TestCase):
             "fuzz": ({"gcc", "clang", "libclang-rt-14-dev"},
                      {"chromium", "sbsigntool"}),
             "signed": ({"sbsigntool", "openssl"}, {"clang", "chromium"}),
+            "install": ({"gcc", "fdisk", "help2man"},
+                        {"lintian", "chromium", "clang"}),
+            "deb": ({"gcc", "fdisk", "help2man", "dpkg-dev", "lintian"},
+                    {"chromium", "clang", "sbsigntool"}),
         }
         for target, (must, must_not) in wanted.items():
             os.path.exists(self.calls) and os.unlink(self.calls)

@@ -275,7 +275,7 @@ TEST(seabios_q35_hpet_off)
 	CHECK_EQ_I64(parse(&f), 0);
 	CHECK(!info.hpet.present);
 	CHECK(!info.hpet.usable);
-	CHECK_STR(info.hpet.absent_reason, "no HPET table");
+	CHECK_STR(info.hpet.reason, "no HPET table");
 	CHECK(acpi_find_table(&info, "HPET", 0) == NULL);
 	CHECK(info.pm_timer.present);
 	CHECK_EQ_U64(info.error_count, 0);
@@ -360,7 +360,7 @@ TEST(ovmf_q35_acpi_off)
 	CHECK_EQ_U64(info.error_count, 2);
 	CHECK(!info.fadt.present);
 	CHECK(!info.pm_timer.present);
-	CHECK_STR(info.pm_timer.absent_reason, "no FADT");
+	CHECK_STR(info.pm_timer.reason, "no FADT");
 	CHECK(!info.hpet.present);
 	CHECK(!info.madt.present);
 	CHECK_EQ_U64(info.madt.possible_cpus, 0);
@@ -377,13 +377,36 @@ TEST(rsdp_missing_or_zero)
 	CHECK_EQ_I64(acpi_parse(&info, 0, fixture_map, &f), -1);
 	CHECK(!info.rsdp.found);
 	CHECK(acpi_has_error(&info, "ACPI_RSDP_MISSING"));
-	CHECK_STR(info.pm_timer.absent_reason, "no RSDP");
+	CHECK_STR(info.pm_timer.reason, "no RSDP");
 	/* an address with a table, not an RSDP, there */
 	CHECK_EQ_I64(acpi_parse(&info, 0xffe229c, fixture_map, &f), -1);
 	CHECK(acpi_has_error(&info, "ACPI_RSDP_MISSING"));
 	/* an address nothing maps */
 	CHECK_EQ_I64(acpi_parse(&info, 0x1234, fixture_map, &f), -1);
 	CHECK_EQ_U64(info.table_count, 0);
+	fixture_free(&f);
+}
+
+/* The direct-boot build's search for SeaBIOS's RSDP in 0xE0000-0xFFFFF:
+ * only a 16-byte boundary with a right checksum counts. */
+TEST(rsdp_scan_of_the_bios_area)
+{
+	struct fixture f;
+	static uint8_t bios[0x20000];
+
+	fixture_load(&f, "seabios-q35");
+	const struct region *rsdp = region(&f, "RSDP.bin");
+	memset(bios, 0, sizeof bios);
+	memcpy(bios + 0x100, "RSD PTR ", 8);                    /* checksum wrong */
+	memcpy(bios + 0x208, rsdp->data, rsdp->len);            /* not on a 16-byte boundary */
+	memcpy(bios + (rsdp->addr - 0xe0000), rsdp->data, rsdp->len);
+	add_region(&f, "BIOS", 0xe0000, bios, sizeof bios);
+	CHECK_EQ_U64(acpi_rsdp_scan(fixture_map, &f, 0xe0000, 0x20000), 0xf59e0);
+	CHECK_EQ_I64(acpi_parse(&info, 0xf59e0, fixture_map, &f), 0);
+	CHECK(info.fadt.present);
+	/* An EBDA that maps nowhere, a range too short for an RSDP. */
+	CHECK_EQ_U64(acpi_rsdp_scan(fixture_map, &f, 0x9fc00, 1024), 0);
+	CHECK_EQ_U64(acpi_rsdp_scan(fixture_map, &f, 0xf59e0, 19), 0);
 	fixture_free(&f);
 }
 
@@ -510,7 +533,7 @@ TEST(table_length_shorter_than_header)
 	CHECK_STR(t ? t->status : NULL, "length 20 shorter than header");
 	CHECK(acpi_has_error(&info, "ACPI_TABLE_LENGTH"));
 	CHECK(!info.hpet.present);
-	CHECK_STR(info.hpet.absent_reason, "HPET table unreadable");
+	CHECK_STR(info.hpet.reason, "HPET table unreadable");
 	fixture_free(&f);
 }
 
@@ -580,7 +603,7 @@ TEST(fadt_hw_reduced_has_no_pm_timer)
 	CHECK_EQ_I64(parse(&f), 0);
 	CHECK(info.fadt.hw_reduced);
 	CHECK(!info.pm_timer.present);
-	CHECK_STR(info.pm_timer.absent_reason, "HW-reduced ACPI (FADT flag bit 20)");
+	CHECK_STR(info.pm_timer.reason, "HW-reduced ACPI (FADT flag bit 20)");
 	fixture_free(&f);
 }
 
@@ -669,7 +692,7 @@ TEST(fadt_no_pm_timer_fields)
 	fadt_edit_u32(&f, 76, 0);
 	CHECK_EQ_I64(parse(&f), 0);
 	CHECK(!info.pm_timer.present);
-	CHECK_STR(info.pm_timer.absent_reason, "FADT has no PM timer block");
+	CHECK_STR(info.pm_timer.reason, "FADT has no PM timer block");
 	fixture_free(&f);
 }
 
@@ -687,7 +710,7 @@ TEST(hpet_base_in_io_space_is_an_error)
 	CHECK(info.hpet.present);
 	CHECK(!info.hpet.usable);
 	CHECK(acpi_has_error(&info, "ACPI_HPET_BAD_SPACE"));
-	CHECK_STR(info.hpet.absent_reason, "HPET base not in system memory");
+	CHECK_STR(info.hpet.reason, "HPET base not in system memory");
 	fixture_free(&f);
 }
 

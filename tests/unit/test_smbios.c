@@ -164,7 +164,7 @@ TEST(ovmf_q35_smbios)
 	/* QEMU without -uuid or a type 1 serial: both absent, named. */
 	CHECK_STR(info.serial, "");
 	CHECK_STR(info.uuid, "");
-	CHECK(info.uuid_absent != NULL);
+	CHECK(info.uuid_reason != NULL);
 	CHECK_EQ_U64(info.error_count, 0);
 	unload(&t);
 }

@@ -664,6 +664,7 @@ TEST(kernel_setting)
 	struct settings s;
 	unsigned kv;
 	settings_defaults(&s);
+	s.parse_kernel = verdict_kernel_parse; /* as the run does */
 	CHECK_EQ_U64(s.linux_kernel, 0);
 	settings_parse(&s, "kernel=5.14");
 	CHECK_EQ_U64(s.linux_kernel, 514);

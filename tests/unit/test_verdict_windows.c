@@ -229,6 +229,7 @@ TEST(windows_releases_and_setting)
 	CHECK(!verdict_windows_parse("10.0", 4, &id));
 	struct settings s;
 	settings_defaults(&s);
+	s.parse_windows = verdict_windows_parse; /* as the run does */
 	CHECK_EQ_U64(s.windows_release, 0);
 	settings_parse(&s, "windows=7");
 	CHECK(s.windows_release != 0);

@@ -4,7 +4,7 @@
  * Linux watchdog replay per era, the record's JSON and the settings. */
 #include "check.h"
 #include "settings.h"
-#include "watch.h"
+#include "report.h"
 
 /* ---- events ------------------------------------------------------------ */
 
@@ -195,7 +195,7 @@ TEST(events_warp_from_the_recheck)
 	struct watch_interval iv;
 	struct series_ref s[] = { { "hpet", false, 2000, 2000 }, { "cmos_rtc", true, 2000, 2000 } };
 	interval(&iv, 1, s, 2);
-	iv.recheck.xcpu_absent = "no AP start-up after ExitBootServices on the UEFI build";
+	iv.recheck.xcpu_reason = "no AP start-up after ExitBootServices on the UEFI build";
 	iv.recheck.gaps_measured = true;
 	iv.recheck.gap_count = 5;
 	iv.recheck.gap_max_ns = 8087779;

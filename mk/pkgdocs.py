@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""Manual pages and bash completion for an installed clockprobe.
+
+    mk/pkgdocs.py man --bin BIN --out MANDIR --prefix PREFIX
+    mk/pkgdocs.py completion --bin BIN --out FILE
+
+Run by `make install` on the copy it has just installed (BIN is
+DESTDIR/PREFIX/bin/clockprobe), so that every page shows the installed
+defaults -- share/clockprobe/clockprobe.img, not a source tree's build/:
+
+  clockprobe(1), clockprobe-COMMAND(1)  help2man on `clockprobe --help`
+      and `clockprobe COMMAND --help` (the help text is the one source);
+      its "Exit status:" and "Commands:" headings become sections.
+  clockprobe-report(5)  the report's framing and every name of the first
+      two levels of docs/report-schema.json, with its type, unit and
+      description -- generated from the schema, so it cannot fall behind.
+  completion  a bash-completion file (Debian's convention: loaded on
+      demand from share/bash-completion/completions/clockprobe) with each
+      command's options, choices and which options take files, read from
+      the commands' own argparse parsers.
+
+SOURCE_DATE_EPOCH (set by the Makefile from the last commit) dates the
+pages, so two builds of one commit give the same bytes.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+SECTION_FIXES = {  # help2man subsection -> man page section
+    '.SS "Exit status:"': '.SH "EXIT STATUS"',
+    '.SS "Commands:"': '.SH COMMANDS',
+}
+SUMMARY = "measure how a machine keeps time beneath any guest OS"
+
+
+def tools_of(binary):
+    """Import cptools from the installed copy next to BIN."""
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(binary)))
+    tools = os.path.join(prefix, "lib", "clockprobe")
+    sys.path.insert(0, tools)
+    from cptools import cli, paths  # noqa: E402
+    if paths.IN_TREE or os.path.abspath(paths.TOOLS) != tools:
+        raise SystemExit("pkgdocs: %s is not an installed clockprobe"
+                         % binary)
+    return cli, paths
+
+
+def roff(text):
+    """Plain text as roff: backslashes escaped, no line starting a
+    request."""
+    text = text.replace("\\", "\\e")
+    lines = []
+    for line in text.split("\n"):
+        if line[:1] in (".", "'"):
+            line = "\\&" + line
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def date_line():
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    t = time.gmtime(int(epoch)) if epoch else time.gmtime()
+    return time.strftime("%B %Y", t)
+
+
+def see_also(cli, this):
+    pages = ["clockprobe(1)"] + ["clockprobe-%s(1)" % c for c in cli.COMMANDS]
+    pages.append("clockprobe-report(5)")
+    out = []
+    for p in pages:
+        name, sect = p[:-3], p[-2]
+        if name != this:
+            out.append(".BR %s (%s)" % (name, sect))
+    return ",\n".join(out)
+
+
+def files_section(prefix):
+    share = os.path.join(prefix, "share", "clockprobe")
+    rows = [("clockprobe.img", "GPT disk image, one FAT ESP (run --boot uefi; "
+             "dd it to a USB stick)"),
+            ("clockprobe.iso", "UEFI El Torito CD image (run --boot iso)"),
+            ("clockprobe.efi", "the probe, a UEFI application (run --boot "
+             "fat; images --efi)"),
+            ("clockprobe.elf", "the probe for direct kernel boot, PVH "
+             "(run --boot pvh)"),
+            ("matrix.conf", "the matrix's rows (matrix --conf)"),
+            ("report-schema.json", "the report's JSON Schema, every name "
+             "described (clockprobe-report(5))"),
+            ("guest-report-schema.json", "the JSON Schema of "
+             "clockprobe-guest's report")]
+    return "\n".join(".TP\n.I %s\n%s" % (os.path.join(share, f), roff(t))
+                     for f, t in rows)
+
+
+def help2man(program, out, name, section="1", include=None, version=None,
+             datadir=None):
+    argv = ["help2man", "--no-info", "--no-discard-stderr",
+            "--section", section, "--manual", "clockprobe manual",
+            "--name", name, "--output", out]
+    if version:
+        argv += ["--version-string", version]
+    if include:
+        argv += ["--include", include]
+    # One line per usage and per option: help2man reads a wrapped usage's
+    # first line only (argparse wraps at the terminal's COLUMNS).
+    env = dict(os.environ, COLUMNS="1000")
+    if datadir:  # defaults shown as installed, not as staged in DESTDIR
+        env["CLOCKPROBE_DATADIR"] = datadir
+    subprocess.run(argv + [program], check=True, env=env)
+    with open(out) as f:
+        page = f.read()
+    for old, new in SECTION_FIXES.items():
+        page = page.replace(old, new)
+    with open(out, "w") as f:
+        f.write(page)
+
+
+def make_man(binary, out_dir, prefix):
+    cli, paths = tools_of(binary)
+    version = paths.version()
+    datadir = os.path.join(prefix, "share", "clockprobe")
+    man1, man5 = os.path.join(out_dir, "man1"), os.path.join(out_dir, "man5")
+    os.makedirs(man1, exist_ok=True)
+    os.makedirs(man5, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        inc = os.path.join(tmp, "clockprobe.h2m")
+        with open(inc, "w") as f:
+            f.write("[FILES]\n%s\n\n[SEE ALSO]\n%s\n" % (
+                files_section(prefix), see_also(cli, "clockprobe")))
+        help2man(binary, os.path.join(man1, "clockprobe.1"), SUMMARY,
+                 include=inc, datadir=datadir)
+        for cmd, (_, summary) in cli.COMMANDS.items():
+            page = "clockprobe-" + cmd
+            # help2man names the page after the program it runs.
+            wrapper = os.path.join(tmp, page)
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nexec %s %s \"$@\"\n"
+                        % (shlex.quote(os.path.abspath(binary)), cmd))
+            os.chmod(wrapper, 0o755)
+            inc = os.path.join(tmp, page + ".h2m")
+            extra = ""
+            if cmd == "guest" and os.access(paths.GUEST, os.X_OK):
+                # `clockprobe guest ARGS` is clockprobe-guest ARGS: the
+                # page is the program's own help (its options, its exit
+                # statuses), which is what the arguments go to.
+                wrapper = paths.GUEST
+                summary = "report how this running Linux guest keeps time"
+                extra = ("[NOTES]\nAlso run as \\fBclockprobe guest\\fR "
+                         "[\\fB\\-\\-\\fR] \\fIARGS\\fR...: the "
+                         "arguments go to this program unchanged.\n\n")
+            with open(inc, "w") as f:
+                f.write("%s[SEE ALSO]\n%s\n" % (extra, see_also(cli, page)))
+            help2man(wrapper, os.path.join(man1, page + ".1"), summary,
+                     include=inc, version=version, datadir=datadir)
+        report_page(paths.SCHEMA, os.path.join(man5, "clockprobe-report.5"),
+                    version, prefix, cli)
+
+
+# --------------------------------------------------- clockprobe-report(5)
+
+def _resolve(schema, node):
+    """Follow local $refs ("#/$defs/source") to the node they name."""
+    for _ in range(16):
+        if not (isinstance(node, dict) and
+                str(node.get("$ref", "")).startswith("#/")):
+            break
+        target = schema
+        for part in node["$ref"][2:].split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def _members(schema, node):
+    """(properties, is_array) of an object or an array of objects."""
+    node = _resolve(schema, node)
+    if node.get("type") == "array" or "items" in node:
+        items = _resolve(schema, node.get("items") or {})
+        return items.get("properties") or {}, True
+    return node.get("properties") or {}, False
+
+
+def _kind(schema, node):
+    node = _resolve(schema, node)
+    t = node.get("type")
+    if isinstance(t, list):
+        t = " or ".join(t)
+    if t is None:
+        for comb in ("anyOf", "oneOf"):
+            if comb in node:
+                t = " or ".join(sorted({str(_resolve(schema, n).get("type"))
+                                        for n in node[comb]}))
+    unit = node.get("x-unit")
+    return (t or "any") + (", " + unit if unit else "")
+
+
+def report_page(schema_path, out, version, prefix, cli):
+    with open(schema_path) as f:
+        schema = json.load(f)
+    share = os.path.join(prefix, "share", "clockprobe", "report-schema.json")
+    w = []
+    w.append('.TH CLOCKPROBE-REPORT 5 "%s" "clockprobe %s" '
+             '"clockprobe manual"' % (date_line(), version))
+    w.append(".SH NAME\nclockprobe-report \\- the clockprobe report format")
+    w.append(".SH DESCRIPTION\n%s" % roff(
+        "Each boot of the probe ends with one report: a JSON document "
+        "written on the serial console between two marker lines, and "
+        "also to \\clockprobe-report.json on the boot volume when it is "
+        "writable.  The framing lets a reader find the report in a noisy "
+        "log and tell a truncated copy from a whole one; "
+        "clockprobe-extract(1) verifies it, clockprobe-compare(1) and "
+        "clockprobe-verdict(1) read it."))
+    w.append(".SH FRAMING\n.nf\n"
+             "==== CLOCKPROBE REPORT BEGIN schema=1 ====\n"
+             "{...one line of JSON...}\n"
+             "==== CLOCKPROBE REPORT END crc32=\\fIXXXXXXXX\\fP "
+             "bytes=\\fIN\\fP ====\n.fi\n.PP\n" + roff(
+                 "The JSON stands on one line, so a terminal's CR/LF "
+                 "translation cannot change the bytes; crc32 is the zlib "
+                 "(IEEE) CRC-32 of exactly those bytes, in eight hex "
+                 "digits, and bytes their count.  A copy whose length or "
+                 "CRC does not match is rejected, never partly used.  "
+                 "The last complete framed report in a log counts."))
+    w.append(".SH GUEST REPORT\n" + roff(
+        "clockprobe-guest, run inside a Linux guest (clockprobe guest), "
+        "frames its report the same way between CLOCKPROBE GUEST BEGIN "
+        "and END lines; its names are described by "
+        "guest-report-schema.json next to the probe's schema, and "
+        "clockprobe-compare(1) pairs it with the probe's report of the "
+        "same VM (SMBIOS UUID, or label)."))
+    w.append(".SH COMPATIBILITY\n" + roff(
+        "The schema is a contract: names are only ever added, never "
+        "renamed or removed (a reader must accept names it does not "
+        "know); a breaking change would raise schema.  Every \"cycles\" "
+        "figure is in TSC ticks, not core clocks.  Absent values are "
+        "null, never 0."))
+    w.append(".SH FIELDS\n" + roff(
+        "The top two levels of the report, as described by the schema "
+        "(type, unit, meaning); the schema file describes every level."))
+    for name, node in schema["properties"].items():
+        node_r = _resolve(schema, node)
+        members, is_array = _members(schema, node)
+        w.append('.SS "%s"' % (name + ("[]" if is_array else "")))
+        w.append(".RI ( %s )\n%s" % (_kind(schema, node), roff(
+            node_r.get("description", ""))))
+        for sub, subnode in members.items():
+            sub_r = _resolve(schema, subnode)
+            w.append(".TP\n.B %s\n(%s) %s" % (
+                roff(sub), roff(_kind(schema, subnode)),
+                roff(sub_r.get("description", ""))))
+    w.append(".SH FILES\n.TP\n.I %s\n%s" % (share, roff(
+        "the JSON Schema (Draft 2020-12) of the report: every name with "
+        "its type, description and, for a figure, x-unit.")))
+    w.append(".TP\n.I %s\n%s" % (
+        os.path.join(os.path.dirname(share), "guest-report-schema.json"),
+        roff("the same for clockprobe-guest's report.")))
+    w.append(".SH SEE ALSO\n" + see_also(cli, "clockprobe-report"))
+    with open(out, "w") as f:
+        f.write("\n".join(w) + "\n")
+
+
+# ------------------------------------------------------------ completion
+
+# Option values that are files or folders; anything else (a number, a
+# size, QEMU arguments) is free text with nothing to offer.
+FILE_METAVARS = ("FILE", "PATH", "LOG", "REPORT", "A.json", "DB")
+DIR_METAVARS = ("DIR",)
+
+
+def _opt_kind(action):
+    """How the word after an option completes: words, files, dirs, free;
+    None for an option that takes no value."""
+    if action.nargs == 0:
+        return None
+    if action.choices:
+        return ("words", " ".join(str(c) for c in action.choices))
+    mv = action.metavar or ""
+    if mv in DIR_METAVARS:
+        return ("dirs", "")
+    if mv in FILE_METAVARS:
+        return ("files", "")
+    return ("free", "")
+
+
+def make_completion(binary, out):
+    cli, _ = tools_of(binary)
+    from cptools import policy
+    fail_on = " ".join(policy.SEVERITIES)
+    cases = []
+    for cmd in cli.COMMANDS:
+        parser = cli.parser_of(cmd)
+        opts, prev_cases = [], {}
+        for a in parser._actions:
+            if not a.option_strings:
+                continue  # every positional is a file (a report, a log)
+            opts += a.option_strings
+            kind = _opt_kind(a)
+            if kind is None:
+                continue
+            if a.dest == "fail_on":
+                kind = ("words", fail_on)
+            prev_cases.setdefault(kind, []).extend(a.option_strings)
+        body = []
+        for (k, words), names in sorted(prev_cases.items()):
+            pat = "|".join(names)
+            if k == "words":
+                act = 'COMPREPLY=($(compgen -W "%s" -- "$cur"))' % words
+            elif k == "files":
+                act = "_filedir"
+            elif k == "dirs":
+                act = "_filedir -d"
+            else:
+                act = ":"  # a number, a size, free text: nothing to offer
+            body.append("        %s) %s; return ;;" % (pat, act))
+        cases.append(
+            "    %s)\n        case $prev in\n%s\n        esac\n"
+            "        if [[ $cur == -* ]]; then\n"
+            "            COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))\n"
+            "        else\n            _filedir\n        fi\n        ;;"
+            % (cmd, "\n".join(body) or "        *) ;;", " ".join(opts)))
+    text = """# bash completion for clockprobe(1)                    -*- shell-script -*-
+# Generated by mk/pkgdocs.py from the commands' own options.
+
+_clockprobe()
+{
+    local cur prev words cword
+    _init_completion || return
+
+    local commands="%s"
+    if ((cword == 1)); then
+        COMPREPLY=($(compgen -W "$commands help --help --version" -- "$cur"))
+        return
+    fi
+    if [[ ${words[1]} == help ]]; then
+        ((cword == 2)) && COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+        return
+    fi
+    case ${words[1]} in
+%s
+    esac
+} &&
+    complete -F _clockprobe clockprobe
+
+# ex: filetype=sh
+""" % (" ".join(cli.COMMANDS), "\n".join(cases))
+    with open(out, "w") as f:
+        f.write(text)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="what", required=True)
+    m = sub.add_parser("man")
+    m.add_argument("--bin", required=True)
+    m.add_argument("--out", required=True)
+    m.add_argument("--prefix", required=True,
+                   help="the installed prefix the pages name (/usr)")
+    c = sub.add_parser("completion")
+    c.add_argument("--bin", required=True)
+    c.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    sys.dont_write_bytecode = True
+    if a.what == "man":
+        make_man(a.bin, a.out, a.prefix)
+    else:
+        make_completion(a.bin, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

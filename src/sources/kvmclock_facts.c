@@ -1,0 +1,54 @@
+/* What kvm-clock learned beyond its read cost, as the report and the
+ * verdict take it.  Pure: a function of its facts alone (the hardware side
+ * is kvmclock.c). */
+#include "kvmclock.h"
+#include "results.h"
+
+void kvmclock_report_extra(struct json *j, const union source_facts *f)
+{
+	json_u64(j, "msr", f->kvmclock.msr);
+	json_bool(j, "stable", f->kvmclock.stable);
+	json_u64(j, "version_retries", f->kvmclock.retries);
+}
+
+void kvmclock_report_section(struct json *j, const union source_facts *f)
+{
+	const struct kvmclock_facts *k = &f->kvmclock;
+	json_object_begin(j, "kvmclock");
+	json_bool(j, "registered", k->registered);
+	if (!k->registered) {
+		/* The contract's names stay present, null, when there is nothing. */
+		json_null(j, "msr_write_cycles");
+		json_null(j, "msr_read_cycles");
+		json_null(j, "pvclock");
+	} else {
+		json_u64(j, "msr", k->msr);
+		json_u64(j, "msr_write_cycles", k->msr_write.cycles.p50);
+		json_u64(j, "msr_read_cycles", k->msr_read.cycles.p50);
+		json_object_begin(j, "msr_write");
+		json_u64(j, "min", k->msr_write.cycles.min);
+		json_u64(j, "p50", k->msr_write.cycles.p50);
+		json_u64(j, "p99", k->msr_write.cycles.p99);
+		json_u64(j, "samples", k->msr_write.cycles.n);
+		json_object_end(j);
+		json_object_begin(j, "pvclock");
+		json_u64(j, "version", k->snapshot.version);
+		json_u64(j, "tsc_to_system_mul", k->snapshot.tsc_to_system_mul);
+		json_i64(j, "tsc_shift", k->snapshot.tsc_shift);
+		json_u64(j, "flags", k->snapshot.flags);
+		json_bool(j, "stable", k->stable);
+		json_u64(j, "tsc_hz", k->tsc_hz);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+/* The flag as the page showed it after registration; unknown when the
+ * page was never registered. */
+void kvmclock_verdict_facts(struct verdict_input *in, const struct source_result *s)
+{
+	const struct kvmclock_facts *k = &s->facts.kvmclock;
+	in->pvclock_stable = !k->registered ? VERDICT_UNKNOWN
+			     : k->snapshot.flags & PVCLOCK_TSC_STABLE_BIT ? VERDICT_YES
+									   : VERDICT_NO;
+}

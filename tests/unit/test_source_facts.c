@@ -1,0 +1,155 @@
+/* Each source's pure half (the _facts.c files in src/sources/) reached
+ * through the registry's hooks, as the report and the verdict input call
+ * them: the kvm-clock section in every report, its figures once
+ * registered, the sources' own members, and the verdict's facts joined by
+ * Linux name. */
+#include "check.h"
+#include "report.h"
+
+static const struct clock_source fake[SOURCE_ID_COUNT] = {
+	[SOURCE_ID_TSC] = { .name = "tsc" },
+	[SOURCE_ID_RDTSCP] = { .name = "rdtscp" },
+	[SOURCE_ID_KVMCLOCK] = { .name = "kvm-clock", .report_extra = kvmclock_report_extra,
+				 .report_section = kvmclock_report_section, .verdict_facts = kvmclock_verdict_facts },
+	[SOURCE_ID_HV_TSC_PAGE] = { .name = "hyperv_clocksource_tsc_page", .report_extra = hv_tsc_page_report_extra,
+				    .verdict_facts = hv_tsc_page_verdict_facts },
+	[SOURCE_ID_HV_MSR] = { .name = "hyperv_clocksource_msr" },
+	[SOURCE_ID_HPET] = { .name = "hpet", .report_extra = hpet_report_extra, .verdict_facts = hpet_verdict_facts },
+	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm", .report_extra = acpi_pm_report_extra },
+	[SOURCE_ID_PIT] = { .name = "pit" },
+};
+static const struct clock_source *const registry[SOURCE_ID_COUNT] = {
+	&fake[0], &fake[1], &fake[2], &fake[3], &fake[4], &fake[5], &fake[6], &fake[7],
+};
+
+static struct platform plat = { .boot = "pvh" };
+static struct run_results run;
+static struct verdict_input in;
+static char buf[1 << 20];
+
+static void fill(unsigned prepared)
+{
+	memset(&run, 0, sizeof run);
+	run.registry = registry;
+	run.registry_count = SOURCE_ID_COUNT;
+	run.facts.plat = &plat;
+	run.phase = "boot_services";
+	run.facts.tsc_hz_rough = 1000000000ull;
+	run.source_count = prepared;
+	for (unsigned i = 0; i < prepared; i++) {
+		run.sources[i].src = &fake[i];
+		run.sources[i].status = SOURCE_ABSENT;
+		strcpy(run.sources[i].desc.reason, "not in this test");
+	}
+}
+
+static const char *build(void)
+{
+	struct json j;
+	json_init(&j, buf, sizeof buf - 1);
+	CHECK(report_build_json(&j, &run));
+	buf[j.len] = 0;
+	return buf;
+}
+
+/* No sample buffer: no source was set up, and the contract's kvmclock
+ * member is still there, with its null figures. */
+TEST(facts_kvmclock_section_without_any_source)
+{
+	fill(0);
+	CHECK(strstr(build(), "\"kvmclock\":{\"registered\":false,\"msr_write_cycles\":null,"
+			      "\"msr_read_cycles\":null,\"pvclock\":null}") != NULL);
+	CHECK(strstr(buf, "\"sources\":[]") != NULL);
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.pvclock_stable, VERDICT_UNKNOWN);
+}
+
+/* Figures of a KVM boot's page (version 2, stable flag set). */
+TEST(facts_kvmclock_registered)
+{
+	fill(SOURCE_ID_COUNT);
+	struct source_result *k = &run.sources[SOURCE_ID_KVMCLOCK];
+	k->status = SOURCE_OK;
+	k->facts.kvmclock = (struct kvmclock_facts){
+		.registered = true, .msr = 0x4b564d01, .stable = true, .tsc_hz = 2445432000ull, .retries = 3,
+		.snapshot = { .version = 2, .tsc_to_system_mul = 3512880263u, .tsc_shift = -1, .flags = 3 },
+	};
+	k->facts.kvmclock.msr_write.cycles = (struct dist){ .min = 1800, .p50 = 2000, .p99 = 4000, .n = 512 };
+	k->facts.kvmclock.msr_read.cycles.p50 = 1100;
+	build();
+	CHECK(strstr(buf, "\"kvmclock\":{\"registered\":true,\"msr\":1263947009,\"msr_write_cycles\":2000,"
+			  "\"msr_read_cycles\":1100,\"msr_write\":{\"min\":1800,\"p50\":2000,\"p99\":4000,"
+			  "\"samples\":512},\"pvclock\":{\"version\":2,\"tsc_to_system_mul\":3512880263,"
+			  "\"tsc_shift\":-1,\"flags\":3,\"stable\":true,\"tsc_hz\":2445432000}}") != NULL);
+	/* Its own members close its sources[] entry. */
+	CHECK(strstr(buf, "\"msr\":1263947009,\"stable\":true,\"version_retries\":3}") != NULL);
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.pvclock_stable, VERDICT_YES);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_KVMCLOCK].present, VERDICT_YES);
+	k->facts.kvmclock.snapshot.flags = 2; /* PVCLOCK_GUEST_STOPPED only */
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.pvclock_stable, VERDICT_NO);
+}
+
+TEST(facts_hpet_acpi_pm_and_tsc_page_members)
+{
+	fill(SOURCE_ID_COUNT);
+	struct source_result *h = &run.sources[SOURCE_ID_HPET], *pm = &run.sources[SOURCE_ID_ACPI_PM];
+	h->status = pm->status = SOURCE_OK;
+	/* QEMU's HPET: 10 ns period, 64-bit, 3 timers, vendor 0x8086. */
+	h->facts.hpet = (struct hpet_facts){ .read = true, .enabled_by_probe = true };
+	h->facts.hpet.capabilities = (10000000ull << 32) | (0x8086u << 16) | (1u << 13) | (2u << 8) | 1;
+	pm->facts.acpi_pm = (struct acpi_pm_facts){ .fadt_width_bits = 24, .width_evidence = "FADT: 24-bit (TMR_VAL_EXT clear)" };
+	build();
+	CHECK(strstr(buf, "\"hpet\":{\"period_fs\":10000000,\"counter_64bit\":true,\"timers\":3,\"vendor_id\":32902,"
+			  "\"enabled_by_probe\":true}") != NULL);
+	CHECK(strstr(buf, "\"fadt_width_bits\":24,\"width_evidence\":\"FADT: 24-bit (TMR_VAL_EXT clear)\"") != NULL);
+	/* The HPET's rate reaches the verdict whenever the device is there. */
+	h->desc.freq_hz = 100000000;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hpet_freq_hz, 100000000);
+	h->status = SOURCE_ERROR;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hpet_freq_hz, 100000000);
+	h->status = SOURCE_ABSENT;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hpet_freq_hz, 0);
+	h->status = SOURCE_OK;
+
+	/* The TSC page: present but invalid (sequence 0) is an error, and the
+	 * verdict learns it is not valid; absent leaves it unknown. */
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hv_tsc_page_valid, VERDICT_UNKNOWN);
+	run.sources[SOURCE_ID_HV_TSC_PAGE].status = SOURCE_ERROR;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hv_tsc_page_valid, VERDICT_NO);
+	run.sources[SOURCE_ID_HV_TSC_PAGE].status = SOURCE_OK;
+	run.sources[SOURCE_ID_HV_TSC_PAGE].facts.hv_tsc_page.snapshot.tsc_sequence = 7;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.hv_tsc_page_valid, VERDICT_YES);
+	CHECK(strstr(build(), "\"tsc_sequence\":7,\"tsc_scale\":0,\"tsc_offset\":0,\"tsc_hz_from_scale\":0,"
+			      "\"invalid_reads\":0") != NULL);
+}
+
+/* The verdict's clocksources are joined to the sources by Linux's name:
+ * rdtscp has none, and Xen's pvclock has no source here. */
+TEST(facts_verdict_sources_joined_by_name)
+{
+	fill(SOURCE_ID_COUNT);
+	run.sources[SOURCE_ID_TSC].status = SOURCE_OK;
+	run.sources[SOURCE_ID_TSC].cost.estimate_milli = 3000;
+	run.sources[SOURCE_ID_TSC].read_path = READ_PATH_NATIVE;
+	run.sources[SOURCE_ID_PIT].status = SOURCE_ERROR;
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_TSC].present, VERDICT_YES);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_TSC].read_ns_milli, 3000); /* 3 ticks at 1 GHz */
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_TSC].read_path, VERDICT_PATH_NATIVE);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_PIT].present, VERDICT_YES); /* an error is still presence */
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_PIT].read_ns_milli, 0);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_HPET].present, VERDICT_NO);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_XEN].present, VERDICT_UNKNOWN);
+	/* Set up but none of them: nothing is known. */
+	fill(0);
+	results_verdict_input(&run, &in);
+	CHECK_EQ_U64(in.sources[VERDICT_SRC_TSC].present, VERDICT_UNKNOWN);
+}
