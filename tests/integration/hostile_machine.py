@@ -128,6 +128,10 @@ def configs():
                                 + _tables([("spcr-ed.bin", spcr_table(0xED))])),
         "hostile_spcr_cf2": dict(boot="pvh", extra=_tables([("spcr-cf2.bin", spcr_table(0xCF2))])),
         "hostile_spcr_8b": dict(boot="pvh", extra=_tables([("spcr-8b.bin", spcr_table(0x8B))])),
+        # Too little memory for the 4 MiB report buffer: everything is
+        # measured, the summary goes out, and the missing report is named
+        # (QEMU exit 35, probe failed: no report).
+        "hostile_low_memory": dict(boot="pvh", mem="5M", exit_status=35),
         "hostile_spcr_odd_uart": dict(
             boot="pvh", pre=lambda: os.path.exists(odd_uart_log()) and os.remove(odd_uart_log()),
             extra=["-chardev", "file,id=odd,path=%s" % odd_uart_log(),

@@ -7,7 +7,7 @@ import os
 import hostile_machine as hostile
 import probe_runs
 from base import ProbeTest
-from cptools import frame
+from cptools import frame, schema
 
 
 def errors(report, code):
@@ -133,5 +133,15 @@ class HostileMachine(ProbeTest):
         self.assertEqual((serial["port"], serial["source"]), (hostile.ODD_UART_PORT, "ACPI SPCR"))
         self.assertIn("registers read", serial["identified_by"])
         self.assertEqual(errors(r, "SERIAL_PORT_REFUSED"), [])
+        self.assertEqual(schema.check_report(r), [])
+        self.assertNotIn("CLOCKPROBE REPORT BEGIN", b.log)
+
+    def test_low_memory_still_sends_the_summary_and_names_the_report(self):
+        b = probe_runs.get("hostile_low_memory")
+        self.assertIsNotNone(b.result, b.error)
+        self.assertEqual(b.result.exit_status, 35, b.log[-2000:])
+        self.assertIn("summary (pvh boot", b.log)
+        self.assertRegex(b.log, r"\n  acpi_pm +\S")        # its source rows
+        self.assertIn("error REPORT_NOT_SENT: no memory for the 4096 KiB report buffer", b.log)
         self.assertNotIn("CLOCKPROBE REPORT BEGIN", b.log)
 

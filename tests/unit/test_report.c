@@ -233,6 +233,29 @@ TEST(summary_shows_control_bytes_of_machine_text)
 	CHECK(strstr(buf_a, "CPU\\r\\n==== CLOCKPROBE") != NULL);
 }
 
+static bool report_framed;
+
+static void count_report(const char *json, size_t len) { report_framed = true; }
+
+/* Issue 25: with no memory for the report buffer (-m 5M) everything was
+ * measured; the summary still goes out, and an error says what did not. */
+TEST(report_without_a_buffer_still_sends_the_summary)
+{
+	fill(&run);
+	line_count = 0;
+	report_framed = false;
+	struct sink out = { .line = collect_screen, .report = count_report };
+	CHECK_EQ_U64(report_deliver(&run, NULL, 4u << 20, &out), 0);
+	CHECK(!report_framed);
+	CHECK(line_with("clockprobe 0.", NULL) != NULL);	/* the summary's first line */
+	CHECK(line_with("  acpi_pm", NULL) != NULL);		/* its source rows */
+	bool screen = false;
+	CHECK(line_with("error REPORT_NOT_SENT: no memory for the 4096 KiB report buffer: the framed JSON "
+			"report is not sent, only this summary", &screen) != NULL);
+	CHECK(screen);
+	CHECK(line_with("clockprobe: the framed report could not be sent (no memory for its buffer)", NULL));
+}
+
 /* Tables in host memory the dump reads as if at their physical address. */
 static uint8_t big_table[200000], small_table[100];
 
