@@ -51,6 +51,8 @@ static void discover_cpus(struct run_results *r)
 		r->cpu_count = f->plat->cpu_list(r->cpus, PLATFORM_MAX_CPUS);
 		r->cpu_count_source = f->plat->cpu_list_source;
 	}
+	if (f->plat->smp_reason)
+		results_error(r, "SMP_NOT_STARTED", f->plat->smp_reason);
 	if (!r->cpu_count && f->acpi.madt.present) {
 		for (uint32_t i = 0; i < f->acpi.madt.cpu_count && r->cpu_count < PLATFORM_MAX_CPUS; i++) {
 			const struct acpi_madt_cpu *c = &f->acpi.madt.cpus[i];
