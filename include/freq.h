@@ -42,6 +42,9 @@ struct freq_result {
 	bool references_disagree;
 	const char *cross_decided_by;   /* how the choice was made */
 	const char *excluded_reason[FREQ_KEY_COUNT]; /* a measured key not chosen, why */
+	/* Keys whose rate is outside rate_tsc_hz_plausible (100 MHz..10 GHz):
+	 * never chosen, never the advertised rate the cross-check trusts. */
+	uint32_t implausible_mask;
 };
 
 /* Stated tolerances of the references (IA-PC HPET specification 1.0a,

@@ -111,11 +111,28 @@ static void cross_check(struct freq_result *out, const struct run_results *r, ui
 	out->cross_decided_by = "references disagree and nothing else tells them apart: HPET kept (finer)";
 }
 
+/* Every advertised rate (GETHZ, 0x40000010, pvclock, the Hyper-V MSR,
+ * CPUID 0x15) and measured one is range-checked as the rough rate is: a
+ * garbage leaf (1 kHz, a THz) converts every cycle count the report gives
+ * into nonsense, so it is kept in freq_hz (it is what a guest would read)
+ * but never chosen, and named in freq_implausible. */
+static void refuse_implausible(struct freq_result *out)
+{
+	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
+		if (!out->hz[k] || rate_tsc_hz_plausible(out->hz[k]))
+			continue;
+		out->implausible_mask |= 1u << k;
+		out->excluded_reason[k] = "outside 100 MHz..10 GHz, where every x86 TSC runs: not used";
+	}
+}
+
 static void choose(struct freq_result *out, const struct run_results *r)
 {
 	uint64_t first_claim = 0;
+	refuse_implausible(out);
 	for (unsigned i = 0; i < freq_claim_count && !first_claim; i++)
-		first_claim = out->hz[freq_claims[i]];
+		if (!(out->implausible_mask & (1u << freq_claims[i])))
+			first_claim = out->hz[freq_claims[i]];
 	cross_check(out, r, first_claim);
 	/* Measured beats claimed: the probe converts what it measured on this
 	 * machine; the HPET's 10+ MHz beats the PM timer's 3.58 MHz. */

@@ -104,6 +104,17 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	for (int k = 0; k < FREQ_KEY_COUNT; k++)
 		hz_or_null(j, freq_key_name(k), fr->hz[k]);
 	json_object_end(j);
+	json_array_begin(j, "freq_implausible");
+	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
+		if (!(fr->implausible_mask & (1u << k)))
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "source", freq_key_name(k));
+		json_u64(j, "hz", fr->hz[k]);
+		json_string(j, "reason", fr->excluded_reason[k]);
+		json_object_end(j);
+	}
+	json_array_end(j);
 	json_object_begin(j, "freq_chosen");
 	json_string(j, "source", fr->chosen_name ? fr->chosen_name : r->facts.tsc_hz_rough_source);
 	json_u64(j, "hz", tsc_hz_for_ns(r));

@@ -233,6 +233,24 @@ TEST(summary_shows_control_bytes_of_machine_text)
 	CHECK(strstr(buf_a, "CPU\\r\\n==== CLOCKPROBE") != NULL);
 }
 
+/* Issue 25: an advertised rate outside 100 MHz..10 GHz is never chosen
+ * and is named in platform.tsc.freq_implausible. */
+TEST(report_names_implausible_rates)
+{
+	fill(&run);
+	run.freq.hz[FREQ_HYPERVISOR_LEAF] = 1000;
+	run.freq.implausible_mask = 1u << FREQ_HYPERVISOR_LEAF;
+	run.freq.excluded_reason[FREQ_HYPERVISOR_LEAF] = "outside 100 MHz..10 GHz, where every x86 TSC runs: not used";
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"freq_implausible\":[{\"source\":\"hypervisor_leaf\",\"hz\":1000,\"reason\":"
+			    "\"outside 100 MHz..10 GHz, where every x86 TSC runs: not used\"}]") != NULL);
+	fill(&run);
+	n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"freq_implausible\":[]") != NULL);
+}
+
 static bool report_framed;
 
 static void count_report(const char *json, size_t len) { report_framed = true; }
