@@ -101,7 +101,7 @@ DESCRIPTOR = """<?xml version="1.0" encoding="UTF-8"?>
         <vmw:Config ovf:required="false" vmw:key="yieldOnPoll" vmw:value="true"/>
       </Item>
       <vmw:Config ovf:required="false" vmw:key="firmware" vmw:value="efi"/>
-      <vmw:Config ovf:required="false" vmw:key="uefi.secureBoot.enabled" vmw:value="false"/>
+      <vmw:Config ovf:required="false" vmw:key="bootOptions.efiSecureBootEnabled" vmw:value="false"/>
       <vmw:Config ovf:required="false" vmw:key="tools.syncTimeWithHost" vmw:value="false"/>
     </VirtualHardwareSection>
   </VirtualSystem>

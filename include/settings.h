@@ -16,6 +16,8 @@ enum run_mode { MODE_QUICK, MODE_DEFAULT, MODE_THOROUGH };
 #define SETTINGS_MAX_PROBLEMS 16
 /* A label names a run in a fleet's reports; longer ones are cut. */
 #define SETTINGS_LABEL_MAX 64
+/* kernels=: up to 16 releases, comma-separated */
+#define SETTINGS_KERNELS_MAX 96
 #define SETTINGS_RESEND_MAX_S 3600
 /* \clockprobe.cfg is read whole up to this size; a larger one is refused
  * with a problem (a cut file could turn window_ms=1000 into window_ms=10). */
@@ -50,6 +52,11 @@ struct settings {
 	 * verdict_kernel_parse, verdict_windows_parse); NULL refuses the word. */
 	bool (*parse_kernel)(const char *text, size_t len, unsigned *kv);
 	bool (*parse_windows)(const char *text, size_t len, unsigned *release);
+	/* kernels=lts|all|6.1,6.12 as given, once check_kernels (the run:
+	 * verdict_kernel_set_valid) said the verdict knows it; "" = lts.  The
+	 * verdict input parses it (verdict_kernel_set_parse). */
+	char kernels[SETTINGS_KERNELS_MAX + 1];
+	bool (*check_kernels)(const char *text, size_t len);
 	uint32_t watch_seconds;  /* 0 = no watch after the report */
 	uint32_t watch_interval_seconds; /* one record per interval */
 	uint32_t problem_count;

@@ -16,6 +16,41 @@
 
 struct json;
 
+/* A set of guest kernels (kernels=lts|all|6.1,6.12): what a fleet runs.
+ * lts: every long-term line still maintained on the rules' date, plus the
+ * newest release; all: every release the rules know; list: those named.
+ * Zero-initialised = lts. */
+#define VERDICT_MAX_KERNEL_LIST 16
+
+enum verdict_kernel_set_kind {
+	VERDICT_KERNELS_LTS = 0,
+	VERDICT_KERNELS_ALL,
+	VERDICT_KERNELS_LIST,
+};
+
+struct verdict_kernel_set {
+	enum verdict_kernel_set_kind kind;
+	unsigned list[VERDICT_MAX_KERNEL_LIST];	/* KIND_LIST: KV values, ascending */
+	uint32_t count;
+};
+
+/* "lts", "all", or releases separated by commas ("6.1,6.12"): false for
+ * an unknown release, a repeated word or more than the list holds. */
+bool verdict_kernel_set_parse(const char *text, size_t len, struct verdict_kernel_set *out);
+const char *verdict_kernel_set_name(const struct verdict_kernel_set *k);
+/* verdict_kernel_set_parse() without keeping the set: for the settings. */
+bool verdict_kernel_set_valid(const char *text, size_t len);
+
+/* The releases the rules judge, oldest first (4.19 .. the newest), and
+ * whether each is a long-term line still maintained on the rules' date
+ * (kernel.org's projected end of life): the one table host tools read,
+ * through verdict-judge --releases. */
+size_t verdict_release_count(void);
+const char *verdict_release_name(size_t i);
+bool verdict_release_maintained_longterm(size_t i);
+/* Whether the set holds release i. */
+bool verdict_kernel_set_has(const struct verdict_kernel_set *k, size_t i);
+
 /* Zero-initialised input means "unknown" everywhere. */
 enum verdict_tri {
 	VERDICT_UNKNOWN = 0,
@@ -182,6 +217,9 @@ struct verdict_input {
 	 * (612 = 6.12); 0 = the default, the newest long-term release.  Not
 	 * one of the inputs: verdict.linux_kernel names it. */
 	unsigned kernel;
+	/* The kernels the headline and a gate judge (the kernels= setting);
+	 * zero = lts.  Not an input either: verdict.kernel_set names it. */
+	struct verdict_kernel_set kernels;
 	/* The Windows release verdict.windows is for (verdict_windows_parse());
 	 * 0 = the default, the newest.  Not an input either. */
 	unsigned windows;
@@ -206,8 +244,13 @@ void verdict_inputs_to_json(struct json *j, const struct verdict_input *in);
 bool verdict_inputs_parse_line(struct verdict_input *in, char *line, const char **why);
 
 #define VERDICT_MAX_REASONS 16
-#define VERDICT_REASON_LEN 200
-#define VERDICT_MAX_RANGES 12
+/* A reasoning line is a rule's text and its citation ("... [file fn()]"):
+ * sized for the longest rule (verdict_longest_rule_text(), checked by a
+ * unit test), so none is cut; any text cut anyway is counted in
+ * verdict.text_cut, never silent. */
+#define VERDICT_REASON_LEN 512
+/* Every release can be a range of its own (45 releases judged). */
+#define VERDICT_MAX_RANGES 48
 #define VERDICT_MAX_WARNINGS 16
 #define VERDICT_MSG_LEN 200
 #define VERDICT_EVIDENCE_LEN 320
@@ -223,6 +266,9 @@ struct verdict_risk {
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
 };
 
+/* One by_kernel range: neighbouring releases with the same outcome --
+ * clocksource, vDSO, what sysfs lists, risk, confidence, read cost and
+ * warnings, each release judged as the main kernel is. */
 struct verdict_kernel_range {
 	const char *from, *to;	/* "5.6"-style; to NULL = newest */
 	const char *linux_clocksource;
@@ -230,6 +276,14 @@ struct verdict_kernel_range {
 	const char *note;
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
 	struct verdict_risk risk;
+	uint8_t first, last;	/* indexes into verdict_release_name() */
+	uint8_t confidence;	/* enum verdict_confidence */
+	bool read_cost_measured;
+	uint64_t predicted_read_ns_milli;
+	uint32_t warning_count;
+	const char *warning_codes[VERDICT_MAX_WARNINGS];
+	uint8_t warning_severity[VERDICT_MAX_WARNINGS];	/* enum verdict_severity */
+	const char *warning_fix_brief[VERDICT_MAX_WARNINGS];
 };
 
 /* Ordered by weight: the summary leads with the heaviest. */
@@ -308,6 +362,12 @@ struct verdict {
 
 	struct verdict_windows windows;
 
+	/* The kernels the headline is for (inputs.kernels), and how many
+	 * texts of this verdict did not fit their buffer: 0, or an error the
+	 * report shows (verdict.text_cut). */
+	struct verdict_kernel_set kernel_set;
+	uint32_t text_cut;
+
 	/* What the rules were given: verdict.inputs, so a saved report can be
 	 * judged again on the host (scripts/verdict). */
 	struct verdict_input inputs;
@@ -320,8 +380,19 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in);
  * syscall_overhead_ns_estimate). */
 void verdict_to_json(struct json *j, const struct verdict *v);
 
-/* The human one/two-liner that opens the summary. */
+/* The line that opens the summary, over the kernel set: the newest
+ * kernel's choice and read cost with its confidence, and, when the set
+ * disagrees, the worst kernel's ("7.1+: tsc ~7.2 ns; 4.19-6.11 (Debian
+ * 12's 6.1): acpi_pm ~215 ns per read - confidence low"). */
 void verdict_summary_line(const struct verdict *v, char *buf, size_t cap);
+/* The risk of the set's newest range, and where Linux ends then; false
+ * (buf empty) when it has none. */
+bool verdict_summary_risk(const struct verdict *v, char *buf, size_t cap);
+/* "Fix: ..." when a kernel of the set is sent to a slow source or gets a
+ * critical warning; false when nothing is to be fixed. */
+bool verdict_summary_fix(const struct verdict *v, char *buf, size_t cap);
+/* The longest rule text with its citation, as a reasoning line holds it. */
+size_t verdict_longest_rule_text(void);
 /* The summary's line for a Windows guest (verdict.windows). */
 void verdict_windows_summary_line(const struct verdict *v, char *buf, size_t cap);
 

@@ -26,9 +26,17 @@ and judges a report by the same rules:
            caps, JSON depth/size/count/number limits, marker digits
   fleetinput  a fleet's inputs as runs: every report of every log, run
            ids (collisions kept and flagged), labels, watch records
-  fleet    the headline and the long format of compare's fleet outputs
-  fleetdb  the fleet's SQLite database (compare --sqlite)
+  fleet    the headline row of compare's fleet outputs
+  longformat  the tidy long format: one row per scalar of a report
+  fleetdb  the fleet database's tables, SQLite (compare --sqlite)
+  fleetrows   one run as those tables' rows (measurements as layouts)
+  fleetpg  the same tables in PostgreSQL (compare --postgres)
+  fleetload   inputs straight into a database, read by --jobs processes
   fleetpage   the fleet page (compare --html)
+  charts   matplotlib SVG charts: histograms, gaps, strips, watch offsets
+  kernels  kernel sets (--kernels lts|all|LIST) and by_kernel ranges
+  judgment a report judged over a kernel set (--fail-on, the headline)
+  headline the verdict over a kernel set in one line
   fields   compare's field table: what is shown, from where, judged how
   guestjoin   a clockprobe-guest report next to the probe report of the
            same VM: pairing, predicted vs actual, findings

@@ -25,7 +25,8 @@ its absence under another named hypervisor is no regression.
 import collections
 
 from . import query
-from .query import drift_entry, source_entry  # noqa: F401 (compare's too)
+from .query import (  # noqa: F401 (compare's too)
+    drift_entry, drift_pairs, source_entry, source_names)
 
 KINDS = ("cost", "count", "num", "good", "status", "clock", "warnings",
          "text")
@@ -178,6 +179,41 @@ def source_cost(unit, pct):
     return per_source
 
 
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def source_estimate(name):
+    """The unbiased estimate of one read (read_cost.estimate_ns): what
+    the verdict uses, and the only cost of a source below the TSC's step
+    (the TSC under TCG), whose percentiles are null."""
+    def get(r):
+        s = source_entry(r, name)
+        if not isinstance(s, dict) or s.get("status") != "ok":
+            return None
+        return query.get_path(s, "read_cost.estimate_ns")
+    return get
+
+
+def source_step_bound(name):
+    """Below the step: the bound every percentile is under (two steps,
+    in ns at the chosen TSC rate); None when the source is above it."""
+    def get(r):
+        s = source_entry(r, name)
+        hz = query.get_path(r, "platform.tsc.freq_chosen.hz")
+        if not isinstance(s, dict) or s.get("status") != "ok":
+            return None
+        rc = s.get("read_cost") if isinstance(s.get("read_cost"), dict) \
+            else {}
+        step = rc.get("step_ticks")
+        if rc.get("below_resolution") is not True or not is_num(step) or \
+                not is_num(hz) or hz <= 0:
+            return None
+        return "< %s (below the %s-tick step)" % (
+            fmt_num(round(2 * step * 1e9 / hz, 1)), fmt_num(step))
+    return get
+
+
 def drift_ppm(pair):
     def get(r):
         d = drift_entry(r, pair)
@@ -259,6 +295,13 @@ PER_SOURCE = (
                         "sources[{name}].read_cost.%s.%s" % (unit, pct)))
     for pct, unit in (("p50", "ns"), ("p99", "ns"), ("p50", "cycles"),
                       ("p99", "cycles"), ("min", "cycles"))) + (
+    Spec("Source {name}", "estimate ns", source_estimate, "cost",
+         reads=("sources[{name}].status",
+                "sources[{name}].read_cost.estimate_ns")),
+    Spec("Source {name}", "p50 bound ns", source_step_bound, "text",
+         reads=("sources[{name}].status", "platform.tsc.freq_chosen.hz",
+                "sources[{name}].read_cost.step_ticks",
+                "sources[{name}].read_cost.below_resolution")),
     Spec("Source {name}", "frequency", "sources[{name}].freq_hz", "num",
          fmt_hz),
     Spec("Source {name}", "resolution ns", "sources[{name}].resolution_ns",
@@ -313,33 +356,6 @@ def make_field(spec, **names):
     hv = spec.hv(*names.values()) if callable(spec.hv) else spec.hv
     return Field(spec.section.format(**names), spec.label.format(**names),
                  get, spec.kind, spec.fmt, hv)
-
-
-def _list_of(r, key):
-    v = r.get(key) if isinstance(r, dict) else None
-    return v if isinstance(v, list) else []
-
-
-def source_names(reports):
-    """Every source name the reports list (strings only), first seen
-    first."""
-    names = {}
-    for r in reports:
-        for s in _list_of(r, "sources"):
-            n = s.get("name") if isinstance(s, dict) else None
-            if isinstance(n, str) and n:
-                names.setdefault(n, None)
-    return list(names)
-
-
-def drift_pairs(reports):
-    pairs = {}
-    for r in reports:
-        for d in _list_of(r, "drift"):
-            if isinstance(d, dict) and isinstance(d.get("a"), str) and \
-                    isinstance(d.get("b"), str) and d["a"] and d["b"]:
-                pairs.setdefault("%s/%s" % (d["a"], d["b"]), None)
-    return list(pairs)
 
 
 def build_fields(reports):

@@ -24,21 +24,12 @@ unit comes from the field's name: *_ns/ns -> ns, cycles -> tsc_ticks
 ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 """
 
-import functools
-import re
 
 from . import query
 from .fleetinput import (  # noqa: F401 (the fleet's names, in one place)
-    LOG_SUFFIXES, REPORT_KEYS, Run, canonical_run_id, expand_inputs,
-    file_labels, guest_run_id, load_runs, report_digest)
-from .untrusted import cap
-
-SKIP_SECTIONS = ("raw",)
-# Watch records (cptools/watchlog.py) in the long format: name = seq.
-WATCH_SECTION = "watch_records"
-LONG_COLUMNS = ("run_id", "label", "section", "name", "field", "value",
-                "unit")
-
+    LOG_SUFFIXES, REPORT_KEYS, Labeller, Placer, Run, canonical_run_id,
+    expand_inputs, explicit_label, file_labels, guest_run_id, load_runs,
+    read_file_runs, report_digest)
 
 # ------------------------------------------------------------- headline
 
@@ -74,122 +65,7 @@ def headline(run):
     }
 
 
-# ---------------------------------------------------------- long format
-
-@functools.lru_cache(maxsize=4096)
-def unit_for(segments):
-    """The unit of a field from its path segments (a tuple)."""
-    for seg in reversed(segments):
-        s = seg.lower()
-        if s == "ns" or s.endswith("_ns"):
-            return "ns"
-        if s == "cycles" or s.endswith("_cycles"):
-            return "tsc_ticks"
-        if s == "hz" or s.endswith("_hz"):
-            return "Hz"
-        if s == "ppm" or s.endswith("_ppm"):
-            return "ppm"
-        if s.endswith("_ms"):
-            return "ms"
-        if s.endswith("_us"):
-            return "us"
-        if s.endswith("_s"):
-            return "s"
-        if s == "bytes" or s.endswith("_bytes"):
-            return "bytes"
-    return ""
-
-
-def _entry_key(e):
-    if not isinstance(e, dict):
-        return None
-    if e.get("a") is not None and e.get("b") is not None:
-        return "%s/%s" % (e["a"], e["b"])
-    for k in query.KEY_FIELDS:
-        v = e.get(k)
-        if isinstance(v, (str, int)) and not isinstance(v, bool) and \
-                str(v) != "":
-            return str(v)
-    return None
-
-
-def _keyed_names(entries):
-    keys = [_entry_key(e) for e in entries]
-    first = {}
-    for i, k in enumerate(keys):
-        first.setdefault(k, i)
-    out = []
-    for i, k in enumerate(keys):
-        # query's [key] picks the first match: a repeated key (two SSDTs)
-        # is addressed by index so that the path finds this very entry.
-        # (A dict of first places: keys.index() per entry was quadratic.)
-        unique = k is not None and first[k] == i and \
-            "]" not in k and "." not in k
-        out.append(k if unique else str(i))
-    return out
-
-
-def _list_names(values):
-    if any(isinstance(e, dict) for e in values):
-        return _keyed_names(values)
-    return [str(i) for i in range(len(values))]
-
-
-_INDEX_RE = re.compile(r"\[[^\]]*\]")
-
-
-def unit_of(section, field):
-    """unit_for over the names of section and field, list keys left out
-    (cached on the path without them: a fleet repeats the same few
-    hundred fields, a list of 100,000 tables the same few)."""
-    return _unit_of_path(_INDEX_RE.sub("", section + "." + field))
-
-
-@functools.lru_cache(maxsize=8192)
-def _unit_of_path(p):
-    return unit_for(tuple(x for x in p.split(".") if x))
-
-
-def _emit(rows, head, field, value):
-    """Append a row for every scalar below value; head is (run_id, label,
-    section, name), field the path below the entry so far."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _emit(rows, head, field + "." + k if field else k, v)
-    elif isinstance(value, list):
-        for nm, v in zip(_list_names(value), value):
-            _emit(rows, head, "%s[%s]" % (field, nm), v)
-    elif value is not None:
-        if isinstance(value, str):
-            value = cap(value)
-        rows.append(head + (field, value, unit_of(head[2], field)))
-
-
-def long_rows(run):
-    """The long-format rows of one run, in report order.
-
-    A list of objects directly under the report or one level down becomes
-    the section (sources, drift, verdict.warnings, platform.acpi.tables),
-    its entries the names; anything deeper stays in the field path."""
-    rows = []
-    rid, lab = run.run_id, run.label
-    for section, value in run.report.items():
-        if section in SKIP_SECTIONS:
-            continue
-        if isinstance(value, list):
-            for nm, v in zip(_list_names(value), value):
-                _emit(rows, (rid, lab, section, nm), "", v)
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                if isinstance(v, list) and any(isinstance(e, dict)
-                                               for e in v):
-                    sec = section + "." + k
-                    for nm, e in zip(_keyed_names(v), v):
-                        _emit(rows, (rid, lab, sec, nm), "", e)
-                else:
-                    _emit(rows, (rid, lab, section, ""), k, v)
-        else:
-            _emit(rows, (rid, lab, section, ""), "", value)
-    for seq, rec in run.watch:
-        _emit(rows, (rid, lab, WATCH_SECTION, str(seq)), "", rec)
-    return rows
+# The long format lives in longformat.py; its names stay importable here.
+from .longformat import (  # noqa: E402,F401
+    LONG_COLUMNS, SKIP_SECTIONS, WATCH_SECTION, flatten, long_rows,
+    unit_for, unit_of)

@@ -28,7 +28,8 @@ REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
 class Run:
     """One verified report and how the outputs name it."""
 
-    def __init__(self, report, path, run_id, label=None):
+    def __init__(self, report, path, run_id, label=None,
+                 verified="crc32"):
         self.report = report
         self.path = path
         self.run_id = run_id
@@ -42,6 +43,9 @@ class Run:
         # run_id is then RUN_ID#digest, and the claim is kept here.
         self.claimed_run_id = None
         self.collides_with = None
+        # "crc32": a framed report whose length and CRC checked out;
+        # "unverified": a bare JSON file, which nothing vouches for.
+        self.verified = verified
 
     def get(self, p):
         try:
@@ -122,6 +126,96 @@ def file_labels(paths):
     return out
 
 
+def read_file_runs(path, from_dir, index=0, warn=lambda msg: None,
+                   guests=False, refusal=None):
+    """(runs, rejected) for one input file: every report it holds as a
+    Run (several copies of one run id: its last copy), each with its
+    digest, how it was verified and the log's watch records that are its;
+    rejected: [(name, reason)] for the file itself (refusal: the reason
+    cptools.inputs.input_files gave), a damaged copy ("path (report 2 of
+    3)") or a damaged watch record.  A file of a directory that is no
+    report gives neither (a note through warn).  Run ids here are the
+    reports' own: load_runs / fleetload.ingest settle collisions across
+    files.  This is what a loading process of fleetload does per file."""
+    if refusal is None:
+        try:
+            raw = inputs.read_file(path)
+        except inputs.InputError as e:
+            refusal = str(e)
+    if refusal is not None:
+        warn("compare: %s: rejected: %s" % (path, refusal))
+        return [], [(path, refusal)]
+    found, kind = frame.any_reports_from_bytes(raw)
+    guest = kind == "guest"
+    rejected = []
+    in_file = collections.OrderedDict()     # run id -> last copy
+    for k, (report, why, meta) in enumerate(found):
+        name = path if len(found) == 1 else "%s (report %d of %d)" % (
+            path, k + 1, len(found))
+        if guest and report is not None and not guests:
+            report, why = None, "a clockprobe-guest report, not a " \
+                "probe report"
+        if not guest and report is not None and \
+                not REPORT_KEYS.intersection(report):
+            if from_dir:    # results.json of a matrix run, other JSON
+                warn("compare: %s: not a clockprobe report, skipped"
+                     % name)
+                continue
+            report, why = None, "not a clockprobe report (none of " \
+                "%s)" % ", ".join(sorted(REPORT_KEYS))
+        if report is None:
+            warn("compare: %s: rejected: %s" % (name, why))
+            rejected.append((name, why))
+            continue
+        rid = guest_run_id(report) if guest else canonical_run_id(report)
+        in_file[rid] = (report, "unverified" if meta is None else "crc32")
+    runs = []
+    for rid, (report, verified) in in_file.items():
+        run = Run(report, path, rid, verified=verified)
+        run.from_dir, run.input_index = from_dir, index
+        run.kind = "guest" if guest else "probe"
+        run.digest = report_digest(report)
+        runs.append(run)
+    if runs and not guest and not path.endswith(".json"):
+        _watch_records(raw, path, runs, rejected, warn)
+    return runs, rejected
+
+
+class Placer:
+    """Where each run of a fleet goes, across files: the very same report
+    found again where a directory was read is a duplicate (counted once);
+    a different report claiming a run_id already taken is kept under
+    RUN_ID#digest and flagged.  fleet.load_runs and the streaming loader
+    (fleetload.ingest) share it, so both settle a fleet alike."""
+
+    def __init__(self, warn=lambda msg: None):
+        self.by_id, self.by_digest = {}, {}
+        self.warn = warn
+
+    def place(self, run_id, digest, path, from_dir):
+        """None for a duplicate (warned), else (run_id, claimed_run_id,
+        other_path): the id to use, and the claim it could not have
+        (None, None when none)."""
+        first = self.by_digest.get(digest)
+        if first is not None and (from_dir or first[1]):
+            self.warn("compare: %s: same run as %s (%s), counted once"
+                      % (path, first[0], run_id))
+            return None
+        rid, claimed, other = run_id, None, None
+        prev = self.by_id.get(run_id)
+        if prev is not None and prev[2] != digest:
+            rid, claimed, other = "%s#%s" % (run_id, digest), run_id, prev[0]
+            self.warn("compare: %s: run_id %s is already %s's, with a "
+                      "different report: kept as %s and flagged"
+                      % (path, run_id, other, rid))
+        self.by_id.setdefault(run_id, (path, from_dir, digest))
+        self.by_digest.setdefault(digest, (path, from_dir))
+        return rid, claimed, other
+
+    def first_path(self, digest):
+        return self.by_digest[digest][0]
+
+
 def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     """(runs, rejected, duplicates) for the given files and directories.
 
@@ -150,68 +244,19 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     it such a report is rejected by name."""
     runs, rejected, dups = [], [], []
     guest_runs = []
-    by_id, by_digest = {}, {}
+    placer = Placer(warn)
     for index, (p, from_dir, refusal) in enumerate(
             inputs.input_files(paths, LOG_SUFFIXES)):
-        if refusal is None:
-            try:
-                raw = inputs.read_file(p)
-            except inputs.InputError as e:
-                refusal = str(e)
-        if refusal is not None:
-            warn("compare: %s: rejected: %s" % (p, refusal))
-            rejected.append((p, refusal))
-            continue
-        found, kind = frame.any_reports_from_bytes(raw)
-        guest = kind == "guest"
-        in_file = collections.OrderedDict()     # run id -> last copy
-        for k, (report, why, _) in enumerate(found):
-            name = p if len(found) == 1 else "%s (report %d of %d)" % (
-                p, k + 1, len(found))
-            if guest and report is not None and guests is None:
-                report, why = None, "a clockprobe-guest report, not a " \
-                    "probe report"
-            if not guest and report is not None and \
-                    not REPORT_KEYS.intersection(report):
-                if from_dir:    # results.json of a matrix run, other JSON
-                    warn("compare: %s: not a clockprobe report, skipped"
-                         % name)
-                    continue
-                report, why = None, "not a clockprobe report (none of " \
-                    "%s)" % ", ".join(sorted(REPORT_KEYS))
-            if report is None:
-                warn("compare: %s: rejected: %s" % (name, why))
-                rejected.append((name, why))
+        file_runs, bad = read_file_runs(p, from_dir, index, warn,
+                                        guests is not None, refusal)
+        rejected += bad
+        for run in file_runs:
+            placed = placer.place(run.run_id, run.digest, p, from_dir)
+            if placed is None:
+                dups.append((p, placer.first_path(run.digest)))
                 continue
-            in_file[guest_run_id(report) if guest
-                    else canonical_run_id(report)] = report
-        file_runs = []
-        for rid, report in in_file.items():
-            digest = report_digest(report)
-            first = by_digest.get(digest)
-            if first is not None and (from_dir or first.from_dir):
-                dups.append((p, first.path))
-                warn("compare: %s: same run as %s (%s), counted once"
-                     % (p, first.path, rid))
-                continue
-            run = Run(report, p, rid)
-            run.from_dir, run.input_index = from_dir, index
-            run.kind = "guest" if guest else "probe"
-            run.digest = digest
-            other = by_id.get(rid)
-            if other is not None and other.digest != digest:
-                run.run_id = "%s#%s" % (rid, digest)
-                run.claimed_run_id = rid
-                run.collides_with = other.path
-                warn("compare: %s: run_id %s is already %s's, with a "
-                     "different report: kept as %s and flagged"
-                     % (p, rid, other.path, run.run_id))
-            by_id.setdefault(rid, run)
-            by_digest.setdefault(digest, run)
-            (guest_runs if guest else runs).append(run)
-            file_runs.append(run)
-        if file_runs and not guest and not p.endswith(".json"):
-            _watch_records(raw, p, file_runs, rejected, warn)
+            run.run_id, run.claimed_run_id, run.collides_with = placed
+            (guest_runs if run.kind == "guest" else runs).append(run)
     _label_runs(runs + guest_runs, labels)
     if guests is not None:
         guests.extend(guest_runs)
@@ -228,19 +273,39 @@ def guest_run_id(report):
     return canonical_run_id(report)
 
 
+class Labeller:
+    """The explicit label of each run: --label for its input (by input
+    order; the second run of one log under it gets LABEL-2, and so on),
+    else probe.label (guest.label), else None -- the file-name label then
+    needs every such run at once (file_labels)."""
+
+    def __init__(self, labels=()):
+        self.labels = list(labels)
+        self.taken = collections.Counter()
+
+    def explicit(self, run):
+        if run.input_index < len(self.labels):
+            lab = self.labels[run.input_index]
+            self.taken[(run.input_index, lab)] += 1   # two runs of one log
+            n = self.taken[(run.input_index, lab)]
+            return lab if n == 1 else "%s-%d" % (lab, n)
+        probe_label = run.get(getattr(run, "kind", "probe") + ".label")
+        if isinstance(probe_label, str) and probe_label.strip():
+            return cap(probe_label, 200)
+        return None
+
+
+def explicit_label(run, labels):
+    """Labeller(labels).explicit(run) for a run alone."""
+    return Labeller(labels).explicit(run)
+
+
 def _label_runs(runs, labels):
     need_file_label = []
-    taken = collections.Counter()
+    labeller = Labeller(labels)
     for r in runs:
-        probe_label = r.get(r.kind + ".label")
-        if r.input_index < len(labels):
-            lab = labels[r.input_index]
-            taken[(r.input_index, lab)] += 1   # two runs of one log
-            n = taken[(r.input_index, lab)]
-            r.label = lab if n == 1 else "%s-%d" % (lab, n)
-        elif isinstance(probe_label, str) and probe_label.strip():
-            r.label = cap(probe_label, 200)
-        else:
+        r.label = labeller.explicit(r)
+        if r.label is None:
             need_file_label.append(r)
     for r, lab in zip(need_file_label,
                       file_labels([r.path for r in need_file_label])):

@@ -1,10 +1,13 @@
 """The fleet page of scripts/compare --html: one self-contained HTML file.
 
 Order is what an operator reads first: the verdicts (one row per run,
-sortable by label, hypervisor, Linux clocksource, vDSO, predicted read cost
-and warnings), then the costs per hypervisor as charts, then the
-side-by-side details.  No network: styles, SVG and the one script are
-inline, and a Content-Security-Policy lets only that script (by its
+sortable by label, hypervisor, Linux clocksource, vDSO, predicted read
+cost, the verdict over the kernel set with its confidence and risk, and
+warnings; a bare .json marked unverified), then the costs per hypervisor
+as charts (every source, the TSC by its estimate), then the side-by-side
+details with every source's read-cost histogram and the gap timeline
+(cptools/charts.py, matplotlib).  No network: styles, SVG and the one
+script are inline, and a Content-Security-Policy lets only that script (by its
 SHA-256) run, so markup smuggled into a report string could not execute
 even if escaping failed; escaping is still done everywhere (html_text).
 
@@ -18,8 +21,9 @@ injected handler or script element -- and writes the result as JSON into
 import base64
 import hashlib
 import math
+import re
 
-from . import fleet
+from . import charts, fleet, kernels
 from .untrusted import html_text as e
 
 STYLE = """
@@ -30,7 +34,8 @@ th{background:#f0f0f0} td.reg{background:#fdd;font-weight:bold}
 table.sortable th{cursor:pointer} table.sortable th[aria-sort]{background:#dde}
 h2{font-size:18px;margin-top:1.5em} h3{font-size:15px} .rej{color:#a00}
 .critical{color:#a00;font-weight:bold} .warning{color:#a60} .info{color:#555}
-td.num{text-align:right}
+td.num{text-align:right} td.head{min-width:16em;max-width:34em;font-size:12px}
+.unverified{color:#a60;font-size:11px} svg{max-width:100%;height:auto}
 """
 
 SCRIPT = r"""
@@ -124,7 +129,10 @@ COLUMNS = (  # data-name, header, data-type
     ("label", "label", "text"), ("hypervisor", "hypervisor", "text"),
     ("clocksource", "Linux clocksource", "text"), ("vdso", "vDSO", "text"),
     ("predicted", "predicted read (ns)", "num"),
+    ("kernels", "kernels (the set)", "text"),
+    ("confidence", "confidence", "num"), ("risk", "risk", "text"),
     ("warnings", "warnings", "num"))
+CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 
 
 def _is_num(v):
@@ -145,7 +153,7 @@ def csp_header():
             "script-src 'sha256-%s'" % digest)
 
 
-def verdict_table(runs):
+def verdict_table(runs, kset=None):
     out = ['<table id="verdicts" class="sortable"><thead><tr>']
     out += ['<th data-name="%s" data-type="%s">%s</th>' % (n, t, e(h))
             for n, h, t in COLUMNS]
@@ -161,72 +169,31 @@ def verdict_table(runs):
                 e(w.get("code") or "?", 60)) for w in ws) or "none"
         vdso = h["vdso"]
         pred = h["predicted_read_ns"]
+        head = getattr(run, "kernel_headline", None)
+        if head is None:
+            j = kernels.Judgment(run.report, kset or kernels.KernelSet())
+            head = kernels.headline(j, run.report)
+        conf = h["confidence"]
+        risk = kernels.risk_text(run.get("verdict.risk"))
+        note = run.get("verdict.risk.note")
         out.append(
-            '<tr title="run %s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td>'
-            '<td class="num" data-key="%s">%s</td>'
-            '<td data-key="%d">%s</td></tr>' % (
-                e(run.run_id), e(run.label), e(h["hypervisor"]),
+            '<tr title="run %s"><td>%s%s</td><td>%s</td><td>%s</td>'
+            '<td>%s</td><td class="num" data-key="%s">%s</td>'
+            '<td class="head">%s</td><td data-key="%d">%s</td>'
+            '<td%s>%s</td><td data-key="%d">%s</td></tr>' % (
+                e(run.run_id), e(run.label),
+                ' <span class="unverified" title="a bare .json: no CRC '
+                'vouches for it">unverified</span>'
+                if run.verified == "unverified" else "",
+                e(h["hypervisor"]),
                 e(h["linux_clocksource"] or "-"),
                 "yes" if vdso is True else "no" if vdso is False else "-",
                 repr(float(pred)) if _is_num(pred) else "", _fmt(pred),
-                weight, wtext))
+                e(head or "-", 400),
+                CONFIDENCE_RANK.get(conf, 9), e(conf or "-"),
+                ' title="%s"' % e(note, 400) if note else "",
+                e(risk or "none"), weight, wtext))
     out.append("</tbody></table>")
-    return "\n".join(out)
-
-
-def strip_chart(title, unit, groups):
-    """One row per group (hypervisor), one dot per run, log-scale axis.
-
-    groups: [(group, [(label, value)])]; values <= 0 are left out."""
-    vals = [v for _, pts in groups for _, v in pts if _is_num(v) and v > 0]
-    if not vals:
-        return ""
-    lo = 10 ** math.floor(math.log10(min(vals)))
-    hi = 10 ** math.ceil(math.log10(max(vals)))
-    if hi <= lo:
-        hi = lo * 10
-    left, right, top, row_h, width = 150, 30, 36, 30, 760
-    plot_w = width - left - right
-    height = top + row_h * len(groups) + 36
-
-    def x(v):
-        return left + plot_w * (math.log10(v) - math.log10(lo)) / (
-            math.log10(hi) - math.log10(lo))
-
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">'
-           % (width, height, width, height),
-           '<text x="%d" y="18" font-size="14" font-weight="bold">%s (%s, '
-           'log scale)</text>' % (left, e(title), e(unit))]
-    dec = int(round(math.log10(lo)))
-    while 10 ** dec <= hi * 1.0001:
-        gx = x(10 ** dec)
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>'
-                   '<text x="%.1f" y="%d" text-anchor="middle" fill="#555">'
-                   '%s</text>' % (gx, top - 6, gx, height - 30, gx,
-                                  height - 16, _fmt(10 ** dec)))
-        dec += 1
-    for i, (group, pts) in enumerate(groups):
-        cy = top + row_h * i + row_h / 2
-        good = sorted(v for _, v in pts if _is_num(v) and v > 0)
-        out.append('<text x="%d" y="%.1f" text-anchor="end" dominant-baseline='
-                   '"middle">%s (%d)</text>' % (left - 8, cy, e(group, 24),
-                                                len(good)))
-        for j, (lab, v) in enumerate(pts):
-            if _is_num(v) and v > 0:
-                out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="#2a5d9f" '
-                           'fill-opacity="0.6"><title>%s: %s %s</title>'
-                           '</circle>' % (x(v), cy + (j * 7) % 13 - 6, e(lab),
-                                          _fmt(v), e(unit)))
-        if good:
-            med = good[len(good) // 2]
-            out.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" '
-                       'stroke="#c33" stroke-width="2"><title>median %s %s'
-                       '</title></line>' % (x(med), cy - 10, x(med), cy + 10,
-                                            _fmt(med), e(unit)))
-    out.append('<text x="%d" y="%d" font-size="10" fill="#555">one dot per '
-               'run; red bar: median</text>' % (left, height - 3))
-    out.append("</svg>")
     return "\n".join(out)
 
 
@@ -251,7 +218,7 @@ def hypervisor_charts(runs):
     for run in runs:
         by_hv.setdefault(fleet.hypervisor(run.report), []).append(run)
     hvs = sorted(by_hv)
-    charts = [strip_chart("predicted read cost per hypervisor", "ns", [
+    out = [charts.strip_chart("predicted read cost per hypervisor", "ns", [
         (hv, [(r.label, r.get("verdict.predicted_read_ns"))
               for r in by_hv[hv]]) for hv in hvs])]
     names = []
@@ -262,16 +229,17 @@ def hypervisor_charts(runs):
             if isinstance(n, str) and n not in names and len(names) < 16:
                 names.append(n)
     for n in names:
-        charts.append(strip_chart("%s read cost per hypervisor" % n, "ns", [
-            (hv, [(r.label, source_cost(r, n)) for r in by_hv[hv]])
-            for hv in hvs]))
-    return [c for c in charts if c]
+        out.append(charts.strip_chart(
+            "%s: one read per hypervisor (the estimate)" % n, "ns", [
+                (hv, [(r.label, source_cost(r, n)) for r in by_hv[hv]])
+                for hv in hvs]))
+    return [c for c in out if c]
 
 
 DETAILS_MAX_RUNS = 40
 
 
-def render(runs, details_html, rejected, source_charts):
+def render(runs, details_html, rejected, source_charts, kset=None):
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta http-equiv="Content-Security-Policy" content="%s">'
            % csp_header(),
@@ -284,7 +252,10 @@ def render(runs, details_html, rejected, source_charts):
     out.append("<p>%d run(s) with a critical warning; %d input(s) rejected. "
                "Click a column to sort.</p>" % (crit, len(rejected)))
     out.append("<h2>Verdicts</h2>")
-    out.append(verdict_table(runs))
+    out.append("<p>kernels: the verdict for the guest kernels %s (the "
+               "newest, and the worst where they disagree); --kernels "
+               "picks others.</p>" % e(str(kset or "lts")))
+    out.append(verdict_table(runs, kset))
     out.append("<h2>Costs per hypervisor</h2>")
     out += hypervisor_charts(runs)
     if rejected:
@@ -296,8 +267,10 @@ def render(runs, details_html, rejected, source_charts):
     if len(runs) <= DETAILS_MAX_RUNS:
         out.append(details_html)
         if source_charts:
-            out.append("<h3>Read-cost distributions</h3>")
-            out += [svg for _, svg in source_charts]
+            out.append("<h3>Read-cost distributions and gaps</h3>")
+            out += ['<figure id="chart-%s">%s</figure>' % (
+                re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60], svg)
+                for name, svg in source_charts]
     else:
         out.append("<p>%d runs are too many to set side by side; "
                    "scripts/compare --sqlite or --csv gives every figure."

@@ -29,7 +29,10 @@ def _lines(text):
     """Split on LF, CRLF or lone CR; drop ANSI escapes from each line."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
-    return [ANSI_RE.sub("", ln) for ln in re.split(r"\r\n|\r|\n", text)]
+    # Only lines with an ESC are searched: the report's 20 KB JSON line has
+    # none, and a regex pass over it was a fleet load's largest cost.
+    return [ANSI_RE.sub("", ln) if "\x1b" in ln else ln
+            for ln in re.split(r"\r\n|\r|\n", text)]
 
 
 def _fail(reason):
@@ -176,16 +179,30 @@ def frame_report(report_or_json):
             % (line, zlib.crc32(data) & 0xFFFFFFFF, len(data)))
 
 
-def load_report_file(path):
+def load_report_file(path, how=None):
     """Read a report from a .json file or a raw serial log.
 
     Returns (report, None) or (None, reason).  A file that parses as a JSON
     object is taken as an already extracted report; anything else is searched
     for the framed report (the last one: load_reports_file gives all).  The
     file is read through cptools.inputs: a regular file, size-capped.
+
+    how: a dict that, on success, gets "verified": "crc32" for a framed
+    report whose length and CRC-32 checked out, "unverified" for a bare
+    JSON object (nothing vouches that it is what a probe wrote: an edited
+    .json reads as well as the original), so that every output can say so.
     """
     # Several copies: the last, verified as is (extract_report's rule).
-    return load_reports_file(path)[-1][:2]
+    return _told(load_reports_file(path)[-1], how)
+
+
+def _told(found, how):
+    """(report, reason) of one (report, reason, meta), and how it was
+    verified into how: a framed copy has its meta, a bare JSON object none."""
+    report, err, meta = found
+    if report is not None and how is not None:
+        how["verified"] = "unverified" if meta is None else "crc32"
+    return report, err
 
 
 def load_reports_file(path):
@@ -198,9 +215,9 @@ def load_reports_file(path):
     return reports_from_bytes(raw)
 
 
-def load_report_bytes(raw):
+def load_report_bytes(raw, how=None):
     """load_report_file() on bytes already read (a file, stdin)."""
-    return reports_from_bytes(raw)[-1][:2]
+    return _told(reports_from_bytes(raw)[-1], how)
 
 
 def reports_from_bytes(raw):
@@ -255,12 +272,13 @@ def is_guest_report(obj):
         and "measurements" in obj and "probe" not in obj
 
 
-def load_any_report_file(path):
+def load_any_report_file(path, how=None):
     """(report, kind, None) or (None, kind, reason) for a .json file or a
     serial log: kind "guest" when it holds a CLOCKPROBE GUEST frame (or is
     a guest report's JSON), else "probe" (load_report_file)."""
     found, kind = load_any_reports_file(path)
-    return found[-1][0], kind, found[-1][1]
+    report, err = _told(found[-1], how)
+    return report, kind, err
 
 
 def load_any_reports_file(path):

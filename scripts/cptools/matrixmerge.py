@@ -21,7 +21,9 @@ _STATUSES = ("passed", "failed", "error", "skipped")
 _RECORD = {"order": (int,), "name": (str,), "describe": (str,),
            "classname": (str,), "status": (str,), "details": (list,),
            "seconds": (int, float), "exit_desc": (str,), "checks": (int,),
-           "log": (str, None), "verdict": (dict, None), "costs": (dict,)}
+           "log": (str, None), "verdict": (dict, None), "costs": (dict,),
+           # issue 29's kernel set; absent in a record from before it
+           "by_kernel": (list, None), "headline": (str, None)}
 
 
 def _check_record(r, where):

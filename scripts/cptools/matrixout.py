@@ -10,14 +10,19 @@ Record fields: order (the row's place in the unsharded selection), name,
 describe, classname, status (passed|failed|error|skipped), details,
 seconds, exit_desc, checks, log (the log's file name, or null when the row
 left none), verdict ({linux_clocksource, vdso, predicted_read_ns,
-confidence, warnings: [{code, severity}]} or null), costs ({source: ns}).
+confidence, warnings: [{code, severity}]} or null), costs ({source: ns}),
+by_kernel (every range of the report's verdict.by_kernel judged as
+cptools.kernels judges it: clocksource, vDSO, read cost, confidence, risk,
+warnings, releases; null for a row without a report) and headline (the
+verdict over the lts kernels in one line).  --fail-on looks at the kernels
+of --kernels (FailOn.kernels, default lts) in by_kernel.
 """
 
 import json
 import os
 import xml.etree.ElementTree as ET
 
-from . import policy
+from . import kernels, policy
 from .untrusted import cap, md_text, show_controls
 
 RESULTS = "results.json"
@@ -77,7 +82,19 @@ def record(order, row, status, details, seconds, exit_desc, checks,
         "log": row.name + ".log" if log_exists else None,
         "verdict": verdict_of(report) if report is not None else None,
         "costs": headline_costs(report) if report is not None else {},
+        "by_kernel": by_kernel_of(report) if report is not None else None,
+        "headline": headline_of(report) if report is not None else None,
     }
+
+
+def by_kernel_of(report):
+    j = kernels.Judgment(report, kernels.KernelSet("lts"))
+    return kernels.range_dicts(j.ranges)
+
+
+def headline_of(report):
+    j = kernels.Judgment(report, kernels.KernelSet("lts"))
+    return kernels.headline(j, report)
 
 
 def write_results(path, records, rows_total, shard):
@@ -95,10 +112,21 @@ class MergeError(Exception):
 # ------------------------------------------------------------ the policy
 
 def policy_hits(rec, fail_on):
-    """The --fail-on matches of a row, as text ("" when none)."""
+    """The --fail-on matches of a row over the kernel set (fail_on.kernels,
+    default lts), as text ("" when none): "4.19-6.11 (5.10, 5.15, 6.1,
+    6.6): ACPI_PM_FALLBACK (critical)".  A record from before by_kernel
+    was kept is judged on its main kernel's warnings."""
     if not fail_on or not rec.get("verdict"):
         return ""
-    return fail_on.describe_hits(rec["verdict"]["warnings"])
+    ranges = kernels.ranges_from_dicts(rec.get("by_kernel"))
+    if not ranges:
+        return fail_on.describe_hits(rec["verdict"]["warnings"])
+    kset = getattr(fail_on, "kernels", None) or kernels.KernelSet("lts")
+    j = kernels.Judgment(None, kset, ranges=ranges)
+    text = j.describe_hits(fail_on)
+    if not text and (j.error or j.unjudged()):
+        return ""
+    return text
 
 
 def exit_status(records, fail_on):

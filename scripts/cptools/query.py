@@ -79,9 +79,23 @@ def has_path(report, path):
     return get_path_or_missing(report, path) is not _MISSING
 
 
+_SPLIT_CACHE = {}
+
+
+def _split_cached(path):
+    """split_path's answer, kept: a fleet asks the same few dozen paths of
+    every report (a split is a regex pass; a lookup is not)."""
+    parts = _SPLIT_CACHE.get(path)
+    if parts is None:
+        parts = tuple((k, tuple(sel)) for k, sel in split_path(path))
+        if len(_SPLIT_CACHE) < 4096:
+            _SPLIT_CACHE[path] = parts
+    return parts
+
+
 def get_path_or_missing(report, path):
     cur = report
-    for key, selectors in split_path(path):
+    for key, selectors in _split_cached(path):
         if not isinstance(cur, dict) or key not in cur:
             return _MISSING
         cur = cur[key]
@@ -147,3 +161,31 @@ def clear_index():
     """Forget the indexes (compare builds a table: only its reports)."""
     _INDEX.clear()
 
+
+# The names compare's table (cptools/fields.py) has rows for.
+
+def _list_of(r, key):
+    v = r.get(key) if isinstance(r, dict) else None
+    return v if isinstance(v, list) else []
+
+
+def source_names(reports):
+    """Every source name the reports list (strings only), first seen
+    first."""
+    names = {}
+    for r in reports:
+        for s in _list_of(r, "sources"):
+            n = s.get("name") if isinstance(s, dict) else None
+            if isinstance(n, str) and n:
+                names.setdefault(n, None)
+    return list(names)
+
+
+def drift_pairs(reports):
+    pairs = {}
+    for r in reports:
+        for d in _list_of(r, "drift"):
+            if isinstance(d, dict) and isinstance(d.get("a"), str) and \
+                    isinstance(d.get("b"), str) and d["a"] and d["b"]:
+                pairs.setdefault("%s/%s" % (d["a"], d["b"]), None)
+    return list(pairs)

@@ -52,3 +52,64 @@ class ScreenControlFilter:
             self.out.write(self.pending.replace(b"\x1b", b""))
             self.pending = b""
         self.out.flush()
+
+
+FRAME_BEGIN = (b"==== CLOCKPROBE REPORT BEGIN", b"==== CLOCKPROBE WATCH BEGIN")
+FRAME_END = (b"==== CLOCKPROBE REPORT END", b"==== CLOCKPROBE WATCH END")
+SAVED_LINE = b"clockprobe: report saved as "
+
+
+class FrameEchoFilter:
+    """The live echo without the framed JSON: make run saves the report
+    (build/run/report.json), so the terminal gets the markers and a note
+    of its size instead of a 20 KB line.  saved_note: a line printed after
+    the probe's "report saved as \\clockprobe-report.json" (make run boots
+    the disk with snapshot=on, so that copy is discarded).  Everything
+    else passes as it comes, partial lines included."""
+
+    def __init__(self, out, saved_note=None):
+        self.out = out
+        self.saved_note = saved_note
+        self.line = b""
+        self.in_frame = False
+        self.held = 0
+
+    def write(self, chunk):
+        data = bytes(chunk)
+        while data:
+            nl = data.find(b"\n")
+            part, data = (data, b"") if nl < 0 else (data[:nl + 1],
+                                                     data[nl + 1:])
+            self.line += part
+            if not self.in_frame:
+                self.out.write(part)
+            if nl < 0:
+                break
+            self._line_done(self.line)
+            self.line = b""
+        return len(chunk)
+
+    def _line_done(self, line):
+        if self.in_frame:
+            if any(m in line for m in FRAME_END):
+                self.out.write(b"[%d bytes of JSON not echoed: saved, see "
+                               b"below]\r\n" % self.held)
+                self.out.write(line)
+                self.in_frame, self.held = False, 0
+            else:
+                self.held += len(line.strip())
+            return
+        if any(m in line for m in FRAME_BEGIN):
+            self.in_frame = True
+        elif SAVED_LINE in line and self.saved_note:
+            self.out.write(self.saved_note.encode() + b"\r\n")
+
+    def flush(self):
+        self.out.flush()
+
+    def close(self):
+        if self.in_frame:
+            self.out.write(b"[%d bytes of a frame not echoed: it ended "
+                           b"before its END marker]\r\n" % (
+                               self.held + len(self.line.strip())))
+        self.out.flush()

@@ -4,7 +4,13 @@
  * the output is the verdict JSON the probe writes ({"verdict":{...}}) or
  * the same verdict as text.
  *
- *   verdict-judge [--kernel X.Y] [--windows REL] [--json] < inputs.txt
+ *   verdict-judge [--kernel X.Y] [--kernels SET] [--windows REL] [--json] < inputs.txt
+ *   verdict-judge --releases
+ *
+ * --releases prints the releases the rules judge and the maintained
+ * long-term lines among them as JSON, the one table host tools read
+ * (cptools/kernels.py); --kernels lts|all|6.1,6.12 the set the headline
+ * (verdict.headline) is for.
  *   verdict-judge [--kernel X.Y] [--windows REL] [--json] --cpuid FILE
  *
  * --cpuid judges a recorded CPUID (tests/fixtures/cpuid/ format) instead:
@@ -82,6 +88,18 @@ static bool read_cpuid(const char *path, struct verdict_input *in)
 	return true;
 }
 
+static void print_releases(void)
+{
+	printf("{\"releases\":[");
+	for (size_t i = 0; i < verdict_release_count(); i++)
+		printf("%s\"%s\"", i ? "," : "", verdict_release_name(i));
+	printf("],\"longterm\":[");
+	for (size_t i = 0, n = 0; i < verdict_release_count(); i++)
+		if (verdict_release_maintained_longterm(i))
+			printf("%s\"%s\"", n++ ? "," : "", verdict_release_name(i));
+	printf("]}\n");
+}
+
 int main(int argc, char **argv)
 {
 	const char *cpuid_path = NULL;
@@ -93,6 +111,17 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			as_json = true;
+		} else if (!strcmp(argv[i], "--releases")) {
+			print_releases();
+			return 0;
+		} else if (!strcmp(argv[i], "--kernels") && i + 1 < argc) {
+			i++;
+			if (!verdict_kernel_set_parse(argv[i], strlen(argv[i]), &in.kernels)) {
+				fprintf(stderr, "verdict-judge: kernels %s: not lts, all or releases from 4.19 to the "
+						"newest (6.1,6.12)\n",
+					argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
 			i++;
 			if (!verdict_kernel_parse(argv[i], strlen(argv[i]), &in.kernel)) {
@@ -111,7 +140,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--windows REL] [--json] [--cpuid FILE | < inputs]\n");
+			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--kernels SET] [--windows REL] [--json] "
+					"[--cpuid FILE | < inputs] | --releases\n");
 			return 2;
 		}
 	}

@@ -231,6 +231,15 @@ static bool set_kernel(struct settings *s, const char *v, size_t n, bool has_val
 	return s->parse_kernel && s->parse_kernel(v, n, &s->linux_kernel);
 }
 
+static bool set_kernels(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	if (!s->check_kernels || n > SETTINGS_KERNELS_MAX || !s->check_kernels(v, n))
+		return false;
+	memcpy(s->kernels, v, n);
+	s->kernels[n] = 0;
+	return true;
+}
+
 static bool set_windows(struct settings *s, const char *v, size_t n, bool has_value)
 {
 	return s->parse_windows && s->parse_windows(v, n, &s->windows_release);
@@ -275,6 +284,7 @@ static const struct setting_key {
 	{ "resend", set_resend, "resend must be 0..3600 seconds", false },
 	{ "label", set_label, "label needs a value", false },
 	{ "kernel", set_kernel, "kernel must be a release 4.19..7.2", false },
+	{ "kernels", set_kernels, "kernels must be lts, all or releases 4.19..7.2 (6.1,6.12)", false },
 	{ "windows", set_windows, "windows must be vista, 2008, 7, 2008r2, 8, 8.1, 2012, 2012r2, 10, 2016, 2019, 2022, 11 or 2025", false },
 	{ "watch", set_watch, "watch must be 0..604800 seconds", false },
 	{ "interval", set_interval, "interval must be 1..3600 seconds", false },

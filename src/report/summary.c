@@ -12,6 +12,56 @@ static void line_start(struct strbuf *sb, char *buf, size_t cap)
 	sb_init(sb, buf, cap);
 }
 
+/* Every summary line fits a 100-column terminal: longer text is wrapped
+ * at spaces, the rest indented (a word longer than the line is cut into
+ * pieces, never lost). */
+#define SUMMARY_COLUMNS 100
+
+static void emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool))
+{
+	char line[SUMMARY_COLUMNS + 1];
+	size_t n = str_len(text), at = 0, lead = 0;
+
+	while (at < n) {
+		size_t room = SUMMARY_COLUMNS - lead, take = n - at;
+		if (take > room) {
+			take = room;
+			/* back up to the last space that fits */
+			while (take > 0 && text[at + take] != ' ')
+				take--;
+			if (!take)
+				take = room;
+		}
+		for (size_t i = 0; i < lead; i++)
+			line[i] = ' ';
+		for (size_t i = 0; i < take; i++)
+			line[lead + i] = text[at + i];
+		line[lead + take] = 0;
+		emit(line, screen);
+		at += take;
+		while (at < n && text[at] == ' ')
+			at++;
+		lead = indent;
+	}
+}
+
+/* One line, abbreviated with "..." past the width (warnings, fixes). */
+static void emit_one_line(const char *text, bool screen, void (*emit)(const char *, bool))
+{
+	char line[SUMMARY_COLUMNS + 1];
+	size_t n = str_len(text);
+
+	if (n <= SUMMARY_COLUMNS) {
+		emit(text, screen);
+		return;
+	}
+	for (size_t i = 0; i < SUMMARY_COLUMNS - 3; i++)
+		line[i] = text[i];
+	line[SUMMARY_COLUMNS - 3] = line[SUMMARY_COLUMNS - 2] = line[SUMMARY_COLUMNS - 1] = '.';
+	line[SUMMARY_COLUMNS] = 0;
+	emit(line, screen);
+}
+
 /* The source table's columns after the name: one row here gives a
  * column its title and width, for the header and every row alike.  They
  * start after the longest source name (Hyper-V's are 27 characters), so
@@ -21,9 +71,9 @@ static const struct {
 	const char *title;
 	size_t width;
 } column_spec[COL_COUNT] = {
-	[COL_P50] = { "p50 ns", 12 },	      [COL_P99] = { "p99 ns", 12 },
-	[COL_TICKS] = { "p50 ticks", 12 },    [COL_EST] = { "est. ns", 12 },
-	[COL_PATH] = { "read path", 14 },     [COL_BACKWARD] = { "backward   (ticks: TSC ticks, not core clocks)", 0 },
+	[COL_P50] = { "p50 ns", 9 },	     [COL_P99] = { "p99 ns", 9 },
+	[COL_TICKS] = { "p50 ticks", 11 },   [COL_EST] = { "est. ns", 9 },
+	[COL_PATH] = { "read path", 14 },     [COL_BACKWARD] = { "backward", 0 },
 };
 
 struct columns {
@@ -44,8 +94,8 @@ static struct columns columns_for(const struct run_results *r)
 	return col;
 }
 
-static void source_row(const struct source_result *s, const struct columns *col, uint64_t tsc_hz,
-		       void (*emit)(const char *, bool))
+static void source_row(const struct source_result *s, const struct source_result *prev,
+		       const struct columns *col, uint64_t tsc_hz, void (*emit)(const char *, bool))
 {
 	char buf[240];
 	struct strbuf sb;
@@ -55,8 +105,13 @@ static void source_row(const struct source_result *s, const struct columns *col,
 	sb_pad_to(&sb, col->at[COL_P50]);
 	if (s->status != SOURCE_OK) {
 		sb_str(&sb, s->status == SOURCE_ABSENT ? "absent: " : "ERROR: ");
-		sb_shown(&sb, s->desc.reason);
-		emit(buf, true);
+		/* The Hyper-V pair share their reason: said once. */
+		bool same = prev && prev->status == s->status && str_equal(prev->desc.reason, s->desc.reason);
+		if (same)
+			sb_str(&sb, "as above");
+		else
+			sb_shown(&sb, s->desc.reason);
+		emit_wrapped(buf, col->at[COL_P50], true, emit);
 		return;
 	}
 	const struct op_cost *c = &s->cost;
@@ -87,48 +142,100 @@ static void source_row(const struct source_result *s, const struct columns *col,
 	sb_str(&sb, read_path_name(s->read_path));
 	sb_pad_to(&sb, col->at[COL_BACKWARD]);
 	sb_u64(&sb, s->behaviour.backward);
-	if (c->below_resolution && c->step_ticks) {
-		sb_str(&sb, "  (below the ");
-		sb_u64(&sb, c->step_ticks);
-		sb_str(&sb, "-tick step; est. ");
-		sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
-		sb_str(&sb, " ns)");
-	}
 	emit(buf, true);
 }
 
-/* Why the predicted clocksource wins, in words: the rule, then the
- * verdict's reasoning (serial only: it is long). */
-static void why_block(const struct verdict *v, void (*emit)(const char *, bool))
+/* What the table's bounds mean, once under it: the TSC's step and the
+ * unit of the ticks column. */
+static void table_footnote(const struct run_results *r, void (*emit)(const char *, bool))
+{
+	char buf[400];
+	struct strbuf sb;
+	uint64_t step = 0;
+	bool any = false;
+
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "  (ticks: TSC ticks, not core clocks");
+	for (unsigned i = 0; i < r->source_count; i++) {
+		const struct source_result *s = &r->sources[i];
+		if (s->status != SOURCE_OK || !s->cost.below_resolution)
+			continue;
+		sb_str(&sb, any ? ", " : "; below the TSC step: ");
+		sb_str(&sb, s->src->name);
+		step = s->cost.step_ticks;
+		any = true;
+	}
+	if (any) {
+		sb_str(&sb, " (");
+		if (step)
+			sb_u64(&sb, step);
+		else
+			sb_str(&sb, "?");
+		sb_str(&sb, "-tick step): p50 shows the bound, est. ns the unbiased estimate");
+	}
+	sb_char(&sb, ')');
+	emit_wrapped(buf, 3, true, emit);
+}
+
+/* Whether hay holds the first n characters of needle. */
+static bool says(const char *hay, const char *needle, size_t n)
+{
+	size_t h = str_len(hay);
+	for (size_t i = 0; i + n <= h; i++)
+		if (mem_equal(hay + i, needle, n))
+			return true;
+	return false;
+}
+
+/* The rules that led there, for the main kernel (serial only: long).
+ * A line the risk line already said is not said again. */
+static void why_block(const struct verdict *v, const char *said, void (*emit)(const char *, bool))
 {
 	char buf[VERDICT_REASON_LEN + 64];
 	struct strbuf sb;
 	line_start(&sb, buf, sizeof buf);
-	sb_str(&sb, "Why ");
-	sb_str(&sb, v->linux_clocksource);
-	sb_str(&sb, ": Linux keeps the registered clocksource with the highest rating that it trusts; here ");
-	sb_str(&sb, v->why_text[0] ? v->why_text : v->why);
-	emit(buf, true);
+	sb_str(&sb, "Why (Linux ");
+	sb_str(&sb, v->linux_kernel);
+	sb_str(&sb, "; kernel= picks another):");
+	emit(buf, false);
 	for (uint32_t i = 0; i < v->reasoning_count && i < VERDICT_MAX_REASONS; i++) {
+		const char *text = v->reasoning[i];
+		if (said && str_len(text) >= 24 && says(said, text, 24))
+			continue;
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "  - ");
-		sb_str(&sb, v->reasoning[i]);
-		emit(buf, false);
+		sb_shown(&sb, text);
+		emit_wrapped(buf, 4, false, emit);
 	}
 }
 
-/* Every warning, not only the headline's: code and message on the
- * screen, the evidence on the serial log. */
-static void warnings_block(const struct verdict *v, void (*emit)(const char *, bool))
+/* A fix already printed (the headline's, another warning's) is not
+ * repeated: "fix: as above". */
+static bool fix_said(const char *fix, const char *const *said, uint32_t n)
 {
-	char buf[VERDICT_MSG_LEN + VERDICT_EVIDENCE_LEN + 64];
+	for (uint32_t i = 0; i < n; i++)
+		if (said[i] && says(said[i], fix, str_len(fix)))
+			return true;
+	return false;
+}
+
+/* Every warning of the main kernel: one line each, its fix on the next. */
+static void warnings_block(const struct verdict *v, const char *headline_fix,
+			   void (*emit)(const char *, bool))
+{
+	char buf[VERDICT_MSG_LEN + 64];
+	const char *said[VERDICT_MAX_WARNINGS + 1];
+	uint32_t said_n = 0;
 	struct strbuf sb;
 	if (!v->warning_count) {
 		emit("Warnings: none", true);
 		return;
 	}
+	said[said_n++] = headline_fix;
 	line_start(&sb, buf, sizeof buf);
-	sb_str(&sb, "Warnings (");
+	sb_str(&sb, "Warnings for Linux ");
+	sb_str(&sb, v->linux_kernel);
+	sb_str(&sb, " (");
 	sb_u64(&sb, v->warning_count);
 	sb_str(&sb, "):");
 	emit(buf, true);
@@ -141,13 +248,15 @@ static void warnings_block(const struct verdict *v, void (*emit)(const char *, b
 		sb_str(&sb, w->code);
 		sb_str(&sb, ": ");
 		sb_shown(&sb, w->message);
-		emit(buf, true);
-		if (w->evidence[0]) {
-			line_start(&sb, buf, sizeof buf);
-			sb_str(&sb, "    evidence: ");
-			sb_shown(&sb, w->evidence);
-			emit(buf, false);
-		}
+		emit_one_line(buf, true, emit);
+		if (!w->fix_brief)
+			continue;
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "    fix: ");
+		sb_shown(&sb, fix_said(w->fix_brief, said, said_n) ? "as above" : w->fix_brief);
+		emit_one_line(buf, false, emit);
+		if (said_n <= VERDICT_MAX_WARNINGS)
+			said[said_n++] = w->fix_brief;
 	}
 }
 
@@ -157,7 +266,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	struct strbuf sb;
 	const struct probe_facts *f = &r->facts;
 	uint64_t hz = results_tsc_hz(r);
-	static char verdict_text[1024];
+	static char verdict_text[1024], risk_text[1024], fix_text[1024];
+	const struct verdict *v = &r->verdict;
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "clockprobe " PROBE_VERSION " summary (");
@@ -167,11 +277,36 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_str(&sb, " ms)");
 	emit(buf, true);
 
-	/* The verdict first: it is what most readers came for. */
-	verdict_summary_line(&r->verdict, verdict_text, sizeof verdict_text);
-	emit(verdict_text, true);
-	verdict_windows_summary_line(&r->verdict, verdict_text, sizeof verdict_text);
-	emit(verdict_text, true);
+	/* The verdict first, over the kernels a fleet runs: what most readers
+	 * came for, with how sure it is, what can go wrong and what to fix. */
+	verdict_summary_line(v, verdict_text, sizeof verdict_text);
+	emit_wrapped(verdict_text, 2, true, emit);
+	bool risk = verdict_summary_risk(v, risk_text, sizeof risk_text);
+	if (risk)
+		emit_wrapped(risk_text, 2, true, emit);
+	bool fix = verdict_summary_fix(v, fix_text, sizeof fix_text);
+	if (fix)
+		emit_wrapped(fix_text, 2, true, emit);
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Kernels ");
+	sb_str(&sb, verdict_kernel_set_name(&v->kernel_set));
+	sb_str(&sb, ":");
+	for (size_t i = 0; i < verdict_release_count(); i++)
+		if (verdict_kernel_set_has(&v->kernel_set, i)) {
+			sb_char(&sb, ' ');
+			sb_str(&sb, verdict_release_name(i));
+		}
+	sb_str(&sb, " (kernels= picks others; verdict.by_kernel has every release)");
+	emit_wrapped(buf, 2, false, emit);
+	verdict_windows_summary_line(v, verdict_text, sizeof verdict_text);
+	emit_wrapped(verdict_text, 2, true, emit);
+	if (v->text_cut) {
+		line_start(&sb, buf, sizeof buf);
+		sb_str(&sb, "error VERDICT_TEXT_CUT: ");
+		sb_u64(&sb, v->text_cut);
+		sb_str(&sb, " verdict text(s) did not fit their buffer (verdict.text_cut)");
+		emit(buf, true);
+	}
 
 	line_start(&sb, buf, sizeof buf);
 	/* Machine-given text (CPUID, hypervisor leaves, tables, settings) is
@@ -190,7 +325,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_shown(&sb, f->hv.signature);
 		sb_str(&sb, ")");
 	}
-	emit(buf, true);
+	emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "TSC: invariant=");
@@ -207,7 +342,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_i64(&sb, r->freq.disagreement_ppm);
 		sb_str(&sb, " ppm");
 	}
-	emit(buf, true);
+	emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Cross-CPU: ");
@@ -218,7 +353,10 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->xcpu.warps);
 	sb_str(&sb, " TSC warps, skew bound ");
 	sb_u64(&sb, r->xcpu.max_skew_cycles);
-	sb_str(&sb, " ticks. Gaps: ");
+	sb_str(&sb, " ticks");
+	emit(buf, true);
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Gaps: ");
 	sb_u64(&sb, r->gaps.g.count);
 	sb_str(&sb, " over ");
 	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.threshold, hz) / 1000);
@@ -246,7 +384,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, "Harness anomaly: ");
 		sb_str(&sb, r->harness_anomaly_reason);
 		sb_str(&sb, " - read costs here are distorted");
-		emit(buf, true);
+		emit_wrapped(buf, 2, true, emit);
 	}
 	struct columns col = columns_for(r);
 	line_start(&sb, buf, sizeof buf);
@@ -257,10 +395,11 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	}
 	emit(buf, true);
 	for (unsigned i = 0; i < r->source_count; i++)
-		source_row(&r->sources[i], &col, hz, emit);
+		source_row(&r->sources[i], i ? &r->sources[i - 1] : NULL, &col, hz, emit);
+	table_footnote(r, emit);
 
-	why_block(&r->verdict, emit);
-	warnings_block(&r->verdict, emit);
+	why_block(v, risk ? risk_text : NULL, emit);
+	warnings_block(v, fix ? fix_text : NULL, emit);
 	/* Errors reach the screen too: a person at a console with no serial
 	 * log would otherwise never learn that part of the run failed. */
 	for (uint32_t i = 0; i < r->error_count; i++) {
@@ -269,7 +408,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, r->errors[i].code);
 		sb_str(&sb, ": ");
 		sb_shown(&sb, r->errors[i].message); /* settings words, table text */
-		emit(buf, true);
+		emit_wrapped(buf, 4, true, emit);
 	}
 
 	if (r->watch) {
@@ -286,11 +425,11 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 			sb_u64(&sb, r->watch->det.events_total);
 			sb_str(&sb, " events");
 		}
-		emit(buf, true);
+		emit_wrapped(buf, 2, true, emit);
 		if (r->watch->seq) {
 			char sentence[400];
 			watch_watchdog_sentence(sentence, sizeof sentence, r->watch);
-			emit(sentence, true);
+			emit_wrapped(sentence, 2, true, emit);
 		}
 	}
 }

@@ -174,6 +174,10 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	in->secure_tsc = VERDICT_UNKNOWN;
 	in->kernel = r->facts.settings.linux_kernel;
 	in->windows = r->facts.settings.windows_release;
+	/* kernels= was checked when read; "" is the default set, lts */
+	if (r->facts.settings.kernels[0])
+		verdict_kernel_set_parse(r->facts.settings.kernels, str_len(r->facts.settings.kernels),
+					 &in->kernels);
 	for (unsigned i = 0; i < r->freq.drift_count && i < VERDICT_MAX_DRIFT; i++) {
 		in->drift[i].a = results_source_name(r, r->freq.drift[i].a);
 		in->drift[i].b = results_source_name(r, r->freq.drift[i].b);

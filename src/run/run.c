@@ -53,6 +53,7 @@ struct run *run_start(struct platform *plat)
 	settings_defaults(&f->settings);
 	f->settings.parse_kernel = verdict_kernel_parse;
 	f->settings.parse_windows = verdict_windows_parse;
+	f->settings.check_kernels = verdict_kernel_set_valid;
 	if (plat->read_settings)
 		plat->read_settings(&f->settings);
 	return &the_run;

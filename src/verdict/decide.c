@@ -144,6 +144,110 @@ bool verdict_kernel_parse(const char *text, size_t len, unsigned *kv)
 	return true;
 }
 
+/* Long-term lines and kernel.org's projected end of life (year * 100 +
+ * month) as its releases page gave them after the 2026 extension (6.12 and
+ * 6.18 to Dec 2028, 6.6 and 6.1 to Dec 2027): a line is maintained on the
+ * rules' date when its end of life is later.  4.19 and 5.4 are judged but
+ * no longer maintained, so lts leaves them out. */
+#define RULES_DATE 202611	/* 2026-11-30, the date of docs/verdict-rules.md */
+static const struct {
+	unsigned kv, eol;
+} longterm_lines[] = {
+	{ KV(4, 19), 202412 }, { KV(5, 4), 202512 },  { KV(5, 10), 202612 }, { KV(5, 15), 202612 },
+	{ KV(6, 1), 202712 },  { KV(6, 6), 202712 },  { KV(6, 12), 202812 }, { KV(6, 18), 202812 },
+};
+
+size_t verdict_release_count(void)
+{
+	return ARRAY_SIZE(releases);
+}
+
+const char *verdict_release_name(size_t i)
+{
+	return i < ARRAY_SIZE(releases) ? releases[i] : NULL;
+}
+
+static unsigned release_kv(size_t i)
+{
+	unsigned kv = 0;
+	parse_kv(releases[i], str_len(releases[i]), &kv);
+	return kv;
+}
+
+bool verdict_release_maintained_longterm(size_t i)
+{
+	if (i >= ARRAY_SIZE(releases))
+		return false;
+	for (size_t l = 0; l < ARRAY_SIZE(longterm_lines); l++)
+		if (longterm_lines[l].kv == release_kv(i))
+			return longterm_lines[l].eol > RULES_DATE;
+	return false;
+}
+
+bool verdict_kernel_set_has(const struct verdict_kernel_set *k, size_t i)
+{
+	if (i >= ARRAY_SIZE(releases))
+		return false;
+	switch (k->kind) {
+	case VERDICT_KERNELS_ALL:
+		return true;
+	case VERDICT_KERNELS_LIST:
+		for (uint32_t j = 0; j < k->count && j < VERDICT_MAX_KERNEL_LIST; j++)
+			if (k->list[j] == release_kv(i))
+				return true;
+		return false;
+	default:
+		return verdict_release_maintained_longterm(i) || i + 1 == ARRAY_SIZE(releases);
+	}
+}
+
+const char *verdict_kernel_set_name(const struct verdict_kernel_set *k)
+{
+	return k->kind == VERDICT_KERNELS_ALL ? "all" : k->kind == VERDICT_KERNELS_LIST ? "list" : "lts";
+}
+
+bool verdict_kernel_set_valid(const char *text, size_t len)
+{
+	struct verdict_kernel_set k;
+	return verdict_kernel_set_parse(text, len, &k);
+}
+
+bool verdict_kernel_set_parse(const char *text, size_t len, struct verdict_kernel_set *out)
+{
+	struct verdict_kernel_set k;
+
+	memset(&k, 0, sizeof k);
+	if (!text || !len)
+		return false;
+	if (len == 3 && (mem_equal(text, "lts", 3) || mem_equal(text, "all", 3))) {
+		k.kind = text[0] == 'l' ? VERDICT_KERNELS_LTS : VERDICT_KERNELS_ALL;
+		*out = k;
+		return true;
+	}
+	k.kind = VERDICT_KERNELS_LIST;
+	for (size_t at = 0; at <= len;) {
+		size_t end = at;
+		while (end < len && text[end] != ',')
+			end++;
+		unsigned kv;
+		if (!verdict_kernel_parse(text + at, end - at, &kv) || k.count >= VERDICT_MAX_KERNEL_LIST)
+			return false;
+		/* ascending, once each: the headline reads them in order */
+		uint32_t pos = 0;
+		while (pos < k.count && k.list[pos] < kv)
+			pos++;
+		if (pos < k.count && k.list[pos] == kv)
+			return false;
+		for (uint32_t j = k.count; j > pos; j--)
+			k.list[j] = k.list[j - 1];
+		k.list[pos] = kv;
+		k.count++;
+		at = end + 1;
+	}
+	*out = k;
+	return true;
+}
+
 static void fill_available(const struct model *m, char *out, size_t cap);
 
 static void fill_risk(const struct model *m, struct verdict_risk *r)
@@ -168,36 +272,129 @@ static bool same_risk(const struct verdict_risk *a, const struct verdict_risk *b
 	       str_equal(a->available_clocksource, b->available_clocksource);
 }
 
-static void fill_by_kernel(const struct facts *f, struct verdict *v)
+/* The ranges of clocksource, vDSO, what sysfs lists and risk alone:
+ * what KERNEL_DEPENDENT reads, and the by_kernel of every judged release's
+ * warnings, so that each is judged exactly as the main kernel is. */
+static void fill_base_ranges(const struct facts *f, struct verdict *v)
 {
 	struct verdict_kernel_range *last = NULL;
 
+	v->by_kernel_count = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(releases); i++) {
 		struct model m;
 		char available[VERDICT_AVAILABLE_LEN];
 		struct verdict_risk risk;
-		unsigned kv = 0;
-		parse_kv(releases[i], str_len(releases[i]), &kv);
-		predict(f, kv, NULL, &m);
+		predict(f, release_kv(i), NULL, &m);
 		fill_available(&m, available, sizeof available);
 		fill_risk(&m, &risk);
 		const char *name = chosen_name(&m);
 		if (last && str_equal(last->linux_clocksource, name) && last->vdso == m.vdso &&
 		    str_equal(last->available_clocksource, available) && same_risk(&last->risk, &risk)) {
 			last->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
+			last->last = (uint8_t)i;
 			continue;
 		}
 		if (v->by_kernel_count >= VERDICT_MAX_RANGES)
 			break;
 		last = &v->by_kernel[v->by_kernel_count++];
+		memset(last, 0, sizeof *last);
 		last->from = releases[i];
 		last->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
+		last->first = last->last = (uint8_t)i;
 		last->linux_clocksource = name;
 		last->vdso = m.vdso;
 		last->note = m.note;
 		str_copy(last->available_clocksource, sizeof last->available_clocksource, available);
 		last->risk = risk;
 	}
+}
+
+static void predicted_cost(const struct verdict_input *in, const struct model *m,
+			   struct verdict *v);
+
+/* One release judged as the main kernel is: the same rules, doubts and
+ * warnings, into a scratch verdict (static: it is large, and the probe's
+ * stack is not).  Fills one range's outcome. */
+static struct verdict scratch;
+
+static void judge_release(const struct facts *f, size_t i, const struct verdict *base,
+			  struct verdict_kernel_range *r)
+{
+	struct verdict *s = &scratch;
+	struct model m;
+
+	memset(s, 0, sizeof *s);
+	s->inputs = *f->in;
+	s->linux_kernel = releases[i];
+	predict(f, release_kv(i), s, &m);
+	note_unknowns(f, &m, s);
+	note_harness_anomaly(f, &m, s);
+	note_tsc_race(f, &m, s);
+	s->linux_clocksource = chosen_name(&m);
+	s->vdso = m.vdso;
+	predicted_cost(f->in, &m, s);
+	memcpy(s->by_kernel, base->by_kernel, sizeof s->by_kernel);
+	s->by_kernel_count = base->by_kernel_count;
+	add_warnings(f, &m, s);
+
+	memset(r, 0, sizeof *r);
+	r->from = releases[i];
+	r->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
+	r->first = r->last = (uint8_t)i;
+	r->linux_clocksource = s->linux_clocksource;
+	r->vdso = m.vdso;
+	r->note = m.note;
+	fill_available(&m, r->available_clocksource, sizeof r->available_clocksource);
+	fill_risk(&m, &r->risk);
+	r->confidence = (uint8_t)m.conf;
+	r->read_cost_measured = s->read_cost_measured;
+	r->predicted_read_ns_milli = s->predicted_read_ns_milli;
+	for (uint32_t w = 0; w < s->warning_count && w < VERDICT_MAX_WARNINGS; w++) {
+		r->warning_codes[w] = s->warnings[w].code;
+		r->warning_severity[w] = (uint8_t)s->warnings[w].severity;
+		r->warning_fix_brief[w] = s->warnings[w].fix_brief;
+	}
+	r->warning_count = s->warning_count < VERDICT_MAX_WARNINGS ? s->warning_count : VERDICT_MAX_WARNINGS;
+}
+
+static bool same_outcome(const struct verdict_kernel_range *a, const struct verdict_kernel_range *b)
+{
+	if (!str_equal(a->linux_clocksource, b->linux_clocksource) || a->vdso != b->vdso ||
+	    !str_equal(a->available_clocksource, b->available_clocksource) || !same_risk(&a->risk, &b->risk) ||
+	    a->confidence != b->confidence || a->read_cost_measured != b->read_cost_measured ||
+	    a->predicted_read_ns_milli != b->predicted_read_ns_milli || a->warning_count != b->warning_count)
+		return false;
+	for (uint32_t w = 0; w < a->warning_count; w++)
+		if (!str_equal(a->warning_codes[w], b->warning_codes[w]) ||
+		    a->warning_severity[w] != b->warning_severity[w])
+			return false;
+	return true;
+}
+
+/* by_kernel: every release judged in full, neighbours with the same
+ * outcome merged.  base holds the clocksource ranges on entry. */
+static void fill_by_kernel(const struct facts *f, struct verdict *v)
+{
+	static struct verdict_kernel_range judged[VERDICT_MAX_RANGES];
+	static struct verdict base;
+	struct verdict_kernel_range r;
+	uint32_t n = 0;
+
+	memcpy(base.by_kernel, v->by_kernel, sizeof base.by_kernel);
+	base.by_kernel_count = v->by_kernel_count;
+	for (size_t i = 0; i < ARRAY_SIZE(releases); i++) {
+		judge_release(f, i, &base, &r);
+		if (n && same_outcome(&judged[n - 1], &r)) {
+			judged[n - 1].to = r.to;
+			judged[n - 1].last = r.last;
+			continue;
+		}
+		if (n >= VERDICT_MAX_RANGES)
+			break;	/* cannot happen: one range per release at most */
+		judged[n++] = r;
+	}
+	memcpy(v->by_kernel, judged, sizeof v->by_kernel);
+	v->by_kernel_count = n;
 }
 
 /* ---- what a user would see ------------------------------------------------ */
@@ -281,6 +478,31 @@ static void predicted_cost(const struct verdict_input *in, const struct model *m
 		v->predicted_read_ns_milli += SYSCALL_OVERHEAD_NS_ESTIMATE * 1000ull;
 }
 
+/* A text that fills its buffer to the last byte was cut (sb_str stops
+ * there): counted, so a cut is an error the report names, never silent. */
+static uint32_t full(const char *text, size_t cap)
+{
+	return str_len(text) + 1 >= cap;
+}
+
+static uint32_t count_cut_texts(const struct verdict *v)
+{
+	uint32_t n = full(v->why_text, sizeof v->why_text) +
+		     full(v->available_clocksource, sizeof v->available_clocksource) +
+		     full(v->risk.available_clocksource, sizeof v->risk.available_clocksource);
+
+	for (uint32_t i = 0; i < v->reasoning_count && i < VERDICT_MAX_REASONS; i++)
+		n += full(v->reasoning[i], VERDICT_REASON_LEN);
+	for (uint32_t i = 0; i < v->warning_count && i < VERDICT_MAX_WARNINGS; i++)
+		n += full(v->warnings[i].message, VERDICT_MSG_LEN) +
+		     full(v->warnings[i].evidence, VERDICT_EVIDENCE_LEN);
+	for (uint32_t i = 0; i < v->by_kernel_count && i < VERDICT_MAX_RANGES; i++)
+		n += full(v->by_kernel[i].available_clocksource, VERDICT_AVAILABLE_LEN);
+	for (uint32_t i = 0; i < v->windows.reasoning_count && i < VERDICT_WIN_MAX_REASONS; i++)
+		n += full(v->windows.reasoning[i], VERDICT_REASON_LEN);
+	return n;
+}
+
 void verdict_decide(struct verdict *out, const struct verdict_input *in)
 {
 	struct facts f;
@@ -306,8 +528,13 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	predicted_cost(in, &m, out);
 	fill_available(&m, out->available_clocksource, sizeof out->available_clocksource);
 	fill_risk(&m, &out->risk);
-	fill_by_kernel(&f, out);
+	out->kernel_set = in->kernels;
+	/* KERNEL_DEPENDENT and the "why" read the clocksource ranges; every
+	 * release is then judged as this one was, for by_kernel. */
+	fill_base_ranges(&f, out);
 	add_warnings(&f, &m, out);
 	fill_why_text(&f, &m, out);
+	fill_by_kernel(&f, out);
 	decide_windows(in, &out->windows);
+	out->text_cut = count_cut_texts(out);
 }

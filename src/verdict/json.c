@@ -19,6 +19,52 @@ static void risk_to_json(struct json *j, const struct verdict_risk *r)
 	json_object_end(j);
 }
 
+/* What each release of a range was judged as the main kernel is: its
+ * releases (and the maintained long-term lines among them), confidence,
+ * read cost and warnings, so gates and fleet data can ask any kernel. */
+static void range_judgment_to_json(struct json *j, const struct verdict_kernel_range *r)
+{
+	json_array_begin(j, "releases");
+	for (size_t i = r->first; i <= r->last; i++)
+		json_string(j, NULL, verdict_release_name(i));
+	json_array_end(j);
+	json_array_begin(j, "longterm");
+	for (size_t i = r->first; i <= r->last; i++)
+		if (verdict_release_maintained_longterm(i))
+			json_string(j, NULL, verdict_release_name(i));
+	json_array_end(j);
+	json_string(j, "confidence", verdict_confidence_name((enum verdict_confidence)r->confidence));
+	if (r->read_cost_measured)
+		json_fixed(j, "predicted_read_ns", (int64_t)r->predicted_read_ns_milli, 3);
+	else
+		json_null(j, "predicted_read_ns");
+	json_array_begin(j, "warnings");
+	for (uint32_t w = 0; w < r->warning_count; w++) {
+		json_object_begin(j, NULL);
+		json_string(j, "code", r->warning_codes[w]);
+		json_string(j, "severity", verdict_severity_name((enum verdict_severity)r->warning_severity[w]));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/* "kernel_set": the kernels the headline is for; "headline": that line. */
+static void kernel_set_to_json(struct json *j, const struct verdict *v)
+{
+	static char line[512];
+
+	json_object_begin(j, "kernel_set");
+	json_string(j, "name", verdict_kernel_set_name(&v->kernel_set));
+	json_array_begin(j, "releases");
+	for (size_t i = 0; i < verdict_release_count(); i++)
+		if (verdict_kernel_set_has(&v->kernel_set, i))
+			json_string(j, NULL, verdict_release_name(i));
+	json_array_end(j);
+	json_object_end(j);
+	verdict_summary_line(v, line, sizeof line);
+	json_string(j, "headline", line);
+}
+
 static void warnings_to_json(struct json *j, const struct verdict *v)
 {
 	json_array_begin(j, "warnings");
@@ -65,9 +111,12 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 		json_string(j, "note", r->note);
 		json_string(j, "available_clocksource", r->available_clocksource);
 		risk_to_json(j, &r->risk);
+		range_judgment_to_json(j, r);
 		json_object_end(j);
 	}
 	json_array_end(j);
+	kernel_set_to_json(j, v);
+	json_u64(j, "text_cut", v->text_cut);
 	warnings_to_json(j, v);
 	windows_to_json(j, &v->windows);
 	verdict_inputs_to_json(j, &v->inputs);

@@ -138,3 +138,18 @@ const char *chosen_name(const struct model *m)
 {
 	return m->chosen >= 0 ? verdict_source_name(m->chosen) : "jiffies";
 }
+
+/* The longest reasoning line a rule can write: its text, " [", the
+ * citation and "]" (add_reason()), with the terminating NUL. */
+size_t verdict_longest_rule_text(void)
+{
+	size_t longest = 0;
+
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++)
+		for (size_t i = 0; i < steps[s]->count; i++) {
+			const struct rule *r = &steps[s]->rules[i];
+			size_t n = str_len(r->why) + 1 + (r->cite ? str_len(r->cite) + 3 : 0);
+			longest = MAX(longest, n);
+		}
+	return longest;
+}

@@ -66,19 +66,6 @@ void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm)
 	sb_str(sb, " ppm");
 }
 
-/* 26000 -> "26,000": the summary is read by people. */
-static void sb_u64_grouped(struct strbuf *sb, uint64_t v)
-{
-	char digits[20];
-	size_t n = u64_to_decimal(v, digits);
-
-	for (size_t i = 0; i < n; i++) {
-		sb_char(sb, digits[i]);
-		if (i + 1 < n && (n - i - 1) % 3 == 0)
-			sb_char(sb, ',');
-	}
-}
-
 /* Why the TSC and the paravirt clocks are out of the race, in a few words. */
 void evidence_why_not_better(struct strbuf *sb, const struct facts *f, const struct model *m)
 {
@@ -167,54 +154,169 @@ void fill_why_text(const struct facts *f, const struct model *m, struct verdict 
 	}
 }
 
-/* The first critical warning, else the first warning; info never leads. */
-static const struct verdict_warning *headline_warning(const struct verdict *v)
-{
-	static const enum verdict_severity order[] = { VERDICT_CRITICAL, VERDICT_WARNING };
+/* ---- the headline over the kernel set ---------------------------------- */
 
-	for (size_t o = 0; o < ARRAY_SIZE(order); o++)
-		for (uint32_t i = 0; i < v->warning_count; i++)
-			if (v->warnings[i].severity == order[o])
-				return &v->warnings[i];
-	return NULL;
+static bool range_in_set(const struct verdict *v, const struct verdict_kernel_range *r)
+{
+	for (size_t i = r->first; i <= r->last; i++)
+		if (verdict_kernel_set_has(&v->kernel_set, i))
+			return true;
+	return false;
+}
+
+/* "4.19-6.11", "7.1+" (the open range), "6.1" (one release). */
+static void sb_range(struct strbuf *sb, const struct verdict_kernel_range *r)
+{
+	sb_str(sb, r->from);
+	if (!r->to) {
+		sb_char(sb, '+');
+	} else if (!str_equal(r->to, r->from)) {
+		sb_char(sb, '-');
+		sb_str(sb, r->to);
+	}
+}
+
+static bool range_has(const struct verdict_kernel_range *r, unsigned kv)
+{
+	return parse_kv(r->from) <= kv && (!r->to || parse_kv(r->to) >= kv);
+}
+
+/* Worse for a reader: a syscall source, no vDSO, a higher read cost. */
+static bool range_worse(const struct verdict_kernel_range *a, const struct verdict_kernel_range *b)
+{
+	bool sa = slow_source(a->linux_clocksource), sb = slow_source(b->linux_clocksource);
+
+	if (sa != sb)
+		return sa;
+	if (a->vdso != b->vdso)
+		return !a->vdso;
+	return a->predicted_read_ns_milli > b->predicted_read_ns_milli;
+}
+
+static void sb_choice(struct strbuf *sb, const struct verdict_kernel_range *r)
+{
+	sb_str(sb, r->linux_clocksource);
+	if (r->read_cost_measured) {
+		sb_str(sb, " ~");
+		sb_ns(sb, r->predicted_read_ns_milli);
+	}
+}
+
+/* The set's newest range and its worst; false when the set touches none
+ * (a verdict without by_kernel). */
+static bool set_ranges(const struct verdict *v, const struct verdict_kernel_range **newest,
+		       const struct verdict_kernel_range **worst)
+{
+	*newest = *worst = NULL;
+	for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		if (!range_in_set(v, r))
+			continue;
+		*newest = r;
+		if (!*worst || range_worse(r, *worst))
+			*worst = r;
+	}
+	return *newest != NULL;
 }
 
 void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 {
+	const struct verdict_kernel_range *newest, *worst;
 	struct strbuf sb;
-	const struct verdict_warning *w = headline_warning(v);
 
 	sb_init(&sb, buf, cap);
-	sb_str(&sb, "A Linux ");
-	sb_str(&sb, v->linux_kernel);
-	sb_str(&sb, " guest here will use ");
-	sb_str(&sb, v->linux_clocksource);
-	sb_str(&sb, v->vdso ? " (vDSO)" : " (no vDSO)");
-	if (v->read_cost_measured) {
-		uint64_t ns = (v->predicted_read_ns_milli + 500) / 1000;
-		sb_str(&sb, ": ~");
-		if (ns)
-			sb_u64_grouped(&sb, ns);
-		else
-			sb_fixed(&sb, (int64_t)(v->predicted_read_ns_milli / 100), 1);
-		sb_str(&sb, " ns per clock read");
-		if (!v->vdso) {
-			sb_str(&sb, " (incl. ~");
-			sb_u64(&sb, v->syscall_overhead_ns_estimate);
-			sb_str(&sb, " ns estimated syscall)");
-		}
-		if (v->tsc_read_ns_milli && !str_equal(v->linux_clocksource, verdict_source_name(VERDICT_SRC_TSC))) {
-			sb_str(&sb, ", ~");
-			sb_ratio(&sb, v->predicted_read_ns_milli, v->tsc_read_ns_milli);
-		}
-	} else {
-		sb_str(&sb, ": read cost not measured");
+	if (!set_ranges(v, &newest, &worst)) {
+		sb_str(&sb, "Linux ");
+		sb_str(&sb, v->linux_kernel);
+		sb_str(&sb, ": ");
+		sb_str(&sb, v->linux_clocksource);
+		sb_str(&sb, " - confidence ");
+		sb_str(&sb, verdict_confidence_name(v->confidence));
+		return;
 	}
-	sb_str(&sb, ". Why: ");
-	sb_str(&sb, v->why_text[0] ? v->why_text : v->why);
-	if (w && w->fix_brief) {
-		sb_str(&sb, ". Fix: ");
-		sb_str(&sb, w->fix_brief);
+	sb_str(&sb, "Linux ");
+	sb_range(&sb, newest);
+	sb_str(&sb, ": ");
+	sb_choice(&sb, newest);
+	if (worst != newest && (!str_equal(worst->linux_clocksource, newest->linux_clocksource) ||
+				worst->vdso != newest->vdso)) {
+		sb_str(&sb, "; ");
+		sb_range(&sb, worst);
+		if (range_has(worst, KV(6, 1)))
+			sb_str(&sb, " (Debian 12's 6.1)");
+		sb_str(&sb, ": ");
+		sb_choice(&sb, worst);
 	}
-	sb_char(&sb, '.');
+	sb_str(&sb, newest->read_cost_measured || worst->read_cost_measured ? " per read" : " (read cost not measured)");
+	sb_str(&sb, " - confidence ");
+	sb_str(&sb, verdict_confidence_name((enum verdict_confidence)newest->confidence));
+}
+
+bool verdict_summary_risk(const struct verdict *v, char *buf, size_t cap)
+{
+	const struct verdict_kernel_range *newest, *worst;
+	struct strbuf sb;
+
+	sb_init(&sb, buf, cap);
+	if (!set_ranges(v, &newest, &worst) || !newest->risk.reason)
+		return false;
+	sb_str(&sb, "Risk (");
+	sb_range(&sb, newest);
+	sb_str(&sb, "): ");
+	sb_str(&sb, newest->risk.note);
+	sb_str(&sb, "; then ");
+	sb_str(&sb, newest->risk.linux_clocksource);
+	sb_str(&sb, newest->risk.vdso ? " (vDSO)" : " (no vDSO)");
+	/* other ranges of the set that can lose a race of another kind */
+	bool first = true;
+	for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		if (r == newest || !r->risk.reason || !range_in_set(v, r) ||
+		    str_equal(r->risk.reason, newest->risk.reason))
+			continue;
+		sb_str(&sb, first ? "; also " : ", ");
+		first = false;
+		sb_range(&sb, r);
+		sb_str(&sb, ": ");
+		sb_str(&sb, r->risk.reason);
+	}
+	return true;
+}
+
+/* The fix of a range's heaviest warning that has one (critical first). */
+static const char *range_fix(const struct verdict_kernel_range *r, bool critical_only)
+{
+	for (int sev = VERDICT_CRITICAL; sev >= (critical_only ? VERDICT_CRITICAL : VERDICT_WARNING); sev--)
+		for (uint32_t w = 0; w < r->warning_count; w++)
+			if (r->warning_severity[w] == sev && r->warning_fix_brief[w])
+				return r->warning_fix_brief[w];
+	return NULL;
+}
+
+bool verdict_summary_fix(const struct verdict *v, char *buf, size_t cap)
+{
+	const struct verdict_kernel_range *newest, *worst;
+	const char *fix = NULL;
+	struct strbuf sb;
+
+	sb_init(&sb, buf, cap);
+	if (!set_ranges(v, &newest, &worst))
+		return false;
+	/* Something to fix: a kernel of the set on a syscall source, or a
+	 * critical warning anywhere in the set. */
+	const struct verdict_kernel_range *at = worst;
+	if (slow_source(worst->linux_clocksource))
+		fix = range_fix(worst, false);
+	for (uint32_t i = 0; !fix && i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		if (range_in_set(v, r) && (fix = range_fix(r, true)) != NULL)
+			at = r;
+	}
+	if (!fix)
+		return false;
+	sb_str(&sb, "Fix (");
+	sb_range(&sb, at);
+	sb_str(&sb, "): ");
+	sb_str(&sb, fix);
+	return true;
 }

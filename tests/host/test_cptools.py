@@ -23,10 +23,13 @@ from cptools import (boot, frame, kvm, matrixconf, process, qemu,  # noqa: E402
 from cptools import (fleet, fleetdb, fleetpage, matrixout,  # noqa: E402
                      policy, untrusted, watchlog)
 from cptools import debfetch, fields, guestjoin, guestout  # noqa: E402
+from cptools import (charts, fleetload, fleetpg, fleetrows,  # noqa: E402
+                     headline, judgment, kernels, longformat)
 
 MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
            standin, fleet, fleetdb, fleetpage, matrixout, policy, untrusted,
-           watchlog, debfetch, fields, guestjoin, guestout)
+           watchlog, debfetch, fields, guestjoin, guestout, charts, fleetload,
+           fleetpg, fleetrows, headline, judgment, kernels, longformat)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 

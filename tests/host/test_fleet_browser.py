@@ -9,8 +9,14 @@ console goes to its stderr (--enable-logging=stderr): any line from the
 page's console fails the test.  One input is a hostile report whose strings
 carry <script>, an <img onerror>, formulas and control characters.
 
+The same page is also taken as a screenshot (build/host/fleet-page.png,
+for a person to look at): a PNG of the page's size, not blank, and the DOM
+has every source's read-cost histogram (the TSC's too) and the gap
+timeline as inline SVG, the TSC's estimate in the cost table, and the
+verdict over the kernel set in the verdict table.
+
 Skipped, with the reason, where no chromium is installed
-(scripts/install-deps installs it for make test).  About 3-5 s.
+(scripts/install-deps installs it for make test).  About 5-10 s.
 """
 
 import html
@@ -25,7 +31,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostlib import FIX, load_script  # noqa: E402
+from hostlib import FIX, REPO, load_script  # noqa: E402
 import hostile  # noqa: E402
 from cptools import frame  # noqa: E402
 
@@ -58,7 +64,8 @@ class FleetPageBrowserTest(unittest.TestCase):
         rc = compare.main(["--html", "-o", page, log] + [
             os.path.join(FIX, n) for n in (
                 "kvm_good.json", "hyperv.json", "tcg_q35.json",
-                "kvm_fallback.log")], stdout=out, stderr=err)
+                "kvm_fallback.log", "real_q35_hpet_off_2026.log")],
+            stdout=out, stderr=err)
         assert rc == 3 or rc == 0, err.getvalue()
         # --no-sandbox: the sandbox needs user namespaces, which containers
         # and root often lack; the page is our own local file.
@@ -76,6 +83,18 @@ class FleetPageBrowserTest(unittest.TestCase):
         cls.dom = proc.stdout.decode("utf-8", "replace")
         cls.stderr = proc.stderr.decode("utf-8", "replace")
         cls.rc = proc.returncode
+        os.makedirs(os.path.join(REPO, "build", "host"), exist_ok=True)
+        cls.png = os.path.join(REPO, "build", "host", "fleet-page.png")
+        if os.path.exists(cls.png):
+            os.unlink(cls.png)
+        shot = argv[:argv.index("--dump-dom")] + [
+            "--hide-scrollbars", "--window-size=1280,6000",
+            "--screenshot=" + cls.png, "file://" + page]
+        try:
+            subprocess.run(shot, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=90)
+        except subprocess.TimeoutExpired:
+            pass
 
     @classmethod
     def tearDownClass(cls):
@@ -91,21 +110,28 @@ class FleetPageBrowserTest(unittest.TestCase):
 
     def test_renders_and_sorts(self):
         res = self.selftest()
-        self.assertEqual(res["rows"], 5)
+        self.assertEqual(res["rows"], 6)
         self.assertEqual(res["sorted"], {
             "label": True, "hypervisor": True, "clocksource": True,
-            "vdso": True, "predicted": True, "warnings": True})
+            "vdso": True, "predicted": True, "kernels": True,
+            "confidence": True, "risk": True, "warnings": True})
         # Ascending predicted read cost, as the fixtures (real captures but
         # hyperv.json) and the hostile report give it.
         cost = {}
         for name in ("kvm_good", "hyperv", "tcg_q35", "kvm_fallback"):
             with open(os.path.join(FIX, name + ".json")) as f:
                 cost[name] = json.load(f)["verdict"]["predicted_read_ns"]
+        cost["real_q35_hpet_off_2026"] = frame.load_report_file(
+            os.path.join(FIX, "real_q35_hpet_off_2026.log"))[0][
+                "verdict"]["predicted_read_ns"]
         hostile_cost = hostile.hostile_report()["verdict"]["predicted_read_ns"]
         self.assertLess(hostile_cost, min(cost.values()))
+        # the bare .json inputs carry their "unverified" mark in the cell
+        bare = ("kvm_good", "hyperv", "tcg_q35")
         self.assertEqual(res["order_by_predicted"],
                          [hostile.STRINGS["probe.label"]]
-                         + sorted(cost, key=cost.get))
+                         + [n + " unverified" if n in bare else n
+                            for n in sorted(cost, key=cost.get)])
 
     def test_no_console_errors(self):
         res = self.selftest()
@@ -122,6 +148,34 @@ class FleetPageBrowserTest(unittest.TestCase):
         # The hostile strings are on the page as text.
         self.assertIn("&lt;script&gt;window.__pwned=1&lt;/script&gt;",
                       self.dom)
+
+
+    def test_charts_and_kernel_set_on_the_page(self):
+        dom = self.dom
+        for name in ("tsc", "kvm-clock", "hpet", "acpi_pm", "pit",
+                     "hyperv_clocksource_tsc_page", "gaps"):
+            m = re.search(r'<figure id="chart-%s"><svg' % re.escape(
+                name.replace("-", "-")), dom)
+            self.assertIsNotNone(m, name)
+        self.assertIn("tsc: read cost per call (below the TSC step", dom)
+        # the TSC's cost row in the side-by-side table: its estimate
+        self.assertRegex(dom, r"<th>estimate ns</th><td>[0-9.]+</td>")
+        # the verdict over the kernels: 6.1 sent to acpi_pm on hpet=off
+        self.assertIn("4.19-6.11 (Debian 12's 6.1): acpi_pm ~", dom)
+        self.assertIn("unverified", dom)    # the bare .json fixtures
+
+    def test_screenshot(self):
+        self.assertTrue(os.path.exists(self.png), "no screenshot")
+        from cptools.debpkg import import_debian
+        try:
+            image = import_debian("PIL.Image")
+        except ImportError:
+            self.skipTest("no python3-pil to read the screenshot")
+        with image.open(self.png) as im:
+            self.assertEqual(im.size, (1280, 6000))
+            colours = im.convert("RGB").resize((64, 300)).getcolors(100000)
+        # a page of charts and tables, not a blank or error page
+        self.assertGreater(len(colours), 50)
 
 
 if __name__ == "__main__":

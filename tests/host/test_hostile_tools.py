@@ -466,6 +466,82 @@ class SilentLossTest(Tmp):
         self.assertIn("run_id", err)
 
 
+class StreamingLoaderTest(Tmp):
+    """compare --sqlite/--postgres alone streams 500 inputs or more
+    (cptools/fleetload.py): the same untrusted loader, every report of
+    every log, links refused by name and run_id collisions kept and
+    flagged -- the very database load_runs + write_sqlite makes."""
+
+    def fleet_dir(self):
+        d = os.path.join(self.tmp, "fleet")
+        os.makedirs(d)
+        forged = load_json("kvm_fallback.json")
+        forged["probe"]["run_id"] = load_json("kvm_good.json")["probe"][
+            "run_id"]
+        self.write("fleet/a-forged.log", frame.frame_report(forged))
+        shutil.copy(fx("kvm_good.log"), os.path.join(d, "b-genuine.log"))
+        self.write("fleet/c-two-boots.log", frame.frame_report(
+            load_json("hyperv.json")) + "reboot\n" + frame.frame_report(
+            load_json("kvm_good.json")))
+        os.symlink(fx("kvm_fallback.json"), os.path.join(d, "d-link.json"))
+        return d
+
+    def tables(self, db):
+        con = sqlite3.connect(db)
+        try:
+            return {t: sorted(con.execute("SELECT * FROM %s" % t)
+                              .fetchall(), key=repr)
+                    for t in ("runs", "run_digests", "run_id_collisions",
+                              "rejected", "sources", "measurement_values")}
+        finally:
+            con.close()
+
+    def test_streamed_equals_loaded(self):
+        from cptools import fleet, fleetdb
+        d = self.fleet_dir()
+        streamed = os.path.join(self.tmp, "s.db")
+        written, rejected, dups, _ = fleetdb.ingest(
+            [d], fleetdb.SqliteSink(streamed))
+        runs, rej, dup = fleet.load_runs([d])
+        loaded = os.path.join(self.tmp, "l.db")
+        n, flagged = fleetdb.write_sqlite(loaded, runs, rej)
+        self.assertEqual((written, len(rejected), dups), (n, len(rej),
+                                                          len(dup)))
+        self.assertEqual(flagged, 1)
+        got = self.tables(streamed)
+        self.assertEqual(got, self.tables(loaded))
+        # a-forged holds the run_id first; b-genuine's different report
+        # goes beside it, flagged; c's second boot is b's very report, a
+        # duplicate in a directory; hyperv's run is there too.
+        self.assertEqual(len(got["runs"]), 3)
+        self.assertEqual(len(got["run_id_collisions"]), 1)
+        self.assertEqual(got["run_id_collisions"][0][1], load_json(
+            "kvm_good.json")["probe"]["run_id"])
+        self.assertEqual([r[0] for r in got["rejected"]],
+                         [os.path.join(d, "d-link.json")])
+
+    def test_streaming_never_overwrites_a_run_in_the_database(self):
+        from cptools import fleetdb
+        db = os.path.join(self.tmp, "f.db")
+        rc, _, err = run("--sqlite", db, fx("kvm_good.log"))
+        self.assertEqual(rc, 0, err)
+        before = self.tables(db)
+        forged = load_json("kvm_fallback.json")
+        rid = load_json("kvm_good.json")["probe"]["run_id"]
+        forged["probe"]["run_id"] = rid
+        log = self.write("forged.log", frame.frame_report(forged))
+        msgs = []
+        sink = fleetdb.SqliteSink(db, msgs.append)
+        fleetdb.ingest([log], sink, warn=msgs.append)
+        self.assertEqual(sink.flagged, 1)
+        self.assertIn("run_id %s is already in the database" % rid,
+                      "\n".join(msgs))
+        after = self.tables(db)
+        self.assertIn(before["runs"][0], after["runs"])
+        self.assertEqual([r[1:] for r in after["run_id_collisions"]],
+                         [(rid, log, fx("kvm_good.log"))])
+
+
 class MarkdownEscapingTest(Tmp):
     def test_markup_controls_and_size(self):
         r = load_json("kvm_good.json")

@@ -285,8 +285,10 @@ class StandInMatrixTest(Tmp):
             return rc, buf.getvalue()
         rc, log = run(self.imgs["kvm_fallback.json"], "ACPI_PM_FALLBACK")
         self.assertEqual(rc, policy.POLICY_EXIT, log)
-        self.assertIn("--fail-on ACPI_PM_FALLBACK matched: ACPI_PM_FALLBACK "
-                      "(critical)", log)
+        # over the lts kernels, naming them
+        self.assertIn("--fail-on ACPI_PM_FALLBACK (kernels lts) matched: "
+                      "4.19+ (5.10, 5.15, 6.1, 6.6, 6.12, 6.18, 7.2): "
+                      "ACPI_PM_FALLBACK (critical)", log)
         rc, log = run(self.imgs["tcg_q35.json"], "ACPI_PM_FALLBACK")
         self.assertEqual(rc, 0, log)
         rc, log = run(self.imgs["tcg_q35.json"], "warning")

@@ -87,7 +87,11 @@ class Ova(unittest.TestCase):
         config = {attr(c, "key", "vmw"): attr(c, "value", "vmw")
                   for c in hw.findall("vmw:Config", NS)}
         self.assertEqual(config["firmware"], "efi")
-        self.assertEqual(config["uefi.secureBoot.enabled"], "false")
+        # vmw:Config keys are vSphere VirtualMachineConfigSpec properties
+        # (ESXi's OVF import sets bootOptions.efiSecureBootEnabled from it);
+        # .vmx keys such as uefi.secureBoot.enabled would be vmw:ExtraConfig
+        self.assertEqual(config["bootOptions.efiSecureBootEnabled"], "false")
+        self.assertNotIn("uefi.secureBoot.enabled", config)
         items = {}
         for item in hw.findall("ovf:Item", NS):
             kind = int(item.findtext("rasd:ResourceType", namespaces=NS))

@@ -137,12 +137,16 @@ TEST(summary_prints_the_bound_and_the_estimate)
 	fill(&run);
 	line_count = 0;
 	report_summary(&run, collect);
-	int found = 0;
-	for (unsigned i = 0; i < line_count; i++)
-		if (strstr(lines[i], "tsc") && strstr(lines[i], "(below the 25-tick step; est. 16.1 ns)") &&
-		    strstr(lines[i], "<21"))
+	int found = 0, note = 0;
+	for (unsigned i = 0; i < line_count; i++) {
+		if (strstr(lines[i], "  tsc ") == lines[i] && strstr(lines[i], "<21") && strstr(lines[i], "<step") &&
+		    strstr(lines[i], "16.1"))
 			found = 1;
+		if (strstr(lines[i], "below the TSC step: tsc (25-tick step): p50 shows the bound"))
+			note = 1;
+	}
 	CHECK(found);
+	CHECK(note);
 }
 
 static bool screen_of[64];
@@ -199,12 +203,12 @@ TEST(summary_aligns_every_name_and_shows_warnings_and_errors)
 	CHECK(screen);
 	CHECK(line_with("LARGE_GAPS: the vCPU stopped", &screen) != NULL);
 	CHECK(screen);
-	CHECK(line_with("evidence: CPUID 0x80000007 EDX[8] = 0", &screen) != NULL);
-	CHECK(!screen);
+	/* the evidence is in the JSON; the summary keeps to one line each */
+	CHECK(line_with("evidence:", &screen) == NULL);
 	CHECK(line_with("error SETTINGS: unknown setting: colour", &screen) != NULL);
 	CHECK(screen);
 	CHECK(line_with("12.34 % of the time lost", NULL) != NULL);
-	CHECK(line_with("Why tsc: Linux keeps the registered clocksource with the highest rating", NULL) != NULL);
+	CHECK(line_with("Why (Linux ", NULL) != NULL);
 }
 
 /* Issue 25: machine-given text reaches the serial log shown, never raw: a
@@ -268,9 +272,10 @@ TEST(report_without_a_buffer_still_sends_the_summary)
 	CHECK(line_with("clockprobe 0.", NULL) != NULL);	/* the summary's first line */
 	CHECK(line_with("  acpi_pm", NULL) != NULL);		/* its source rows */
 	bool screen = false;
-	CHECK(line_with("error REPORT_NOT_SENT: no memory for the 4096 KiB report buffer: the framed JSON "
-			"report is not sent, only this summary", &screen) != NULL);
+	/* The summary wraps at 100 columns: the error's start, then its end. */
+	CHECK(line_with("error REPORT_NOT_SENT: no memory for the 4096 KiB report buffer:", &screen) != NULL);
 	CHECK(screen);
+	CHECK(line_with("only this summary", NULL) != NULL);
 	CHECK(line_with("clockprobe: the framed report could not be sent (no memory for its buffer)", NULL));
 }
 

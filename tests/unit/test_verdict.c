@@ -187,6 +187,28 @@ static void check_range(const struct verdict *v, uint32_t i, const char *from, c
 	CHECK_EQ_U64(r->vdso, vdso);
 }
 
+/* by_kernel splits wherever any outcome changes (confidence, warnings
+ * too): how many ranges the clocksource and vDSO alone would make. */
+static uint32_t clocksource_ranges(const struct verdict *v)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < v->by_kernel_count; i++)
+		if (!i || strcmp(v->by_kernel[i].linux_clocksource, v->by_kernel[i - 1].linux_clocksource) ||
+		    v->by_kernel[i].vdso != v->by_kernel[i - 1].vdso)
+			n++;
+	return n;
+}
+
+/* The range that holds release rel ("5.10"). */
+static const struct verdict_kernel_range *range_of(const struct verdict *v, const char *rel)
+{
+	for (uint32_t i = 0; i < v->by_kernel_count; i++)
+		for (unsigned j = v->by_kernel[i].first; j <= v->by_kernel[i].last; j++)
+			if (!strcmp(verdict_release_name(j), rel))
+				return &v->by_kernel[i];
+	return NULL;
+}
+
 /* Bare metal Intel with invariant TSC, TSC_ADJUST, one package:
  * intel.c/tsc.c: CONSTANT+NONSTOP from 0x80000007; tsc 300 > hpet 250 >
  * acpi_pm 200; check_system_tsc_reliable() (5.17+) turns the watchdog off.
@@ -212,8 +234,20 @@ TEST(bare_metal_intel_invariant_tsc)
 	CHECK_EQ_U64(v.predicted_read_ns_milli, TSC_BARE);
 	CHECK_STR(v.available_clocksource, "tsc hpet acpi_pm");
 	CHECK_STR(verdict_confidence_name(v.confidence), "high");
-	CHECK_EQ_U64(v.by_kernel_count, 1);
-	check_range(&v, 0, "4.19", NULL, "tsc", true);
+	CHECK_EQ_U64(clocksource_ranges(&v), 1);
+	CHECK_STR(v.by_kernel[0].from, "4.19");
+	CHECK(v.by_kernel[v.by_kernel_count - 1].to == NULL);
+	/* Each release judged in full: where the watchdog still checks the
+	 * TSC (before b50db7095fe0's TSC_ADJUST exemption: 5.16, backported to
+	 * 5.4, 5.10 and 5.15) confidence is medium, high where it does not. */
+	CHECK_EQ_U64(range_of(&v, "5.3")->confidence, VERDICT_CONFIDENCE_MEDIUM);
+	CHECK_EQ_U64(range_of(&v, "5.4")->confidence, VERDICT_CONFIDENCE_HIGH);
+	CHECK_EQ_U64(range_of(&v, "5.9")->confidence, VERDICT_CONFIDENCE_MEDIUM);
+	CHECK_EQ_U64(range_of(&v, "5.10")->confidence, VERDICT_CONFIDENCE_HIGH);
+	CHECK_EQ_U64(range_of(&v, "5.14")->confidence, VERDICT_CONFIDENCE_MEDIUM);
+	CHECK_EQ_U64(range_of(&v, "5.15")->confidence, VERDICT_CONFIDENCE_HIGH);
+	CHECK_EQ_U64(range_of(&v, "7.2")->confidence, VERDICT_CONFIDENCE_HIGH);
+	CHECK_EQ_U64(range_of(&v, "6.18")->warning_count, 0);
 	CHECK_EQ_U64(v.warning_count, 0);
 	CHECK(v.reasoning_count >= 2);
 }
@@ -230,9 +264,12 @@ TEST(kvm_invtsc_stable_kvmclock)
 	CHECK(v.vdso);
 	CHECK_EQ_U64(v.predicted_read_ns_milli, TSC_KVM);
 	CHECK_STR(v.available_clocksource, "tsc kvm-clock hpet acpi_pm");
-	CHECK_EQ_U64(v.by_kernel_count, 2);
+	CHECK_EQ_U64(clocksource_ranges(&v), 2);
 	check_range(&v, 0, "4.19", "5.0", "kvm-clock", true);
-	check_range(&v, 1, "5.1", NULL, "tsc", true);
+	CHECK_STR(range_of(&v, "5.1")->linux_clocksource, "tsc");
+	CHECK_STR(range_of(&v, "5.1")->from, "5.1");
+	CHECK(v.by_kernel[v.by_kernel_count - 1].to == NULL);
+	CHECK_STR(v.by_kernel[v.by_kernel_count - 1].linux_clocksource, "tsc");
 	CHECK_STR(severity(&v, "KERNEL_DEPENDENT"), "info");
 	CHECK(!has_warning(&v, "TSC_NOT_INVARIANT"));
 	CHECK(!has_warning(&v, "KVMCLOCK_NOT_STABLE"));
@@ -301,11 +338,14 @@ TEST(kvm_hidden_amd_no_hpet_is_the_incident)
 	CHECK(w && strstr(w->evidence, "acpi_pm read costs 3200 ns = 139x a TSC read"));
 	CHECK(w && strstr(w->fix, "+invtsc"));
 	CHECK(w && strstr(w->fix, "<feature policy='require' name='invtsc'/>"));
+	/* The headline over the default set (lts): one outcome everywhere,
+	 * so one range; 3200 + 150 ns estimated syscall. */
 	verdict_summary_line(&v, line, sizeof(line));
-	/* 3350 ns / 23 ns = 145.65 -> 146 */
-	CHECK(strstr(line, "A Linux 6.18 guest here will use acpi_pm (no vDSO): ~3,350 ns per clock "
-			   "read (incl. ~150 ns estimated syscall), ~146x a TSC read. Why: ") == line);
-	CHECK(strstr(line, "Fix: expose invariant TSC (QEMU -cpu <model>,+invtsc"));
+	CHECK_STR(verdict_confidence_name(v.confidence), "high");
+	CHECK_STR(line, "Linux 4.19+: acpi_pm ~3350 ns per read - confidence high");
+	CHECK(verdict_summary_fix(&v, line, sizeof(line)));
+	CHECK(strstr(line, "Fix (4.19+): expose invariant TSC (QEMU -cpu <model>,+invtsc") == line);
+	CHECK(!verdict_summary_risk(&v, line, sizeof(line)));
 }
 
 /* Same, with an HPET: hpet 250 > acpi_pm 200. */
