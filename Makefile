@@ -41,7 +41,7 @@ EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_S
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all efi images signed run test unit deps fuzz fuzz-build matrix clean
+.PHONY: all efi images signed run test unit deps fuzz fuzz-build matrix qemu2 clean
 all: $(BUILD)/clockprobe.efi $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso $(BUILD)/host/verdict-judge
 
 DEPS       := sh scripts/install-deps
@@ -143,11 +143,12 @@ test:
 	$(PYTHON) tests/run.py
 
 # libFuzzer targets, one per parser or writer that takes outside bytes:
-# ACPI + SMBIOS tables, the settings text, CPUID leaves, the JSON writer.
+# ACPI + SMBIOS tables, the settings text, CPUID leaves, the JSON writer,
+# the AML scan for the VMClock device.
 # `make fuzz` runs each for FUZZ_SECONDS (default 20) from its seeds; the
 # campaign figures are in docs/hostile-machine.md; seeds (crash regressions
 # among them) in tests/fixtures/fuzz/<target>/.
-FUZZ_TARGETS := acpi settings settings_cut cpuid json
+FUZZ_TARGETS := acpi settings settings_cut cpuid json aml
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -Itests/fuzz -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
@@ -169,6 +170,13 @@ fuzz:
 			-print_final_stats=1 $(BUILD)/fuzz/corpus-$$t tests/fixtures/fuzz/$$t \
 			$$(test $$t = acpi && echo tests/fixtures/acpi/fuzz-seeds); \
 	done
+
+# The second QEMU (bookworm-backports' QEMU 10, with -device vmclock),
+# unpacked under build/qemu-10/ through the host's own apt sources, never
+# installed over the system's: scripts/cptools/qemu2.py.  Tests that want
+# it skip, with the reason, until it is there.
+qemu2:
+	$(PYTHON) scripts/cptools/qemu2.py fetch
 
 matrix:
 	@$(DEPS) run

@@ -154,6 +154,33 @@ struct acpi_spcr_info {
 	bool io_port_usable;    /* I/O space, port in 1..0xFFF8 */
 };
 
+/* A VMClock device (Linux ptp_vmclock, uapi-group vmclock spec): a Device
+ * whose _HID is "AMZNC10C" or _CID "VMCLOCK", found by a bounded scan of
+ * the DSDT and every SSDT (acpi_aml.c), with the memory range its _CRS
+ * names: where the hypervisor's page is. */
+struct acpi_vmclock_info {
+	bool found;             /* such a Device was declared */
+	bool usable;            /* and its _CRS names a memory range of non-zero length */
+	uint32_t devices;       /* such Devices in all tables (the spec allows one) */
+	uint32_t unresolved;    /* id matches past the scan's bound, only counted */
+	uint32_t tables_scanned; /* DSDT and SSDTs read */
+	char table[5];          /* the table declaring the first one: "SSDT", "DSDT" */
+	char oem_table_id[9];   /* QEMU: "VMCLOCK" */
+	uint64_t table_address;
+	char path[48];          /* "\\_SB_.VCLK" */
+	bool hid_match, cid_match;
+	const char *resource;   /* "qword_memory" | "dword_memory" | "memory32_fixed" | NULL */
+	uint64_t address, length;
+	bool writable;          /* the descriptor's _RW bit (QEMU: read-only) */
+	uint8_t cacheability;   /* _MEM: 0 non-cacheable, 1 cacheable, 2 write-combining, 3 prefetchable */
+	char reason[REASON_LEN]; /* why not found or not usable; "" when usable */
+};
+
+/* Scans one definition block's AML (a DSDT or SSDT without its 36-byte
+ * header) for the VMClock device; *out says what was found and, when
+ * nothing usable was, why (table fields left empty). */
+void acpi_aml_find_vmclock(const uint8_t *aml, uint32_t len, struct acpi_vmclock_info *out);
+
 struct acpi_info {
 	struct acpi_rsdp_info rsdp;
 	uint32_t table_count;
@@ -164,6 +191,7 @@ struct acpi_info {
 	struct acpi_hpet_info hpet;
 	struct acpi_madt_info madt;
 	struct acpi_spcr_info spcr;
+	struct acpi_vmclock_info vmclock;
 	uint32_t error_count;
 	uint32_t errors_dropped;
 	struct acpi_error errors[ACPI_MAX_ERRORS];

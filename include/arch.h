@@ -4,6 +4,7 @@
  * *_safe twin in fault.h that reports the fault instead of killing the VM. */
 #ifndef CP_ARCH_H
 #define CP_ARCH_H
+#include "idt.h"
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -198,15 +199,7 @@ static inline uint16_t read_cs(void)
 	return cs;
 }
 
-struct idt_gate {
-	uint16_t offset_low;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_high;
-	uint32_t reserved;
-} __attribute__((packed));
+/* struct idt_gate: include/idt.h (pure, so the guard's table is host-tested). */
 
 /* A present, DPL 0, 64-bit interrupt gate to handler in the current CS. */
 static inline void idt_set_gate(struct idt_gate *g, const void *handler)

@@ -5,6 +5,9 @@
 /* CPUID, hypervisor, ACPI, SMBIOS, CPUs, VMware backdoor, a rough TSC
  * rate: the hardware side of discovery, feeding the pure decoders. */
 void discover_platform(struct run_results *r);
+/* SEV / SEV-ES / SNP (Secure TSC) and TDX into f->coco (coco.c); part of
+ * discover_platform. */
+void discover_confidential(struct probe_facts *f);
 /* The dump setting: records every CPUID leaf into r->raw. */
 void discover_capture_raw(struct run_results *r);
 /* Picks and opens the UART: settings, else ACPI SPCR, else COM1. */

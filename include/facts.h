@@ -3,6 +3,7 @@
 #ifndef CP_FACTS_H
 #define CP_FACTS_H
 #include "acpi.h"
+#include "coco.h"
 #include "cpuid.h"
 #include "hypervisor.h"
 #include "settings.h"
@@ -17,6 +18,7 @@ struct probe_facts {
 	struct settings settings;
 	struct cpu_info cpu;
 	struct hv_info hv;
+	struct coco_info coco;  /* SEV / SEV-ES / SNP / TDX (discover/coco.c) */
 	struct acpi_info acpi;
 	bool acpi_parsed;
 	/* A TSC rate good enough for deadlines before the real frequency

@@ -17,6 +17,11 @@
 void fault_guard_install(void);
 void fault_guard_remove(void);
 bool fault_guard_installed(void);
+/* Of the given vectors, how many the loaded table holds exactly as the
+ * firmware's table does (*firmware_has: how many the firmware's table
+ * covers at all).  The boot-time proof that #VE and #VC stay the
+ * firmware's while the guard is live. */
+unsigned fault_guard_firmware_vectors_kept(const uint8_t *vector, unsigned n, unsigned *firmware_has);
 /* Loads the already-built guard IDT on another CPU (an AP). */
 void fault_guard_load_on_this_cpu(void);
 
@@ -27,6 +32,9 @@ int mmio_read32_safe(uint64_t addr, uint32_t *value);
 int mmio_read64_safe(uint64_t addr, uint64_t *value);
 int mmio_write32_safe(uint64_t addr, uint32_t value);
 int read_byte_safe(uint64_t addr, uint8_t *value);
+/* A KVM hypercall: VMMCALL when vmmcall (AMD), else VMCALL (Intel); *ret
+ * receives RAX.  Only where CPUID shows KVM. */
+int hypercall_safe(uint64_t nr, uint64_t a0, uint64_t a1, int vmmcall, uint64_t *ret);
 
 /* Number of faults caught by the guard since boot (for the report). */
 uint32_t fault_caught_count(void);
@@ -48,12 +56,16 @@ void fault_set_fatal_handler(void (*handler)(int vector, uint64_t rip, uint64_t 
 
 /* Proof on every run that the guard works before anything relies on it
  * (selfcheck.c): a non-canonical read and a read of an MSR nobody
- * defines, each a caught fault or a plain value, never a dead VM. */
+ * defines, each a caught fault or a plain value, never a dead VM; and
+ * that the guard left the firmware's #VE and #VC gates alone. */
 struct fault_selfcheck {
 	int noncanonical_vector;   /* expected FAULT_GP */
 	uint32_t bogus_msr;
 	int bogus_msr_vector;      /* FAULT_GP on KVM/bare metal; TCG answers */
 	uint64_t bogus_msr_value;
+	/* #VE (20) and #VC (29): gates the firmware's table has, and how many
+	 * of them the loaded (guard) table keeps identical. */
+	unsigned ve_vc_firmware_has, ve_vc_kept;
 };
 void fault_selfcheck(struct fault_selfcheck *out);
 #endif

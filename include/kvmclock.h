@@ -33,6 +33,6 @@ struct verdict_input;
  * report's "kvmclock" section (in every report, null figures when it was
  * never registered), and the pvclock stable flag for the verdict. */
 void kvmclock_report_extra(struct json *j, const union source_facts *f);
-void kvmclock_report_section(struct json *j, const union source_facts *f);
+void kvmclock_report_section(struct json *j, const union source_facts *f, uint64_t tsc_hz);
 void kvmclock_verdict_facts(struct verdict_input *in, const struct source_result *s);
 #endif

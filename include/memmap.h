@@ -35,4 +35,13 @@ enum memmap_kind memmap_classify(const struct memmap_range *map, size_t n, uint6
  * the <map_name> (type N)".  n == 0 means there is no map: refused. */
 const char *memmap_write_refusal(const struct memmap_range *map, size_t n, const char *map_name, uint64_t addr,
 				 uint64_t len, char *buf, size_t cap);
+/* NULL when every byte of [addr, addr + len) lies in ranges the map marks
+ * reserved or device (MEMMAP_DEVICE), else why not ("0x... is not
+ * reserved in the <map_name> (a hole)", "... is RAM ...").  Stricter than
+ * the write rule: before the probe even reads a page a firmware table
+ * names (the VMClock page), the firmware's own map must vouch that the
+ * range is set aside, not RAM someone owns nor an undecoded hole where a
+ * device with read side effects may answer.  n == 0: refused. */
+const char *memmap_reserved_refusal(const struct memmap_range *map, size_t n, const char *map_name, uint64_t addr,
+				    uint64_t len, char *buf, size_t cap);
 #endif

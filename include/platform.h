@@ -65,6 +65,14 @@ struct platform {
 	 * firmware's memory map, else why the write must not happen (RAM, or
 	 * no map to check).  A NULL member refuses every such write. */
 	const char *(*mmio_write_refusal)(uint64_t phys, uint64_t len);
+	/* Before reading a page a firmware table names (the VMClock page):
+	 * NULL when the firmware's maps set all of [phys, phys + len) aside,
+	 * with *basis saying which map said what; else why not.  Direct boot:
+	 * reserved in the E820-style map.  UEFI: reserved in the memory map,
+	 * or where that map has a hole, reserved, MMIO or non-existent in the
+	 * GCD map -- never memory in either.  NULL member: every such read
+	 * is refused. */
+	const char *(*reserved_read_refusal)(uint64_t phys, uint64_t len, const char **basis);
 	/* Writes a file on the boot volume; NULL on success, else why not. */
 	const char *(*write_file)(const char *name, const void *data, size_t len);
 	/* The firmware's wall clock; false when it has none that answers.

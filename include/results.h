@@ -12,6 +12,7 @@
 #include "freq.h"
 #include "crosscpu.h"
 #include "gapscan.h"
+#include "kvm_pv_measure.h"
 #include "uart.h"
 #include "identity.h"
 
@@ -93,6 +94,8 @@ struct run_results {
 	struct freq_result freq;
 	struct crosscpu_result xcpu;
 	struct gaps_report gaps;
+	struct kvm_steal_window steal;       /* over the gap window (gaps.steal_ns) */
+	struct kvm_pairing_result pairing;   /* KVM clock pairing */
 	struct gaps_per_cpu gaps_cpus;
 	struct verdict verdict;
 	struct raw_capture raw;
@@ -121,5 +124,8 @@ void results_judge_read_paths(struct run_results *r);
 void results_verdict_input(const struct run_results *r, struct verdict_input *in);
 /* The CPUID part of it alone (also the host judge's, on a recording). */
 void verdict_input_cpuid(struct verdict_input *in, const struct cpu_info *c, const struct hv_info *h);
+/* tdx and secure_tsc from the confidential-VM facts (coco.h), where they
+ * were read; also the host judge's, on a recording's CPUID half. */
+void verdict_input_coco(struct verdict_input *in, const struct coco_info *coco);
 void results_error(struct run_results *r, const char *code, const char *message);
 #endif

@@ -16,6 +16,8 @@ struct run {
 	struct run_results results;
 	struct verdict_input verdict_input;
 	struct watch_result watch;
+	/* KVM steal time over the gap window: the area the host writes. */
+	struct kvm_steal_session steal;
 	bool measuring;  /* the sample buffers exist: the measuring stages run */
 	bool timed;      /* ...and the tsc source measured ok: the stages timed by it run */
 	bool complete;   /* the last report went out whole */
@@ -38,6 +40,7 @@ void stage_sources(struct run *run, struct measure_ctx *ctx);
 void stage_read_paths(struct run *run, struct measure_ctx *ctx);
 void stage_tsc_check(struct run *run, struct measure_ctx *ctx);
 void stage_frequency(struct run *run, struct measure_ctx *ctx);
+void stage_clock_pairing(struct run *run, struct measure_ctx *ctx);
 void stage_cross_cpu(struct run *run, struct measure_ctx *ctx);
 void stage_gaps(struct run *run, struct measure_ctx *ctx);
 void stage_decide(struct run *run, struct measure_ctx *ctx);

@@ -19,6 +19,11 @@ struct source_desc {
 	bool counts_down;     /* PIT */
 	bool is_tsc;          /* counts TSC cycles: its rate is the measured TSC rate */
 	bool reads_tsc;       /* one read executes RDTSC/RDTSCP (an exit where RDTSC traps) */
+	/* One read returns the device's state, not a moving count (the
+	 * VMClock page without a counter relation): its cost is measured, but
+	 * there is no behaviour test, no rate (freq_hz 0) and it is nobody's
+	 * reference. */
+	bool state_only;
 	const char *freq_origin; /* "ACPI spec", "HPET capabilities", ... */
 	char reason[REASON_LEN]; /* why absent / what failed */
 };
@@ -28,13 +33,18 @@ struct source_result;
 struct verdict_input;
 
 /* What a source says about itself while running (watch mode re-reads it
- * every interval): kvm-clock's pvclock page. */
+ * every interval): kvm-clock's pvclock page, the VMClock page's marker
+ * and generation. */
 struct source_live_state {
 	bool valid;
 	bool stable;          /* stable flag set and allowed by CPUID */
 	uint32_t version;
 	uint8_t flags;
 	uint64_t tsc_hz;      /* implied by mul/shift */
+	/* The VMClock page (vmclock.c). */
+	bool vmclock_valid;   /* a consistent snapshot was read */
+	uint64_t disruption_marker, vm_generation_counter;
+	uint8_t clock_status;
 };
 
 struct clock_source {
@@ -67,8 +77,10 @@ struct clock_source {
 	void (*report_extra)(struct json *j, const union source_facts *f);
 	/* A member of its own at the report's top level, after sources[]:
 	 * written in every report, with the source measured or not (then f
-	 * is all zero). */
-	void (*report_section)(struct json *j, const union source_facts *f);
+	 * is all zero).  tsc_hz is the rate the report converts TSC ticks at
+	 * (results_tsc_hz), for a section that sets a rate its source
+	 * advertises beside it (vmclock). */
+	void (*report_section)(struct json *j, const union source_facts *f, uint64_t tsc_hz);
 	/* What the verdict's input learns from it beyond the read cost every
 	 * source gives (status, cost, path). */
 	void (*verdict_facts)(struct verdict_input *in, const struct source_result *s);

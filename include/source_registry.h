@@ -10,6 +10,7 @@
 #include "hpet.h"
 #include "hyperv_tsc_page.h"
 #include "kvmclock.h"
+#include "vmclock.h"
 
 /* X(ID, name): SOURCE_ID_<ID> in enum source_id; struct clock_source
  * source_<name> in src/sources/<name>.c. */
@@ -21,7 +22,8 @@
 	X(HV_MSR, hyperv_msr)            \
 	X(HPET, hpet)                    \
 	X(ACPI_PM, acpi_pm)              \
-	X(PIT, pit)
+	X(PIT, pit)                      \
+	X(VMCLOCK, vmclock)
 
 /* The run's results and the registry are indexed by it. */
 enum source_id {
@@ -39,6 +41,7 @@ union source_facts {
 	struct hv_tsc_page_facts hv_tsc_page;
 	struct hpet_facts hpet;
 	struct acpi_pm_facts acpi_pm;
+	struct vmclock_facts vmclock;
 };
 
 struct clock_source;

@@ -20,6 +20,8 @@ enum watch_event_type {
 	WATCH_EVENT_WARP,             /* the interval's cross-CPU re-check saw the TSC step back between CPUs */
 	WATCH_EVENT_SOURCE_STOPPED,   /* a reference stopped moving for a whole interval */
 	WATCH_EVENT_SOURCE_JUMP,      /* a reference jumped against the TSC and wall time */
+	WATCH_EVENT_VMCLOCK_DISRUPTION, /* the VMClock disruption marker changed (live migration, loadvm) */
+	WATCH_EVENT_VM_GENERATION,    /* the VMClock VM generation counter changed (restored from a snapshot) */
 	WATCH_EVENT_TYPE_COUNT,
 };
 
@@ -74,6 +76,11 @@ struct watch_interval {
 	bool kvmclock_stable;        /* flag set and allowed by CPUID */
 	uint32_t kvmclock_version;
 	uint8_t kvmclock_flags;
+	/* The VMClock page at the interval's end (a consistent snapshot). */
+	bool vmclock_present;
+	uint64_t vmclock_disruption_marker;
+	uint64_t vmclock_generation;
+	uint8_t vmclock_clock_status;
 	struct watch_identity identity;
 };
 
@@ -114,6 +121,10 @@ struct watch_detector {
 	bool have_prev;
 	bool prev_kvm_stable;
 	struct watch_identity prev_identity;
+	/* The VMClock values last seen: the boot snapshot first (see
+	 * watch_detector_vmclock_start), then each interval's. */
+	bool vmclock_seen;
+	uint64_t vmclock_marker, vmclock_generation;
 	struct watch_event events[WATCH_MAX_EVENTS];
 	uint32_t event_count;        /* kept */
 	uint32_t events_total;       /* seen, kept or not */
@@ -127,6 +138,9 @@ struct watch_detector {
 };
 
 void watch_detector_init(struct watch_detector *d, const struct watch_config *cfg);
+/* The VMClock page's values when the watch starts (the report's
+ * snapshot), so a disruption during the first interval is an event too. */
+void watch_detector_vmclock_start(struct watch_detector *d, uint64_t disruption_marker, uint64_t generation);
 /* Folds one interval in: updates offsets and drift, appends events. */
 void watch_detect(struct watch_detector *d, const struct watch_interval *iv);
 #endif

@@ -18,8 +18,9 @@ void probe_main(struct platform *plat)
 	stage_read_paths(run, &ctx);        /* native / exit / device_model per source */
 	stage_tsc_check(run, &ctx);         /* the stages below time themselves with the TSC */
 	stage_frequency(run, &ctx);         /* TSC rate against HPET and PM timer; drift */
+	stage_clock_pairing(run, &ctx);     /* KVM: host time against the TSC, the hypercall's cost */
 	stage_cross_cpu(run, &ctx);         /* warps and skew between CPUs */
-	stage_gaps(run, &ctx);              /* moments the vCPU did not run */
+	stage_gaps(run, &ctx);              /* moments the vCPU did not run; KVM steal time */
 	stage_decide(run, &ctx);            /* the verdict */
 	stage_report(run, &ctx);            /* summary, framed JSON, file copy */
 	stage_watch(run, &ctx);             /* watch=: records, then the final report */

@@ -69,8 +69,13 @@ class QemuError(Exception):
 
 def qemu_binary(path=None):
     """The QEMU binary an argv starts with: `path` when given, else the
-    QEMU environment variable when set, else qemu-system-x86_64."""
-    return path or os.environ.get(QEMU_ENV) or QEMU
+    QEMU environment variable when set, else qemu-system-x86_64.  The
+    name qemu2 stands for the second QEMU (cptools.qemu2, `make qemu2`)."""
+    binary = path or os.environ.get(QEMU_ENV) or QEMU
+    if binary == "qemu2":
+        from . import qemu2
+        return qemu2.BINARY
+    return binary
 
 
 def find_qemu(path=None):
@@ -194,6 +199,8 @@ def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
       empty drive ("BdsDxe: failed to load Boot0001 ... DVD-ROM ... Not
       Found").  Off by default so that every recorded argv stays as it was.
     qemu: the binary (default qemu_binary(): $QEMU, else qemu-system-x86_64).
+      The unpacked second QEMU (cptools.qemu2, `make qemu2`) gets -L for
+      its own blobs, however it was named.
     debug_exit: attach isa-debug-exit at 0xf4 (the probe's exit status);
       scripts/linux-guest leaves it out so that its guests run on the
       machines their outcomes were recorded on (a Linux guest powers off
@@ -211,8 +218,10 @@ def qemu_command(image, boot="uefi", machine="q35", cpu=None, smp="1",
                                or firmware != "seabios"):
         raise ValueError("initrd, append and firmware are for boot %r only"
                          % LINUX_BOOT)
-    argv = [qemu_binary(qemu), "-machine", machine, "-accel", accel,
-            "-m", str(mem), "-smp", str(smp)]
+    from . import qemu2
+    binary = qemu_binary(qemu)
+    argv = [binary] + qemu2.qemu_args(binary) + [
+        "-machine", machine, "-accel", accel, "-m", str(mem), "-smp", str(smp)]
     if cpu:
         argv += ["-cpu", host_cpu_fixup(cpu, accel)]
     argv += ["-display", "none", "-monitor", "none", "-parallel", "none",

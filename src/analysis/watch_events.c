@@ -30,6 +30,8 @@ static const char *const event_names[WATCH_EVENT_TYPE_COUNT] = {
 	[WATCH_EVENT_WARP] = "warp",
 	[WATCH_EVENT_SOURCE_STOPPED] = "source_stopped",
 	[WATCH_EVENT_SOURCE_JUMP] = "source_jump",
+	[WATCH_EVENT_VMCLOCK_DISRUPTION] = "vmclock_disruption",
+	[WATCH_EVENT_VM_GENERATION] = "vm_generation",
 };
 
 const char *watch_event_name(enum watch_event_type t)
@@ -308,6 +310,51 @@ static void identity_and_kvmclock(struct watch_detector *d, const struct watch_i
 	d->have_prev = true;
 }
 
+void watch_detector_vmclock_start(struct watch_detector *d, uint64_t disruption_marker, uint64_t generation)
+{
+	d->vmclock_seen = true;
+	d->vmclock_marker = disruption_marker;
+	d->vmclock_generation = generation;
+}
+
+static void vmclock_change(struct watch_detector *d, const struct watch_interval *iv, enum watch_event_type t,
+			   uint64_t before, uint64_t after)
+{
+	struct watch_event *e = add_event(d, t, iv->start_ms);
+	if (!e)
+		return;
+	struct strbuf sb;
+	sb_init(&sb, e->evidence, sizeof e->evidence);
+	sb_str(&sb, t == WATCH_EVENT_VMCLOCK_DISRUPTION ? "VMClock disruption_marker " : "VMClock vm_generation_counter ");
+	sb_u64(&sb, before);
+	sb_str(&sb, " -> ");
+	sb_u64(&sb, after);
+	sb_str(&sb, t == WATCH_EVENT_VMCLOCK_DISRUPTION
+			    ? ": the counter was disrupted (live migration or a restore); a guest must discard its calibration"
+			    : ": the VM was restored from a snapshot");
+	sb_str(&sb, " (interval ");
+	sb_u64(&sb, iv->seq);
+	sb_str(&sb, ")");
+}
+
+/* The hypervisor's own word that the clock was disrupted: any change of
+ * the marker (it changes to "another non-repeating value", not
+ * necessarily upward) or of the generation counter.  An interval whose
+ * page could not be read compares nothing and keeps the last values. */
+static void vmclock_events(struct watch_detector *d, const struct watch_interval *iv)
+{
+	if (!iv->vmclock_present)
+		return;
+	if (d->vmclock_seen) {
+		if (iv->vmclock_disruption_marker != d->vmclock_marker)
+			vmclock_change(d, iv, WATCH_EVENT_VMCLOCK_DISRUPTION, d->vmclock_marker,
+				       iv->vmclock_disruption_marker);
+		if (iv->vmclock_generation != d->vmclock_generation)
+			vmclock_change(d, iv, WATCH_EVENT_VM_GENERATION, d->vmclock_generation, iv->vmclock_generation);
+	}
+	watch_detector_vmclock_start(d, iv->vmclock_disruption_marker, iv->vmclock_generation);
+}
+
 /* A warp is an event of its own; the gap figures are totals only (a gap
  * is the host's scheduling, already seen as pauses when long). */
 static void recheck(struct watch_detector *d, const struct watch_interval *iv)
@@ -353,4 +400,5 @@ void watch_detect(struct watch_detector *d, const struct watch_interval *iv)
 	if (!jumped)
 		rate_changes(d, iv);
 	identity_and_kvmclock(d, iv);
+	vmclock_events(d, iv);
 }

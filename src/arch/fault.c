@@ -8,7 +8,6 @@ struct fault_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
-#define IDT_VECTORS 256
 
 extern char fault_stub_ud[], fault_stub_gp[], fault_stub_pf[];
 #define GUARDED(name) extern char name##_insn[], name##_fixup[]
@@ -18,6 +17,8 @@ GUARDED(mmio_read32);
 GUARDED(mmio_read64);
 GUARDED(mmio_write32);
 GUARDED(read_byte);
+GUARDED(hypercall_vmcall);
+GUARDED(hypercall_vmmcall);
 
 static struct idt_gate guard_idt[IDT_VECTORS] __attribute__((aligned(16)));
 static struct descriptor_table_ptr saved_idt;
@@ -52,6 +53,8 @@ static uint64_t fixup_for(uint64_t rip)
 		{ mmio_read64_insn, mmio_read64_fixup },
 		{ mmio_write32_insn, mmio_write32_fixup },
 		{ read_byte_insn, read_byte_fixup },
+		{ hypercall_vmcall_insn, hypercall_vmcall_fixup },
+		{ hypercall_vmmcall_insn, hypercall_vmmcall_fixup },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
 		if (rip == (uint64_t)(uintptr_t)table[i].insn)
@@ -101,14 +104,16 @@ void fault_guard_install(void)
 	bsp_apic_id = this_apic_id();
 	sidt(&saved_idt);
 	size_t have = saved_idt.base ? ((size_t)saved_idt.limit + 1) / sizeof(struct idt_gate) : 0;
-	memset(guard_idt, 0, sizeof guard_idt);
-	if (have > IDT_VECTORS)
-		have = IDT_VECTORS;
-	if (have)
-		memcpy(guard_idt, (void *)(uintptr_t)saved_idt.base, have * sizeof(struct idt_gate));
-	idt_set_gate(&guard_idt[FAULT_UD], fault_stub_ud);
-	idt_set_gate(&guard_idt[FAULT_GP], fault_stub_gp);
-	idt_set_gate(&guard_idt[FAULT_PF], fault_stub_pf);
+	/* The firmware's table with only our three fault vectors replaced:
+	 * every other gate, #VE (20) and #VC (29) included, stays the
+	 * firmware's (idt_build_guard, host-tested in test_idt). */
+	static const uint8_t ours[] = { FAULT_UD, FAULT_GP, FAULT_PF };
+	struct idt_gate gates[ARRAY_SIZE(ours)];
+	idt_set_gate(&gates[0], fault_stub_ud);
+	idt_set_gate(&gates[1], fault_stub_gp);
+	idt_set_gate(&gates[2], fault_stub_pf);
+	idt_build_guard(guard_idt, (const struct idt_gate *)(uintptr_t)saved_idt.base, have, ours, gates,
+			ARRAY_SIZE(ours));
 	memcpy(guard_idt_as_installed, guard_idt, sizeof guard_idt);
 	fault_guard_load_on_this_cpu();
 	installed = true;
@@ -136,6 +141,29 @@ void fault_guard_remove(void)
 }
 
 bool fault_guard_installed(void) { return installed; }
+
+unsigned fault_guard_firmware_vectors_kept(const uint8_t *vector, unsigned n, unsigned *firmware_has)
+{
+	struct descriptor_table_ptr live;
+	*firmware_has = 0;
+	if (!installed || !saved_idt.base)
+		return 0;
+	/* Compare what is loaded now with the firmware's own table. */
+	sidt(&live);
+	size_t have = ((size_t)saved_idt.limit + 1) / sizeof(struct idt_gate);
+	size_t live_have = ((size_t)live.limit + 1) / sizeof(struct idt_gate);
+	const struct idt_gate *fw = (const struct idt_gate *)(uintptr_t)saved_idt.base;
+	const struct idt_gate *now = (const struct idt_gate *)(uintptr_t)live.base;
+	unsigned kept = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (vector[i] >= have)
+			continue;
+		(*firmware_has)++;
+		if (vector[i] < live_have)
+			kept += idt_vectors_kept(fw, now, &vector[i], 1);
+	}
+	return kept;
+}
 uint32_t fault_caught_count(void) { return caught; }
 
 void fault_set_fatal_handler(void (*handler)(int, uint64_t, uint64_t))

@@ -70,6 +70,35 @@ read_byte_insn:
 read_byte_fixup:
 	ret
 
+/* int hypercall_safe(uint64_t nr, uint64_t a0, uint64_t a1, int vmmcall, uint64_t *ret)
+ * KVM's hypercall ABI (Documentation/virt/kvm/x86/hypercalls.rst): number
+ * in RAX, arguments in RBX, RCX, RDX, RSI; result in RAX, every other
+ * register preserved.  VMCALL (Intel) or VMMCALL (AMD); both #UD where no
+ * hypervisor takes them. */
+	.globl hypercall_safe, hypercall_vmcall_insn, hypercall_vmcall_fixup
+	.globl hypercall_vmmcall_insn, hypercall_vmmcall_fixup
+hypercall_safe:
+	pushq %rbx
+	movq %rdi, %rax
+	movq %rsi, %rbx
+	movl %ecx, %r9d
+	movq %rdx, %rcx
+	testl %r9d, %r9d
+	jnz 1f
+hypercall_vmcall_insn:
+	vmcall
+	jmp 2f
+1:
+hypercall_vmmcall_insn:
+	vmmcall
+2:
+	movq %rax, (%r8)
+	xorl %eax, %eax
+hypercall_vmcall_fixup:
+hypercall_vmmcall_fixup:
+	popq %rbx
+	ret
+
 /* Vector stubs: give every frame the same shape (error code, vector). */
 	.globl fault_stub_ud, fault_stub_gp, fault_stub_pf
 fault_stub_ud:

@@ -1,8 +1,12 @@
 /* Proves on every run that the fault guard works before anything relies
  * on it: a read of a non-canonical address (#GP on every x86-64) and a
  * read of an MSR no CPU or hypervisor defines.  Both must come back as a
- * caught fault or a plain value, never as a dead VM. */
+ * caught fault or a plain value, never as a dead VM.  And that the guard
+ * left the firmware's #VE and #VC gates alone (a TDX or SEV-ES/SNP
+ * guest's firmware handles every CPUID, MSR and port access through
+ * them). */
 #include "fault.h"
+#include "idt.h"
 
 /* Inside the architecturally reserved range no vendor documents; KVM and
  * bare metal raise #GP, while emulators may answer 0. */
@@ -17,4 +21,7 @@ void fault_selfcheck(struct fault_selfcheck *out)
 	out->bogus_msr = BOGUS_MSR;
 	out->bogus_msr_vector = rdmsr_safe(BOGUS_MSR, &value);
 	out->bogus_msr_value = value;
+	static const uint8_t confidential_vectors[] = { IDT_VECTOR_VE, IDT_VECTOR_VC };
+	out->ve_vc_kept = fault_guard_firmware_vectors_kept(confidential_vectors, ARRAY_SIZE(confidential_vectors),
+							    &out->ve_vc_firmware_has);
 }

@@ -14,6 +14,8 @@ static void init_info(struct acpi_info *out)
 	memset(out, 0, sizeof(*out));
 	out->pm_timer.reason = "no FADT";
 	out->hpet.reason = "no HPET table";
+	str_copy(out->vmclock.reason, sizeof(out->vmclock.reason),
+		 "no ACPI tables to look for a VMClock device in");
 }
 
 static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
@@ -34,6 +36,7 @@ static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
 		p->out->hpet.reason = "HPET table unreadable";
 	if (f->spcr.signature[0])
 		acpi_parse_spcr(p, &f->spcr);
+	acpi_scan_vmclock(p);
 }
 
 int acpi_parse(struct acpi_info *out, uint64_t rsdp_phys, acpi_map_fn map,

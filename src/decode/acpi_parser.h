@@ -5,7 +5,8 @@
  * names every problem in errors[]), then decodes the few tables the probe
  * uses, one file each: FADT and PM timer (acpi_fadt.c), HPET
  * (acpi_hpet.c), MADT and Linux's possible-CPU count (acpi_madt.c), SPCR
- * (acpi_spcr.c).  The public contract is include/acpi.h; bounds and
+ * (acpi_spcr.c), and scans the DSDT and SSDTs' AML for the VMClock device
+ * (acpi_aml.c).  The public contract is include/acpi.h; bounds and
  * checksums are fwtable.h's, text is strbuf's. */
 #ifndef CP_ACPI_PARSER_H
 #define CP_ACPI_PARSER_H
@@ -72,4 +73,6 @@ void acpi_parse_hpet(struct acpi_parser *p, const struct acpi_table *tab);
 void acpi_parse_madt(struct acpi_parser *p, const struct acpi_table *tab);
 void acpi_count_possible(struct acpi_info *out);
 void acpi_parse_spcr(struct acpi_parser *p, const struct acpi_table *tab);
+/* acpi_aml.c: the VMClock device in the DSDT and SSDTs of tables[]. */
+void acpi_scan_vmclock(struct acpi_parser *p);
 #endif

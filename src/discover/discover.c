@@ -196,6 +196,7 @@ void discover_platform(struct run_results *r)
 	struct probe_facts *f = &r->facts;
 	cpuid_decode(&f->cpu, cpuid_hw, NULL);
 	hypervisor_decode(&f->hv, &f->cpu, cpuid_hw, NULL);
+	discover_confidential(f);
 	if (f->plat->acpi_rsdp) {
 		f->acpi_parsed = acpi_parse(&f->acpi, f->plat->acpi_rsdp, phys_map_guarded, NULL) == 0;
 		copy_acpi_errors(r);

@@ -667,13 +667,16 @@ int main(int argc, char **argv)
 	label_from(label);
 	cpu_facts();
 	smbios_facts();
-	clocksource_facts();
 	if (settle_s) {
 		char secs[16];
 		snprintf(secs, sizeof secs, "%u", settle_s);
 		progress("watching current_clocksource for %s s", secs);
 	}
 	settle(settle_s);
+	/* After the watch, not before: the list settles with the choice (the
+	 * refined calibration replaces tsc-early by tsc about 1 s after boot,
+	 * and under host load init can run before that). */
+	clocksource_facts();
 	history();
 
 	uint64_t *scratch = calloc(2 * (size_t)samples + 4096, sizeof *scratch);

@@ -14,8 +14,9 @@
  *   verdict-judge [--kernel X.Y] [--windows REL] [--json] --cpuid FILE
  *
  * --cpuid judges a recorded CPUID (tests/fixtures/cpuid/ format) instead:
- * the facts CPUID alone gives, decoded by the probe's own decoders; every
- * measured fact is unknown. */
+ * the facts CPUID alone gives, decoded by the probe's own decoders (TDX
+ * from leaf 0x21 among them); every measured fact, and every MSR (Secure
+ * TSC), is unknown. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "json.h"
 #include "cpuid.h"
 #include "hypervisor.h"
+#include "coco.h"
 #include "results.h"
 
 #define MAX_LINES 512
@@ -85,6 +87,13 @@ static bool read_cpuid(const char *path, struct verdict_input *in)
 	cpuid_decode(&cpu, cpuid_replay, &rec);
 	hypervisor_decode(&hv, &cpu, cpuid_replay, &rec);
 	verdict_input_cpuid(in, &cpu, &hv);
+	/* The confidential-VM CPUID half (leaf 0x21's TDX signature); a
+	 * recording has no MSRs, so Secure TSC stays unknown. */
+	struct coco_raw raw;
+	struct coco_info coco;
+	coco_read_cpuid(&raw, &cpu, cpuid_replay, &rec);
+	coco_decode(&coco, &raw);
+	verdict_input_coco(in, &coco);
 	return true;
 }
 

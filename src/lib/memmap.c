@@ -64,3 +64,56 @@ const char *memmap_write_refusal(const struct memmap_range *map, size_t n, const
 	sb_str(&sb, ")");
 	return buf;
 }
+
+const char *memmap_reserved_refusal(const struct memmap_range *map, size_t n, const char *map_name, uint64_t addr,
+				    uint64_t len, char *buf, size_t cap)
+{
+	struct strbuf sb;
+	uint32_t type;
+	sb_init(&sb, buf, cap);
+	if (!n || !len || addr + len < addr) {
+		sb_str(&sb, !n ? "no " : "an empty or wrapping range in the ");
+		sb_str(&sb, map_name);
+		if (!n) {
+			sb_str(&sb, " to check 0x");
+			sb_hex(&sb, addr, 1);
+			sb_str(&sb, " against");
+		}
+		return buf;
+	}
+	if (memmap_classify(map, n, addr, len, &type) == MEMMAP_RAM) {
+		sb_str(&sb, "0x");
+		sb_hex(&sb, addr, 1);
+		sb_str(&sb, " is RAM in the ");
+		sb_str(&sb, map_name);
+		sb_str(&sb, " (type ");
+		sb_u64(&sb, type);
+		sb_str(&sb, ")");
+		return buf;
+	}
+	/* Walk the covering device ranges from addr to the end; each step
+	 * moves past one range, so n steps bound it. */
+	uint64_t at = addr, end = addr + len;
+	for (size_t step = 0; step <= n && at < end; step++) {
+		uint64_t next = at;
+		for (size_t i = 0; i < n; i++) {
+			const struct memmap_range *r = &map[i];
+			uint64_t r_end = r->base + r->length;
+			if (r_end < r->base)
+				r_end = UINT64_MAX;
+			if (r->kind == MEMMAP_DEVICE && r->length && r->base <= at && at < r_end && r_end > next)
+				next = r_end;
+		}
+		if (next == at)
+			break;
+		at = next;
+	}
+	if (at >= end)
+		return NULL;
+	sb_str(&sb, "0x");
+	sb_hex(&sb, at, 1);
+	sb_str(&sb, " is not reserved in the ");
+	sb_str(&sb, map_name);
+	sb_str(&sb, " (a hole)");
+	return buf;
+}

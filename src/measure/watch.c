@@ -240,7 +240,7 @@ static uint64_t watch_ms(const struct watch_ctx *c)
 	return rate_cycles_to_ns(rdtsc() - c->watch_start_tsc, c->tsc_hz) / 1000000;
 }
 
-static void live_state(struct watch_interval *iv, const struct probe_facts *f)
+static void live_state(struct watch_interval *iv, const struct run_results *r)
 {
 	struct source_live_state kvm = { 0 };
 	for (unsigned i = 0; i < ref_count; i++)
@@ -250,7 +250,17 @@ static void live_state(struct watch_interval *iv, const struct probe_facts *f)
 	iv->kvmclock_stable = kvm.stable;
 	iv->kvmclock_version = kvm.version;
 	iv->kvmclock_flags = kvm.flags;
-	identity_now(&iv->identity, f, &kvm);
+	identity_now(&iv->identity, &r->facts, &kvm);
+	/* The VMClock page is state, not a reference: asked on its own. */
+	const struct source_result *vc = results_source_ok(r, SOURCE_ID_VMCLOCK);
+	if (vc && vc->src->live_state) {
+		struct source_live_state v;
+		vc->src->live_state(&v);
+		iv->vmclock_present = v.vmclock_valid;
+		iv->vmclock_disruption_marker = v.disruption_marker;
+		iv->vmclock_generation = v.vm_generation_counter;
+		iv->vmclock_clock_status = v.clock_status;
+	}
 }
 
 static struct crosscpu_result recheck_xcpu;
@@ -331,6 +341,10 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	struct watch_config cfg;
 	watch_config_default(&cfg);
 	watch_detector_init(&w->det, &cfg);
+	/* The report's VMClock snapshot is the first value compared. */
+	const struct vmclock_facts *vf = &results_facts(r, SOURCE_ID_VMCLOCK)->vmclock;
+	if (vf->page_read)
+		watch_detector_vmclock_start(&w->det, vf->page.disruption_marker, vf->page.vm_generation_counter);
 
 	ref_count = 0;
 	for (unsigned i = 0; i < r->source_count && ref_count < WATCH_MAX_REFS - 1; i++) {
@@ -377,7 +391,7 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 		memset(iv, 0, sizeof *iv);
 		iv->seq = seq;
 		boundary(&c, iv, c.rtc_ok ? &edge : NULL);
-		live_state(iv, f);
+		live_state(iv, r);
 		recheck(&c, &iv->recheck);
 		iv->start_ms = start_ms;
 		iv->end_ms = watch_ms(&c);

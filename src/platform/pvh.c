@@ -150,6 +150,16 @@ static const char *pvh_mmio_write_refusal(uint64_t phys, uint64_t len)
 	return memmap_write_refusal(memmap, memmap_count, "PVH memory map", phys, len, reason, sizeof reason);
 }
 
+static const char *pvh_reserved_read_refusal(uint64_t phys, uint64_t len, const char **basis)
+{
+	static char reason[REASON_LEN];
+	*basis = "reserved in the PVH memory map (E820 type 2)";
+	/* Beyond the 4 GiB the entry code maps, a read would fault anyway. */
+	if (phys >= MAPPED_LIMIT || len > MAPPED_LIMIT - phys)
+		return "beyond the 4 GiB the direct-boot build maps";
+	return memmap_reserved_refusal(memmap, memmap_count, "PVH memory map", phys, len, reason, sizeof reason);
+}
+
 static void *pvh_alloc_pages(size_t bytes)
 {
 	uint64_t size = page_up(bytes);
@@ -227,6 +237,7 @@ void pvh_main(uint32_t start_info_phys)
 	plat.alloc_pages = pvh_alloc_pages;
 	plat.read_settings = pvh_read_settings;
 	plat.mmio_write_refusal = pvh_mmio_write_refusal;
+	plat.reserved_read_refusal = pvh_reserved_read_refusal;
 	plat.power_off = pvh_power_off;
 
 	if (plat.acpi_rsdp && acpi_parse(&acpi, plat.acpi_rsdp, identity_map, NULL) == 0 &&

@@ -4,6 +4,7 @@
 #include <efilib.h>
 #include "platform.h"
 #include "memmap.h"
+#include "strbuf.h"
 #include "probe.h"
 
 /* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
@@ -209,17 +210,17 @@ static void uefi_read_settings(struct settings *s)
 	}
 }
 
-/* The map as it is now: boot services may change it between calls. */
-static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
+/* The map as it is now: boot services may change it between calls.
+ * NULL on success, else why the map cannot be used. */
+static const char *uefi_memmap(struct memmap_range *ranges, size_t cap, size_t *count)
 {
-	static struct memmap_range ranges[1024];
-	static char reason[REASON_LEN];
 	UINTN entries = 0, key, desc_size;
 	UINT32 desc_version;
 	EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&entries, &key, &desc_size, &desc_version);
 	size_t n = 0;
+	*count = 0;
 	if (map) {
-		for (UINTN i = 0; i < entries && n < ARRAY_SIZE(ranges); i++) {
+		for (UINTN i = 0; i < entries && n < cap; i++) {
 			const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const uint8_t *)map + i * desc_size);
 			ranges[n].base = d->PhysicalStart;
 			ranges[n].length = d->NumberOfPages << 12;
@@ -229,10 +230,106 @@ static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
 		}
 		FreePool(map);
 		/* A map longer than ours: what is left unread could be RAM. */
-		if (entries > ARRAY_SIZE(ranges))
+		if (entries > cap)
 			return "UEFI memory map has over 1024 entries";
 	}
-	return memmap_write_refusal(ranges, n, "UEFI memory map", phys, len, reason, sizeof reason);
+	*count = n;
+	return NULL;
+}
+
+static struct memmap_range uefi_ranges[1024];
+
+static const char *uefi_mmio_write_refusal(uint64_t phys, uint64_t len)
+{
+	static char reason[REASON_LEN];
+	size_t n;
+	const char *bad = uefi_memmap(uefi_ranges, ARRAY_SIZE(uefi_ranges), &n);
+	return bad ? bad : memmap_write_refusal(uefi_ranges, n, "UEFI memory map", phys, len, reason, sizeof reason);
+}
+
+/* The PI specification's DXE services table (vol. 2, "DXE Services
+ * Table"): only the part up to GetMemorySpaceDescriptor is declared.  Its
+ * Global Coherency Domain map describes the whole address space,
+ * MMIO and reserved ranges included, where the UEFI memory map lists only
+ * memory and the MMIO runtime services need: OVMF leaves QEMU's
+ * E820-reserved VMClock page out of the UEFI map (a hole there) but the
+ * GCD knows what the platform set aside. */
+#define GCD_NON_EXISTENT 0
+#define GCD_RESERVED 1
+#define GCD_MMIO 3
+struct gcd_descriptor {
+	uint64_t base, length, capabilities, attributes;
+	uint32_t type; /* EFI_GCD_MEMORY_TYPE */
+	EFI_HANDLE image, device;
+};
+struct dxe_services {
+	EFI_TABLE_HEADER hdr;
+	void *add_memory_space, *allocate_memory_space, *free_memory_space, *remove_memory_space;
+	EFI_STATUS(EFIAPI *get_memory_space_descriptor)(uint64_t base, struct gcd_descriptor *out);
+};
+
+/* Every GCD descriptor over the range is reserved, MMIO, or non-existent
+ * (no device and no memory the firmware knows of: OVMF 2022.11 gives
+ * QEMU's E820-reserved VMClock page this type).  *nonexistent: some part
+ * was. */
+static const char *gcd_refusal(uint64_t phys, uint64_t len, char *buf, size_t cap, bool *nonexistent)
+{
+	static const EFI_GUID dxe_guid = { 0x05ad34ba, 0x6f02, 0x4214,
+					   { 0x95, 0x2e, 0x4d, 0xa0, 0x39, 0x8e, 0x2b, 0xb9 } };
+	struct dxe_services *dxe = config_table(dxe_guid);
+	struct strbuf sb;
+	sb_init(&sb, buf, cap);
+	if (!dxe || !dxe->get_memory_space_descriptor) {
+		sb_str(&sb, "0x");
+		sb_hex(&sb, phys, 1);
+		sb_str(&sb, " is a hole in the UEFI memory map and there are no DXE services to ask");
+		return buf;
+	}
+	/* One descriptor per step, each ending past the last: bounded. */
+	uint64_t at = phys, end = phys + len;
+	for (int step = 0; step < 64 && at < end; step++) {
+		struct gcd_descriptor d;
+		if (uefi_call_wrapper(dxe->get_memory_space_descriptor, 2, at, &d) != EFI_SUCCESS || !d.length ||
+		    d.base > at || d.base + d.length <= at) {
+			sb_str(&sb, "0x");
+			sb_hex(&sb, at, 1);
+			sb_str(&sb, " has no GCD descriptor");
+			return buf;
+		}
+		if (d.type != GCD_RESERVED && d.type != GCD_MMIO && d.type != GCD_NON_EXISTENT) {
+			sb_str(&sb, "0x");
+			sb_hex(&sb, at, 1);
+			sb_str(&sb, " is a hole in the UEFI memory map but memory in the GCD map (type ");
+			sb_u64(&sb, d.type);
+			sb_str(&sb, ")");
+			return buf;
+		}
+		*nonexistent |= d.type == GCD_NON_EXISTENT;
+		at = d.base + d.length;
+	}
+	return at >= end ? NULL : "the GCD map splits the range into over 64 pieces";
+}
+
+/* Reserved in the UEFI memory map, or -- where that map has a hole --
+ * reserved, MMIO or non-existent in the GCD map; memory in either is
+ * refused. */
+static const char *uefi_reserved_read_refusal(uint64_t phys, uint64_t len, const char **basis)
+{
+	static char reason[REASON_LEN];
+	size_t n;
+	bool nonexistent = false;
+	const char *bad = uefi_memmap(uefi_ranges, ARRAY_SIZE(uefi_ranges), &n);
+	if (bad)
+		return bad;
+	*basis = "reserved in the UEFI memory map";
+	const char *refused = memmap_reserved_refusal(uefi_ranges, n, "UEFI memory map", phys, len, reason, sizeof reason);
+	if (!refused || !str_equal(refused + str_len(refused) - str_len("(a hole)"), "(a hole)"))
+		return refused;
+	refused = gcd_refusal(phys, len, reason, sizeof reason, &nonexistent);
+	*basis = nonexistent ? "a hole in the UEFI memory map, non-existent in the GCD map (the firmware knows no "
+			       "memory or device there)"
+			     : "a hole in the UEFI memory map, reserved or MMIO in the GCD map";
+	return refused;
 }
 
 static const char *uefi_write_file(const char *name, const void *data, size_t len)
@@ -460,6 +557,7 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.write_file = uefi_write_file;
 	plat.get_time = uefi_get_time;
 	plat.mmio_write_refusal = uefi_mmio_write_refusal;
+	plat.reserved_read_refusal = uefi_reserved_read_refusal;
 	plat.wait_key = uefi_wait_key;
 	plat.power_off = uefi_power_off;
 	plat.leave_firmware = uefi_leave_firmware;

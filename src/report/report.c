@@ -28,6 +28,8 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_string(j, "bogus_msr_read", fault_name(r->selfcheck.bogus_msr_vector));
 	if (!r->selfcheck.bogus_msr_vector)
 		json_u64(j, "bogus_msr_value", r->selfcheck.bogus_msr_value);
+	json_u64(j, "ve_vc_firmware_gates", r->selfcheck.ve_vc_firmware_has);
+	json_u64(j, "ve_vc_gates_kept", r->selfcheck.ve_vc_kept);
 	json_object_end(j);
 	json_object_end(j);
 	platform_json(j, r);
@@ -39,10 +41,11 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	/* The sources' own sections (kvm-clock's "kvmclock"), measured or not. */
 	for (unsigned i = 0; i < r->registry_count; i++)
 		if (r->registry[i]->report_section)
-			r->registry[i]->report_section(j, results_facts(r, (enum source_id)i));
+			r->registry[i]->report_section(j, results_facts(r, (enum source_id)i), results_tsc_hz(r));
+	kvm_clock_pairing_json(j, r);
 	cross_cpu_json(j, &r->xcpu);
 	drift_json(j, &r->freq, r);
-	gaps_json(j, &r->gaps, &r->gaps_cpus);
+	gaps_json(j, &r->gaps, &r->gaps_cpus, &r->steal);
 	verdict_to_json(j, &r->verdict);
 	json_array_begin(j, "errors");
 	for (uint32_t i = 0; i < r->error_count; i++) {

@@ -29,6 +29,12 @@ void baselines_json(struct json *j, const struct run_results *r);      /* report
 void source_json(struct json *j, const struct source_result *s, const struct run_results *r);
 void cross_cpu_json(struct json *j, const struct crosscpu_result *x); /* report_timing.c */
 void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r);
-void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all);
+void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all,
+	       const struct kvm_steal_window *steal);
 void raw_json(struct json *j, const struct run_results *r);
+void acpi_vmclock_json(struct json *j, const struct acpi_info *a);     /* report_devices.c */
+void confidential_json(struct json *j, const struct run_results *r);
+/* KVM steal time over the gap window (inside gaps) and clock pairing. */
+void steal_json(struct json *j, const struct kvm_steal_window *s);
+void kvm_clock_pairing_json(struct json *j, const struct run_results *r);
 #endif

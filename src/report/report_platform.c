@@ -286,6 +286,7 @@ static void acpi_json(struct json *j, const struct run_results *r)
 		json_u64(j, "baud_rate", a->spcr.baud_rate);
 		json_object_end(j);
 	}
+	acpi_vmclock_json(j, a);
 	json_object_end(j);
 }
 
@@ -354,6 +355,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	hypervisor_json(j, r);
 	tsc_json(j, r);
 	kvm_json(j, r);
+	confidential_json(j, r);
 	acpi_json(j, r);
 	json_object_begin(j, "serial");
 	json_u64(j, "port", r->serial.base);

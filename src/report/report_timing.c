@@ -98,7 +98,8 @@ static void gaps_fields(struct json *j, const struct gaps_report *g)
 	json_fixed(j, "share_ppm", (int64_t)gaps_share_ppm(&g->g) * 1000, 3);
 }
 
-void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all)
+void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all,
+	       const struct kvm_steal_window *steal)
 {
 	json_object_begin(j, "gaps");
 	json_bool(j, "measured", g->measured);
@@ -146,6 +147,7 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 		}
 		json_array_end(j);
 	}
+	steal_json(j, steal);
 	json_object_end(j);
 }
 

@@ -160,6 +160,15 @@ static void state(struct json *j, const struct watch_result *w)
 	} else {
 		json_null(j, "kvmclock");
 	}
+	if (iv->vmclock_present) {
+		json_object_begin(j, "vmclock");
+		json_u64(j, "disruption_marker", iv->vmclock_disruption_marker);
+		json_u64(j, "vm_generation_counter", iv->vmclock_generation);
+		json_u64(j, "clock_status", iv->vmclock_clock_status);
+		json_object_end(j);
+	} else {
+		json_null(j, "vmclock");
+	}
 	json_object_begin(j, "identity");
 	json_string(j, "signature", iv->identity.signature);
 	json_u64(j, "advertised_tsc_hz", iv->identity.advertised_tsc_hz);

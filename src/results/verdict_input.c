@@ -108,9 +108,20 @@ void verdict_input_cpuid(struct verdict_input *in, const struct cpu_info *c, con
 	in->xen_present = tri(true, h->xen.found);
 	in->xen_tsc_mode = h->xen.found && h->xen.tsc_leaf_valid ? (int32_t)h->xen.tsc_mode : -1;
 	/* A TDX guest answers leaf 0x21 ("IntelTDX    "); without that leaf
-	 * it is none.  With it: the leaf-0x21 signature from the probe's
-	 * CPUID facts (the confidential-VM decoding), wired when it lands. */
+	 * it is none.  With it, the signature decides (verdict_input_coco). */
 	in->tdx = c->max_basic < 0x21 ? VERDICT_NO : VERDICT_UNKNOWN;
+}
+
+/* Known only where they were read: TDX from the leaf-0x21 signature when
+ * the leaf was asked; Secure TSC from SEV_STATUS bit 11 (with SNP, bit 2)
+ * only when that MSR answered -- never read (CPUID offers no SEV, or a
+ * recording has no MSRs) or faulted stays unknown. */
+void verdict_input_coco(struct verdict_input *in, const struct coco_info *coco)
+{
+	if (coco->tdx_leaf)
+		in->tdx = tri(true, coco->tdx);
+	bool status_read = coco->sev_status_state && str_equal(coco->sev_status_state, "read");
+	in->secure_tsc = tri(status_read, coco->secure_tsc);
 }
 
 void results_verdict_input(const struct run_results *r, struct verdict_input *in)
@@ -168,10 +179,9 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 				       (in->freq_by == VERDICT_FREQ_CPUID_15 && c->is_intel));
 	/* No SRAT parser yet: unknown, and the rules take Linux's 1 node. */
 	in->numa_nodes = 0;
-	/* SEV_STATUS bit 11 (MSR_AMD64_SNP_SECURE_TSC) from the probe's
-	 * SEV_STATUS facts (MSR 0xC0010131 through the fault guard), wired
-	 * when that reading lands. */
-	in->secure_tsc = VERDICT_UNKNOWN;
+	/* The leaf-0x21 signature and SEV_STATUS (MSR 0xC0010131 through
+	 * the fault guard) as discovery read them (src/discover/coco.c). */
+	verdict_input_coco(in, &f->coco);
 	in->kernel = r->facts.settings.linux_kernel;
 	in->windows = r->facts.settings.windows_release;
 	/* kernels= was checked when read; "" is the default set, lts */

@@ -11,6 +11,7 @@
 #include "freq.h"
 #include "gapscan.h"
 #include "ioports.h"
+#include "kvm_pv_measure.h"
 #include "probe.h"
 #include "rate.h"
 #include "report.h"
@@ -176,6 +177,22 @@ void stage_frequency(struct run *run, struct measure_ctx *ctx)
 	freq_measure(&r->freq, r, ctx, r->facts.settings.freq_window_ms);
 }
 
+/* Why the KVM stages timed by the TSC have no figures when it failed. */
+#define NOT_TIMED "the TSC source did not measure ok"
+
+/* KVM only (CPUID decides inside): host realtime against the TSC at the
+ * rate the frequency stage measured, and the hypercall's cost. */
+void stage_clock_pairing(struct run *run, struct measure_ctx *ctx)
+{
+	struct run_results *r = &run->results;
+	if (!run->timed) {
+		if (run->measuring)
+			r->pairing.reason = NOT_TIMED;
+		return;
+	}
+	kvm_pairing_run(&r->pairing, ctx, &r->facts, results_tsc_hz(r));
+}
+
 void stage_cross_cpu(struct run *run, struct measure_ctx *ctx)
 {
 	if (!run->timed)
@@ -188,10 +205,18 @@ void stage_gaps(struct run *run, struct measure_ctx *ctx)
 {
 	struct run_results *r = &run->results;
 	const struct probe_facts *f = &r->facts;
-	if (!run->timed)
+	if (!run->timed) {
+		if (run->measuring)
+			r->steal.reason = NOT_TIMED;
 		return;
+	}
 	progress("gaps");
+	/* The host's own account of steal over the very same window (KVM,
+	 * registered for it alone). */
+	kvm_steal_begin(&run->steal, f);
 	gapscan_run(&r->gaps, ctx, results_tsc_hz(r), f->settings.gaps_window_ms, f->cpu.is_intel);
+	kvm_steal_end(&run->steal, &r->steal, rate_cycles_to_ns(r->gaps.g.total, results_tsc_hz(r)),
+		      (uint64_t)f->settings.gaps_window_ms * 1000000);
 	if (f->settings.gaps_all_cpus && r->cpus_enabled > 1)
 		gapscan_all_cpus(&r->gaps_cpus, r, ctx);
 }

@@ -81,6 +81,13 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 			 "KVM does not advertise kvmclock (CPUID 0x40000001 EAX bits 0 and 3 clear)");
 		return SOURCE_ABSENT;
 	}
+	/* The host writes the page: in a memory-encrypted guest ours is
+	 * private, and Linux uses a decrypted one (kvmclock.c hv_clock_boot). */
+	if (f->coco.memory_encrypted) {
+		str_copy(d->reason, sizeof d->reason,
+			 "memory-encrypted guest: the pvclock page would have to be shared with the host");
+		return SOURCE_ABSENT;
+	}
 	/* The new MSR keeps the host in master-clock mode; the old one can
 	 * switch it off, which would change what we measure. */
 	system_time_msr = kvm->clocksource2 ? MSR_KVM_SYSTEM_TIME_NEW : MSR_KVM_SYSTEM_TIME;

@@ -11,7 +11,7 @@ void kvmclock_report_extra(struct json *j, const union source_facts *f)
 	json_u64(j, "version_retries", f->kvmclock.retries);
 }
 
-void kvmclock_report_section(struct json *j, const union source_facts *f)
+void kvmclock_report_section(struct json *j, const union source_facts *f, uint64_t tsc_hz)
 {
 	const struct kvmclock_facts *k = &f->kvmclock;
 	json_object_begin(j, "kvmclock");

@@ -253,12 +253,12 @@ static void fill_available(const struct model *m, char *out, size_t cap);
 static void fill_risk(const struct model *m, struct verdict_risk *r)
 {
 	memset(r, 0, sizeof(*r));
-	if (!m->risk_reason)
+	if (!m->risk_code)
 		return;
 	struct model lost = *m;
 	lost.tsc_demoted = true;
-	r->reason = m->risk_reason;
-	r->note = m->risk_why;
+	r->reason = m->risk_code;
+	r->note = m->risk_note;
 	r->linux_clocksource = m->risk_chosen >= 0 ? verdict_source_name(m->risk_chosen) : "jiffies";
 	r->vdso = m->risk_vdso;
 	fill_available(&lost, r->available_clocksource, sizeof r->available_clocksource);

@@ -73,7 +73,7 @@ static const char *select_note(const struct facts *f, const struct model *m)
 		return "tsc (300) wins";
 	}
 	if (m->tsc_demoted)
-		return m->demote_why ? m->demote_why : "the watchdog is expected to mark tsc unstable";
+		return m->demote_reason ? m->demote_reason : "the watchdog is expected to mark tsc unstable";
 	if (m->tsc_unstable && tsc_present(f)) {
 		if (!m->tsc_khz_known)
 			return "TSC frequency unknown: TSC not registered";
@@ -124,7 +124,7 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 	select_source(f, m);
 	tsc_race(f, m);
 	m->risk_chosen = -1;
-	if (m->risk_reason) {
+	if (m->risk_code) {
 		/* what clocksource_select() takes once the TSC is unstable */
 		struct model lost = *m;
 		lost.tsc_demoted = true;

@@ -108,7 +108,7 @@ struct model {
 	 * but at a rate Linux does not use and cannot be judged (watchdog.c
 	 * linux_rate_drift()). */
 	bool drift_unjudged;
-	const char *demote_why;	/* which watchdog check demotes it, for the note */
+	const char *demote_reason;	/* which watchdog check demotes it, for the note */
 	/* the drift that demoted it (NULL: a gap did), for the evidence */
 	const struct verdict_drift *demoting_drift;
 	int watchdog;		/* source index or -1 */
@@ -118,8 +118,9 @@ struct model {
 	int chosen;		/* source index, -1 = jiffies */
 	bool vdso;
 	/* A race the TSC can lose on an unsteady vCPU (watchdog.c
-	 * tsc_race()): its name, why, and what Linux picks if it loses. */
-	const char *risk_reason, *risk_why;
+	 * tsc_race()): its code, the text that says why, and what Linux
+	 * picks if it loses. */
+	const char *risk_code, *risk_note;
 	int risk_chosen;	/* source index, -1 = jiffies */
 	bool risk_vdso;
 	enum verdict_confidence conf;

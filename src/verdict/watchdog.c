@@ -429,7 +429,7 @@ static void r_watchdog_drift(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
 	m->demoting_drift = demoting_drift(f, m);
-	m->demote_why = "the TSC drifts against the watchdog clock beyond the era's margin: marked unstable";
+	m->demote_reason = "the TSC drifts against the watchdog clock beyond the era's margin: marked unstable";
 }
 
 /* Before the long-interval skip a gap longer than the 24-bit PM timer's
@@ -444,7 +444,7 @@ static bool r_watchdog_wrap_applies(const struct facts *f, const struct model *m
 static void r_watchdog_wrap(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
-	m->demote_why = "a vCPU gap longer than the PM timer's wrap (4.687 s) misreads acpi_pm: TSC marked unstable";
+	m->demote_reason = "a vCPU gap longer than the PM timer's wrap (4.687 s) misreads acpi_pm: TSC marked unstable";
 }
 
 /* The read-back check on the probe's own figures: the watchdog's typical
@@ -500,7 +500,7 @@ static bool r_watchdog_readback_applies(const struct facts *f, const struct mode
 static void r_watchdog_readback(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
-	m->demote_why = "reading the watchdog around a TSC read takes longer than cs_watchdog_read() allows: TSC marked unstable";
+	m->demote_reason = "reading the watchdog around a TSC read takes longer than cs_watchdog_read() allows: TSC marked unstable";
 }
 
 static bool r_watchdog_readback_risk_applies(const struct facts *f, const struct model *m)
@@ -523,7 +523,7 @@ static bool r_watchdog_cpu_skew_applies(const struct facts *f, const struct mode
 static void r_watchdog_cpu_skew(const struct facts *f, struct model *m)
 {
 	m->tsc_demoted = true;
-	m->demote_why = "the TSC warps between CPUs and the watchdog's inter-CPU check sees it: marked unstable";
+	m->demote_reason = "the TSC warps between CPUs and the watchdog's inter-CPU check sees it: marked unstable";
 }
 
 /* A vCPU that does not run steadily: QEMU TCG, or measured gaps of 1 %
@@ -648,8 +648,8 @@ static bool long_round_loses(const struct facts *f, const struct model *m)
 static void long_round(const struct facts *f, struct model *m)
 {
 	if (m->watchdog >= 0 && long_round_loses(f, m)) {
-		m->risk_reason = "long_watchdog_round";
-		m->risk_why = "a measured vCPU stall stretches a watchdog round, and the TSC's measured rate "
+		m->risk_code = "long_watchdog_round";
+		m->risk_note = "a measured vCPU stall stretches a watchdog round, and the TSC's measured rate "
 			      "error against the watchdog grows past the era's fixed margin over it; the TSC "
 			      "may be marked unstable";
 	}
@@ -657,8 +657,8 @@ static void long_round(const struct facts *f, struct model *m)
 
 void tsc_race(const struct facts *f, struct model *m)
 {
-	m->risk_reason = NULL;
-	m->risk_why = NULL;
+	m->risk_code = NULL;
+	m->risk_note = NULL;
 	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
 		return;
 	if (!vcpu_unsteady(f)) {
@@ -666,23 +666,23 @@ void tsc_race(const struct facts *f, struct model *m)
 		return;
 	}
 	if (m->watchdog == VERDICT_SRC_ACPI_PM && m->kver < KV_WATCHDOG_REWRITE) {
-		m->risk_reason = "jiffies_watchdog";
-		m->risk_why = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
+		m->risk_code = "jiffies_watchdog";
+		m->risk_note = "no HPET: until acpi_pm registers, refined-jiffies watches the TSC and loses "
 			      "ticks on an unsteady vCPU; the TSC may be marked unstable at boot";
 	} else if (m->watchdog < 0 && m->kver < KV_WATCHDOG_REWRITE) {
 		/* Nothing registered but the TSC: clocksource_select_watchdog()
 		 * keeps refined-jiffies (rating 2, not MUST_VERIFY) for good. */
-		m->risk_reason = "jiffies_watchdog";
-		m->risk_why = "no HPET, PM timer or paravirtual clock: refined-jiffies watches the TSC for good "
+		m->risk_code = "jiffies_watchdog";
+		m->risk_note = "no HPET, PM timer or paravirtual clock: refined-jiffies watches the TSC for good "
 			      "and loses ticks on an unsteady vCPU; the TSC may be marked unstable, leaving jiffies";
 	} else if (m->watchdog == VERDICT_SRC_ACPI_PM) {
-		m->risk_reason = "watchdog_short_round";
-		m->risk_why = "no HPET: on an unsteady vCPU a short round of the rewritten watchdog against "
+		m->risk_code = "watchdog_short_round";
+		m->risk_note = "no HPET: on an unsteady vCPU a short round of the rewritten watchdog against "
 			      "acpi_pm reads as frequency skew; the TSC may be marked unstable";
 	} else if (m->tsc_calibrated && m->watchdog >= 0) {
 		/* 7.1+ with nothing to watch the TSC: a mis-rated TSC stays */
-		m->risk_reason = "tsc_calibration";
-		m->risk_why = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
+		m->risk_code = "tsc_calibration";
+		m->risk_note = "the guest calibrates the TSC on an unsteady vCPU: a preempted PIT loop gives a "
 			      "wrong rate that Linux trusts, and the watchdog then marks the TSC unstable";
 	} else {
 		long_round(f, m);
@@ -693,15 +693,15 @@ void tsc_race(const struct facts *f, struct model *m)
  * jiffies race was lost in most boots seen, so the prediction is a guess. */
 void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 {
-	if (!m->risk_reason)
+	if (!m->risk_code)
 		return;
-	bool calibration = str_equal(m->risk_reason, "tsc_calibration");
-	bool long_round = str_equal(m->risk_reason, "long_watchdog_round");
+	bool calibration = str_equal(m->risk_code, "tsc_calibration");
+	bool long_round = str_equal(m->risk_code, "long_watchdog_round");
 	cap_confidence(m, calibration || long_round ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);
-	add_reason(v, m->risk_why,
+	add_reason(v, m->risk_note,
 		   long_round ? "kernel/time/clocksource.c clocksource_watchdog(): md over the round; 644649553508 skips rounds over 1 s" :
 		   calibration ? "arch/x86/kernel/tsc.c pit_hpet_ptimer_calibrate_cpu(); seen on QEMU TCG" :
-		   str_equal(m->risk_reason, "jiffies_watchdog") ?
+		   str_equal(m->risk_code, "jiffies_watchdog") ?
 				 "kernel/time/clocksource.c clocksource_select_watchdog(); seen on QEMU TCG hpet=off" :
 				 "kernel/time/clocksource.c watchdog_check_freq(), 7.1+; seen on QEMU TCG hpet=off");
 }

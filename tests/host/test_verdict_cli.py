@@ -337,6 +337,39 @@ class VerdictCli(unittest.TestCase):
         self.assertEqual(v["risk"]["linux_clocksource"], "jiffies")
         self.assertIsNone(self.judge("7.2", **e)["risk"])
 
+    def test_tdx_from_a_recorded_cpuid(self):
+        # The host judge decodes leaf 0x21 as the probe does
+        # (coco_read_cpuid): kvm-intel-invtsc.txt's KVM guest run as a TD
+        # (tdx-kvm-guest.txt, constructed: no TDX hardware to record on)
+        # has tdx true, and from 6.6 tdx_early_init()'s TSC_RELIABLE is in
+        # the reasoning; the same guest without the leaf (max basic 0xD)
+        # is a known no.  A recording has no MSRs: secure_tsc stays null.
+        cpuid = os.path.join(REPO, "tests", "fixtures", "cpuid")
+        td = os.path.join(cpuid, "tdx-kvm-guest.txt")
+        said = "TDX guest: Linux forces TSC_RELIABLE"
+        rc, out, err = self.cli(td, "--kernel", "6.6", "--json")
+        self.assertEqual(rc, 0, err)
+        v = json.loads(out)["verdict"]
+        self.assertIs(v["inputs"]["tdx"], True)
+        self.assertIsNone(v["inputs"]["secure_tsc"])
+        self.assertTrue(any(said in r for r in v["reasoning"]), v["reasoning"])
+        rc, out, err = self.cli(td, "--kernel", "6.5", "--json")
+        self.assertFalse(any(said in r for r in json.loads(out)["verdict"]["reasoning"]))
+        rc, out, err = self.cli(os.path.join(cpuid, "kvm-intel-invtsc.txt"), "--json")
+        self.assertEqual(rc, 0, err)
+        self.assertIs(json.loads(out)["verdict"]["inputs"]["tdx"], False)
+        # Where it decides: those inputs with a warping TSC (cross-CPU test
+        # on 4 vCPUs, no TSC_ADJUST): 6.1's sync check turns the TSC off
+        # -> kvm-clock; 6.12 skips it for a TD -> tsc, not for a plain guest.
+        inputs = dict(v["inputs"], tsc_warps=1, tsc_adjust=False,
+                      xcpu_tested=4, running_cpus=4, possible_cpus=4,
+                      packages=1)
+        report = {"verdict": {"inputs": inputs}}
+        self.assertEqual(self.sv.judge(report, "6.1")["linux_clocksource"], "kvm-clock")
+        self.assertEqual(self.sv.judge(report, "6.12")["linux_clocksource"], "tsc")
+        inputs["tdx"] = False
+        self.assertEqual(self.sv.judge(report, "6.12")["linux_clocksource"], "kvm-clock")
+
     # ---- verdict.windows ----------------------------------------------------
 
     WINDOWS_KEYS = ("release", "qpc_source", "exits", "read_ns", "confidence",

@@ -87,6 +87,27 @@ def ram_file(name):
     return os.path.join(OUT, name + ".ram")
 
 
+# The VMClock SSDT QEMU 10 builds (tests/fixtures/acpi), its _CRS moved:
+# into RAM (seeded with a valid-looking VCLK page, so a probe that ignored
+# the memory map would read and report it) and into an unreserved hole.
+VMCLOCK_SSDT = os.path.join(REPO, "tests", "fixtures", "acpi", "seabios-q35-vmclock", "SSDT.bin")
+VMCLOCK_PAGE = os.path.join(REPO, "tests", "fixtures", "acpi", "seabios-q35-vmclock", "VMCLOCK.bin")
+RAM_VMCLOCK_BASE = 0x4800000
+HOLE_VMCLOCK_BASE = 0xfe000000
+
+
+def vmclock_ssdt(base):
+    """QEMU's real SSDT with its QWord memory descriptor pointed at base."""
+    with open(VMCLOCK_SSDT, "rb") as f:
+        t = bytearray(f.read())
+    d = t.index(b"\x8a\x2b\x00")
+    length = struct.unpack_from("<Q", t, d + 38)[0]
+    struct.pack_into("<QQ", t, d + 14, base, base + length - 1)
+    t[9] = 0
+    t[9] = (-sum(t)) & 0xFF
+    return bytes(t)
+
+
 def configs():
     """name -> probe_runs config; files are written now."""
     pattern = _write("hpet-pattern.bin", PATTERN)
@@ -108,6 +129,11 @@ def configs():
     odd = "q\"uo\\te\x01\x1f\x7f caf\u00e9 \u2603"
     return {
         "hostile_hpet_ram": hpet_ram,
+        "hostile_vmclock_ram": dict(boot="pvh", extra=[
+            "-device", "loader,file=%s,addr=0x%x,force-raw=on" % (VMCLOCK_PAGE, RAM_VMCLOCK_BASE)]
+            + _tables([("vmclock-in-ram.bin", vmclock_ssdt(RAM_VMCLOCK_BASE))])),
+        "hostile_vmclock_hole": dict(boot="pvh", extra=_tables([("vmclock-in-hole.bin",
+                                                                vmclock_ssdt(HOLE_VMCLOCK_BASE))])),
         "hostile_many_tables": dict(boot="pvh", extra=["-append", "dump"] + _tables(many)),
         "hostile_smbios": dict(boot="pvh", extra=[
             "-smbios", "type=0,vendor=%s,version=\\\\" % odd.replace(",", ",,"),

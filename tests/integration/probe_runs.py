@@ -13,7 +13,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from cptools import kvm, qemu  # noqa: E402
+from cptools import kvm, qemu, qemu2  # noqa: E402
 from cptools.boot import boot_probe  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile_machine  # noqa: E402
@@ -54,6 +54,15 @@ CONFIGS = {
     "kvm_pvh_no_kvmclock": dict(boot="pvh", accel="kvm", cpu="host,-kvmclock", smp="2",
                                 timeout=240, kvm=True),
 }
+
+# The second QEMU (bookworm-backports' QEMU 10, `make qemu2`): its VMClock
+# device through both boot paths, and the same QEMU without it.  Skipped,
+# with the reason, where it is not fetched.
+CONFIGS.update({
+    "qemu10_vmclock_pvh": dict(boot="pvh", qemu2=True, extra=["-device", "vmclock"]),
+    "qemu10_vmclock_uefi": dict(qemu2=True, extra=["-device", "vmclock"], timeout=240),
+    "qemu10_pvh": dict(boot="pvh", qemu2=True),
+})
 
 # The hostile machine (tests/integration/hostile_machine.py): bad tables, odd
 # strings, missing devices, bad settings.
@@ -99,6 +108,11 @@ def _boot(name):
     writable = cfg.pop("writable", False)
     cfg.pop("exit_status", None)  # for base.py: what QEMU should exit with
     cfg.pop("report_on_com1", None)
+    if cfg.pop("qemu2", False):
+        binary, why = qemu2.find()
+        if not binary:
+            return Boot(name, None, None, None, skip=why)
+        cfg["qemu"] = binary
     if cfg.pop("kvm", False):
         usable, why = kvm.kvm_usable(boot)
         if not usable:

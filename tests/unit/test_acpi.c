@@ -940,3 +940,109 @@ TEST(error_list_overflow_is_counted)
 	CHECK_STR(info.errors[0].code, "ACPI_NULL_ENTRY");
 	fixture_free(&f);
 }
+
+/* ---- the VMClock device (QEMU 10 -device vmclock; acpi_aml.c) --------- */
+
+static void check_qemu_vmclock(void)
+{
+	const struct acpi_vmclock_info *vc = &info.vmclock;
+
+	CHECK(vc->found);
+	CHECK(vc->usable);
+	CHECK_STR(vc->reason, "");
+	CHECK_EQ_U64(vc->devices, 1);
+	CHECK_EQ_U64(vc->unresolved, 0);
+	/* The DSDT and QEMU's own SSDT (OEM table id "VMCLOCK"). */
+	CHECK_EQ_U64(vc->tables_scanned, 2);
+	CHECK_STR(vc->table, "SSDT");
+	CHECK_STR(vc->oem_table_id, "VMCLOCK");
+	CHECK_STR(vc->path, "\\_SB_.VCLK");
+	CHECK(vc->hid_match);
+	CHECK(vc->cid_match);
+	CHECK_STR(vc->resource, "qword_memory");
+	/* hw/acpi/vmclock.c: VMCLOCK_ADDR, one page, read-only, cacheable. */
+	CHECK_EQ_U64(vc->address, 0xfeffb000);
+	CHECK_EQ_U64(vc->length, 4096);
+	CHECK(!vc->writable);
+	CHECK_EQ_U64(vc->cacheability, 1);
+	CHECK(!acpi_has_error(&info, "ACPI_VMCLOCK_DUPLICATE"));
+}
+
+TEST(seabios_q35_qemu10_vmclock)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35-vmclock");
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK(acpi_find_table(&info, "SSDT", 0) != NULL);
+	CHECK_EQ_U64(acpi_find_table(&info, "SSDT", 0)->length, 159);
+	check_qemu_vmclock();
+	CHECK_EQ_U64(info.vmclock.table_address, 0xffe2270);
+	CHECK_EQ_U64(info.error_count, 0);
+	fixture_free(&f);
+}
+
+TEST(ovmf_q35_qemu10_vmclock)
+{
+	struct fixture f;
+
+	fixture_load(&f, "ovmf-q35-vmclock");
+	CHECK_EQ_I64(parse(&f), 0);
+	check_qemu_vmclock();
+	CHECK_EQ_U64(info.vmclock.table_address, 0xf776000);
+	fixture_free(&f);
+}
+
+/* QEMU 7.2's tables: a DSDT and no SSDT, and nothing in the DSDT. */
+TEST(qemu72_has_no_vmclock)
+{
+	struct fixture f;
+
+	fixture_load(&f, "ovmf-q35");
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK(!info.vmclock.found);
+	CHECK(!info.vmclock.usable);
+	CHECK_EQ_U64(info.vmclock.tables_scanned, 1);
+	CHECK(strstr(info.vmclock.reason, "no VMClock device") != NULL);
+	fixture_free(&f);
+	fixture_load(&f, "ovmf-q35-acpi-off");
+	parse(&f);
+	CHECK(!info.vmclock.found);
+	CHECK_EQ_U64(info.vmclock.tables_scanned, 0);
+	CHECK(strstr(info.vmclock.reason, "no readable DSDT or SSDT") != NULL);
+	fixture_free(&f);
+	CHECK_EQ_I64(acpi_parse(&info, 0, fixture_map, &f), -1);
+	CHECK(strstr(info.vmclock.reason, "no ACPI tables") != NULL);
+}
+
+/* The real SSDT listed twice by the RSDT: two devices, the first used,
+ * and the duplicate named. */
+TEST(vmclock_declared_twice_is_named)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35-vmclock");
+	struct region *ssdt = region(&f, "SSDT.bin");
+	add_region(&f, "SSDT2.bin", 0x2000000, ssdt->data, ssdt->len);
+	rsdt_append(&f, 0x2000000);
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK(info.vmclock.usable);
+	CHECK_EQ_U64(info.vmclock.devices, 2);
+	CHECK_EQ_U64(info.vmclock.table_address, 0xffe2270);
+	CHECK(acpi_has_error(&info, "ACPI_VMCLOCK_DUPLICATE"));
+	fixture_free(&f);
+}
+
+/* An SSDT whose checksum is wrong is still listed and scanned (the
+ * parser names the checksum, as for every table). */
+TEST(vmclock_ssdt_bad_checksum_still_scanned)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35-vmclock");
+	region(&f, "SSDT.bin")->data[9] ^= 1;
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK(info.vmclock.usable);
+	CHECK(acpi_has_error(&info, "ACPI_TABLE_CHECKSUM"));
+	fixture_free(&f);
+}

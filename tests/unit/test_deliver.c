@@ -14,6 +14,7 @@ static const struct clock_source fake_sources[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_HPET] = { .name = "hpet" },
 	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm" },
 	[SOURCE_ID_PIT] = { .name = "pit" },
+	[SOURCE_ID_VMCLOCK] = { .name = "vmclock" },
 };
 static struct platform plat = { .boot = "pvh" };
 static struct run_results run;

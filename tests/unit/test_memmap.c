@@ -52,3 +52,30 @@ TEST(memmap_refusal_names_the_map_and_type)
 	CHECK_STR(memmap_write_refusal(map, 0, "PVH memory map", 0xfed00000, 1024, buf, sizeof buf),
 		  "no PVH memory map to check 0xfed00000 against");
 }
+
+/* The read rule for a page a table names (the VMClock page): only what
+ * the map reserves.  QEMU's E820 reserves 0xfeffb000/4096 for it. */
+TEST(reserved_read_rule)
+{
+	char buf[128];
+	const struct memmap_range map[] = {
+		{ 0x0, 0x9fc00, MEMMAP_RAM, 1 },
+		{ 0x100000, 0x7f00000, MEMMAP_RAM, 1 },
+		{ 0xfeffb000, 0x1000, MEMMAP_DEVICE, 2 },
+		{ 0xfffc0000, 0x20000, MEMMAP_DEVICE, 2 },
+		{ 0xfffe0000, 0x20000, MEMMAP_DEVICE, 2 },
+	};
+	CHECK(memmap_reserved_refusal(map, 5, "PVH memory map", 0xfeffb000, 4096, buf, sizeof buf) == NULL);
+	/* Two adjacent reserved ranges cover a range across their seam. */
+	CHECK(memmap_reserved_refusal(map, 5, "PVH memory map", 0xfffdf000, 0x2000, buf, sizeof buf) == NULL);
+	CHECK_STR(memmap_reserved_refusal(map, 5, "PVH memory map", 0xfeffa000, 4096, buf, sizeof buf),
+		  "0xfeffa000 is not reserved in the PVH memory map (a hole)");
+	CHECK_STR(memmap_reserved_refusal(map, 5, "PVH memory map", 0xfeffb000, 8192, buf, sizeof buf),
+		  "0xfeffc000 is not reserved in the PVH memory map (a hole)");
+	CHECK_STR(memmap_reserved_refusal(map, 5, "PVH memory map", 0x200000, 4096, buf, sizeof buf),
+		  "0x200000 is RAM in the PVH memory map (type 1)");
+	CHECK_STR(memmap_reserved_refusal(map, 0, "UEFI memory map", 0xfeffb000, 4096, buf, sizeof buf),
+		  "no UEFI memory map to check 0xfeffb000 against");
+	CHECK_STR(memmap_reserved_refusal(map, 5, "PVH memory map", ~0ull, 2, buf, sizeof buf),
+		  "an empty or wrapping range in the PVH memory map");
+}

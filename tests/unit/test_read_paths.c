@@ -10,6 +10,7 @@ static const struct clock_source fake[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_KVMCLOCK] = { .name = "kvm-clock" }, [SOURCE_ID_HV_TSC_PAGE] = { .name = "hyperv_clocksource_tsc_page" },
 	[SOURCE_ID_HV_MSR] = { .name = "hyperv_clocksource_msr" }, [SOURCE_ID_HPET] = { .name = "hpet" },
 	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm" }, [SOURCE_ID_PIT] = { .name = "pit" },
+	[SOURCE_ID_VMCLOCK] = { .name = "vmclock" },
 };
 
 static struct run_results run;

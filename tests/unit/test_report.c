@@ -13,6 +13,7 @@ static const struct clock_source fake_sources[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_HPET] = { .name = "hpet" },
 	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm" },
 	[SOURCE_ID_PIT] = { .name = "pit" },
+	[SOURCE_ID_VMCLOCK] = { .name = "vmclock" },
 };
 
 static struct platform plat = { .boot = "pvh" };
@@ -120,6 +121,48 @@ TEST(report_nulls_percentiles_below_the_step)
 	/* the PM timer is above the step: real percentiles */
 	CHECK(strstr(buf_a, "\"cycles\":{\"min\":171,\"p50\":318") != NULL);
 	CHECK(strstr(buf_a, "\"read_path\":\"device_model\"") != NULL);
+}
+
+/* The vmclock source's sources[] entry: freq_hz 0 and no behaviour, the
+ * page holds state (its own section is its facts half's:
+ * test_source_facts). */
+TEST(report_vmclock_entry)
+{
+	fill(&run);
+	struct source_result *s = &run.sources[SOURCE_ID_VMCLOCK];
+	s->status = SOURCE_OK;
+	s->desc.state_only = true;
+	s->desc.width_bits = 64;
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"name\":\"vmclock\",\"status\":\"ok\",\"freq_hz\":0") != NULL);
+}
+
+/* Clock pairing and steal time as a KVM host with a TSC clocksource
+ * would give them (constructed: there is no KVM here). */
+TEST(report_kvm_pairing_and_steal)
+{
+	fill(&run);
+	struct kvm_pairing_result *p = &run.pairing;
+	p->attempted = true;
+	p->instruction = "vmmcall";
+	p->tsc_hz = 2445000000ull;
+	for (int i = 0; i < KVM_PAIRING_SAMPLES; i++)
+		p->samples[i] = (struct kvm_pairing_sample){ 0, 1767225600, 3000000 * i, 2445000000000ull + 7335000ull * i };
+	kvm_pairing_summarize(&p->summary, p->samples, KVM_PAIRING_SAMPLES, p->tsc_hz);
+	p->cost.cycles = (struct dist){ .min = 2000, .p50 = 2400, .p90 = 2600, .p99 = 3000, .p999 = 4000, .max = 9000, .mean = 2500, .n = 512 };
+	p->cost.estimate_milli = 2450000;
+	p->cost.estimate_method = "interleaved_mean";
+	kvm_steal_explain(&run.steal, 1000, 2001000, 4000000, 250000000);
+	run.steal.attempted = true;
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"kvm_clock_pairing\":{\"status\":\"ok\",\"instruction\":\"vmmcall\",\"first_fault\":\"none\",\"first_result\":\"ok\"") != NULL);
+	/* 1767225600 s - 1000 s of TSC at 2.445 GHz; 3 ms per pairing on both
+	 * sides: no spread, no drift. */
+	CHECK(strstr(buf_a, "\"offset_ns\":1767224600000000000,\"offset_spread_ns\":0,\"span_ns\":45000000,\"drift_ppb\":0") != NULL);
+	CHECK(strstr(buf_a, "\"steal\":{\"measured\":true,\"registered\":true") != NULL);
+	CHECK(strstr(buf_a, "\"explained_ppm\":500000},\"steal_ns\":2000000") != NULL);
 }
 
 static char lines[64][256];

@@ -5,6 +5,7 @@
  * Linux name. */
 #include "check.h"
 #include "report.h"
+#include <stdlib.h>
 
 static const struct clock_source fake[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_TSC] = { .name = "tsc" },
@@ -17,10 +18,9 @@ static const struct clock_source fake[SOURCE_ID_COUNT] = {
 	[SOURCE_ID_HPET] = { .name = "hpet", .report_extra = hpet_report_extra, .verdict_facts = hpet_verdict_facts },
 	[SOURCE_ID_ACPI_PM] = { .name = "acpi_pm", .report_extra = acpi_pm_report_extra },
 	[SOURCE_ID_PIT] = { .name = "pit" },
+	[SOURCE_ID_VMCLOCK] = { .name = "vmclock", .report_section = vmclock_report_section },
 };
-static const struct clock_source *const registry[SOURCE_ID_COUNT] = {
-	&fake[0], &fake[1], &fake[2], &fake[3], &fake[4], &fake[5], &fake[6], &fake[7],
-};
+static const struct clock_source *registry[SOURCE_ID_COUNT];
 
 static struct platform plat = { .boot = "pvh" };
 static struct run_results run;
@@ -30,6 +30,8 @@ static char buf[1 << 20];
 static void fill(unsigned prepared)
 {
 	memset(&run, 0, sizeof run);
+	for (unsigned i = 0; i < SOURCE_ID_COUNT; i++)
+		registry[i] = &fake[i];
 	run.registry = registry;
 	run.registry_count = SOURCE_ID_COUNT;
 	run.facts.plat = &plat;
@@ -152,4 +154,55 @@ TEST(facts_verdict_sources_joined_by_name)
 	fill(0);
 	results_verdict_input(&run, &in);
 	CHECK_EQ_U64(in.sources[VERDICT_SRC_TSC].present, VERDICT_UNKNOWN);
+}
+
+/* The vmclock section from the page QEMU 10.0.2 wrote, and with a TSC
+ * relation a hypervisor could publish: the advertised rate against the
+ * run's TSC rate. */
+TEST(facts_vmclock_section)
+{
+	fill(SOURCE_ID_COUNT);
+	run.freq.chosen_hz = 2445000000ull;
+	size_t plen;
+	uint8_t *page = read_fixture("tests/fixtures/acpi/ovmf-q35-vmclock/VMCLOCK.bin", &plen);
+	struct source_result *s = &run.sources[SOURCE_ID_VMCLOCK];
+	s->status = SOURCE_OK;
+	struct vmclock_facts *v = &s->facts.vmclock;
+	v->status = "ok";
+	v->page_read = true;
+	v->address = 0xfeffb000;
+	v->length = 4096;
+	v->address_basis = "reserved in the PVH memory map (E820 type 2)";
+	vmclock_decode(&v->page, page, plen);
+	free(page);
+	build();
+	CHECK(strstr(buf, "\"vmclock\":{\"status\":\"ok\",\"address\":4278169600,\"address_hex\":\"0xfeffb000\"") != NULL);
+	CHECK(strstr(buf, "\"version\":1,\"counter_id\":255,\"counter\":\"invalid\"") != NULL);
+	CHECK(strstr(buf, "\"seq_count\":2,\"disruption_marker\":1,\"flags\":0") != NULL);
+	CHECK(strstr(buf, "\"counter_hz\":null,\"counter_vs_measured_ppm\":null") != NULL);
+	/* A page advertising the TSC at 2,445,000,000 Hz + 10 ppm against the
+	 * run's 2,445,000,000: floor(2^64 / 2445024450) = 7544605156. */
+	v->page.counter_id = VMCLOCK_COUNTER_X86_TSC;
+	v->page.counter_period_frac_sec = 7544605156ull;
+	v->counter_hz = vmclock_counter_hz(v->page.counter_period_frac_sec, 0);
+	CHECK_EQ_U64(v->counter_hz, 2445024450ull);
+	build();
+	CHECK(strstr(buf, "\"counter_hz\":2445024450,\"measured_tsc_hz\":2445000000,\"counter_vs_measured_ppm\":10") != NULL);
+	/* Absent: the contract's names, null, and the reason the source gave. */
+	s->status = SOURCE_ABSENT;
+	memset(v, 0, sizeof *v);
+	v->status = "absent";
+	strcpy(v->reason, "no VMClock device");
+	build();
+	CHECK(strstr(buf, "\"vmclock\":{\"status\":\"absent\",\"reason\":\"no VMClock device\",\"version\":null") != NULL);
+}
+
+/* No sample buffer: the source was never prepared, and its section still
+ * stands, absent and "not examined". */
+TEST(facts_vmclock_section_without_any_source)
+{
+	fill(0);
+	CHECK(strstr(build(), "\"vmclock\":{\"status\":\"absent\",\"reason\":\"not examined\",\"version\":null,"
+			      "\"counter_id\":null,\"clock_status\":null,\"disruption_marker\":null,"
+			      "\"vm_generation_counter\":null,\"flags\":null}") != NULL);
 }

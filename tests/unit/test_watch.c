@@ -187,6 +187,64 @@ TEST(events_identity_and_kvmclock)
 	CHECK(strstr(det.events[0].evidence, "2100000000 -> 2600000000") != NULL);
 }
 
+/* QEMU's VMClock page (hw/acpi/vmclock.c): the marker is 1 after realize
+ * (tests/fixtures/acpi/ovmf-q35-vmclock/VMCLOCK.bin) and post_load bumps
+ * it on the destination of a live migration: 1 -> 2 there. */
+TEST(events_vmclock_disruption_on_migration)
+{
+	start();
+	watch_detector_vmclock_start(&det, 1, 0);
+	struct watch_interval iv;
+	struct series_ref s[] = { { "hpet", false, 2000, 2000 }, { "cmos_rtc", true, 2000, 2000 } };
+	for (uint32_t seq = 1; seq <= 4; seq++) {
+		interval(&iv, seq, s, 2);
+		iv.vmclock_present = true;
+		iv.vmclock_disruption_marker = seq < 3 ? 1 : 2;
+		watch_detect(&det, &iv);
+	}
+	CHECK_EQ_U64(det.per_type[WATCH_EVENT_VMCLOCK_DISRUPTION], 1);
+	CHECK_EQ_U64(det.per_type[WATCH_EVENT_VM_GENERATION], 0);
+	CHECK_EQ_U64(det.events_total, 1);
+	CHECK_EQ_U64(det.events[0].type, WATCH_EVENT_VMCLOCK_DISRUPTION);
+	CHECK_EQ_U64(det.events[0].at_ms, 4000);
+	CHECK(strstr(det.events[0].evidence, "disruption_marker 1 -> 2") != NULL);
+	CHECK(strstr(det.events[0].evidence, "(interval 3)") != NULL);
+	CHECK_STR(watch_event_name(WATCH_EVENT_VMCLOCK_DISRUPTION), "vmclock_disruption");
+	CHECK_STR(watch_event_name(WATCH_EVENT_VM_GENERATION), "vm_generation");
+}
+
+/* A change inside the first interval is measured against the report's
+ * snapshot; an interval whose page could not be read changes nothing;
+ * the marker need not grow ("another non-repeating value"). */
+TEST(events_vmclock_first_interval_unread_and_any_change)
+{
+	start();
+	watch_detector_vmclock_start(&det, 7, 3);
+	struct watch_interval iv;
+	struct series_ref s[] = { { "hpet", false, 2000, 2000 } };
+	interval(&iv, 1, s, 1);
+	iv.vmclock_present = true;
+	iv.vmclock_disruption_marker = 5;
+	iv.vmclock_generation = 4;
+	watch_detect(&det, &iv);
+	CHECK_EQ_U64(det.per_type[WATCH_EVENT_VMCLOCK_DISRUPTION], 1);
+	CHECK_EQ_U64(det.per_type[WATCH_EVENT_VM_GENERATION], 1);
+	CHECK(strstr(det.events[1].evidence, "vm_generation_counter 3 -> 4") != NULL);
+	interval(&iv, 2, s, 1); /* the page not read this time */
+	watch_detect(&det, &iv);
+	interval(&iv, 3, s, 1);
+	iv.vmclock_present = true;
+	iv.vmclock_disruption_marker = 5;
+	iv.vmclock_generation = 4;
+	watch_detect(&det, &iv);
+	CHECK_EQ_U64(det.events_total, 2);
+	/* No VMClock at all: never an event. */
+	start();
+	interval(&iv, 1, s, 1);
+	watch_detect(&det, &iv);
+	CHECK_EQ_U64(det.events_total, 0);
+}
+
 TEST(events_warp_from_the_recheck)
 {
 	/* A re-check that saw warps is a warp event; gap figures add up; an

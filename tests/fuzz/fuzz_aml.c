@@ -1,0 +1,42 @@
+/* libFuzzer target for the VMClock AML scan (src/decode/acpi_aml.c):
+ * the input is one definition block's AML (a DSDT or SSDT without its
+ * 36-byte header), copied into an exact-size heap buffer so ASan flags any
+ * read past its end.  Then the promises of include/acpi.h are checked on
+ * the result: usable implies found, a usable range has a length and a
+ * descriptor kind, every string is terminated inside its field, and a
+ * reason is given exactly when nothing usable was found.  Seeds:
+ * tests/fixtures/fuzz/aml/ (QEMU 10's real SSDT and DSDT bodies, and
+ * variants of the SSDT; see tests/fuzz/README). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "acpi.h"
+
+static struct acpi_vmclock_info vc;
+
+static void check_terminated(const char *s, size_t cap)
+{
+	if (strnlen(s, cap) == cap)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *copy = malloc(size ? size : 1);
+
+	memcpy(copy, data, size);
+	acpi_aml_find_vmclock(copy, (uint32_t)size, &vc);
+	free(copy);
+	check_terminated(vc.path, sizeof vc.path);
+	check_terminated(vc.reason, sizeof vc.reason);
+	check_terminated(vc.table, sizeof vc.table);
+	if (vc.usable && (!vc.found || !vc.length || !vc.resource || vc.reason[0]))
+		abort();
+	if (!vc.usable && !vc.reason[0])
+		abort();
+	if (vc.found != (vc.devices > 0) || (vc.found && !vc.hid_match && !vc.cid_match))
+		abort();
+	if (vc.cacheability > 3)
+		abort();
+	return 0;
+}
