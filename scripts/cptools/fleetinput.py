@@ -4,19 +4,21 @@ name runs by (split from cptools/fleet.py, which makes the outputs' rows
 from the Run objects made here; fleet re-exports these names).
 
 A run is one verified report.  Its run_id is probe.run_id, else the
-CRC-32 of the report's canonical JSON (report_digest); a report that
-claims a run_id another, different report already holds keeps its claim
-in claimed_run_id and goes under RUN_ID#digest, so it can neither replace
-nor be dropped as the other.  Watch records that follow a report in its
+CRC-32 of the report's canonical JSON; its digest (report_digest, BLAKE2b)
+says which report it is.  A report that claims a run_id another,
+different report already holds keeps its claim in claimed_run_id and goes
+under RUN_ID#digest, so it can neither replace nor be dropped as the
+other; only the same run_id with the same digest is the same run.  Watch records that follow a report in its
 log are that run's (verified by watchlog.scan, like scripts/watch).
 """
 
 import collections
+import hashlib
 import json
 import os
 import zlib
 
-from . import frame, inputs, query, watchlog
+from . import frame, inputs, longformat, query, watchlog
 from .untrusted import cap
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
@@ -38,7 +40,7 @@ class Run:
         self.kind = "probe"     # or "guest": a clockprobe-guest report
         self.from_dir = False
         self.input_index = 0
-        self.digest = None
+        self._digest = None
         # Set when the report claims a run_id another report already has:
         # run_id is then RUN_ID#digest, and the claim is kept here.
         self.claimed_run_id = None
@@ -53,26 +55,56 @@ class Run:
         except (ValueError, TypeError):
             return None
 
+    # The digest (report_digest) is made when first asked for: the
+    # database rows make it from the flatten they need anyway
+    # (cptools/fleetrows.py), so a fleet load flattens each report once.
+    @property
+    def digest(self):
+        if self._digest is None:
+            self._digest = report_digest(self.report)
+        return self._digest
+
+    def cached_digest(self):
+        return self._digest
+
+    def set_digest(self, digest):
+        self._digest = digest
+        return digest
+
 
 def report_digest(report):
-    """The CRC-32 of the report's canonical JSON (sorted keys, compact):
-    equal for the .log and the .json copy of one report, different for
-    any two reports that differ in one value."""
-    data = json.dumps(report, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8", "replace")
-    return "crc32:%08x" % (zlib.crc32(data) & 0xFFFFFFFF)
+    """Which report this is: BLAKE2b over its flattened values, their
+    layout and its raw section (longformat.flat_digest) -- equal for the
+    .log and the .json copy of one report, different for two reports any
+    stored value tells apart."""
+    keys, vals = longformat.flatten(report)
+    lid = _LAYOUTS.get(tuple(keys))
+    if lid is None:
+        if len(_LAYOUTS) > 256:
+            _LAYOUTS.clear()
+        h = hashlib.sha1()
+        for k in keys:
+            h.update(("%s\x1f%s\x1f%s\x1e" % k).encode("utf-8", "replace"))
+        lid = _LAYOUTS[tuple(keys)] = h.hexdigest()[:20]
+    return longformat.flat_digest(lid, longformat.values_json(vals, cap),
+                                  report)
+
+
+_LAYOUTS = {}   # layout ids by key tuple (fleetrows.LayoutCache's ids)
 
 
 def canonical_run_id(report):
     """probe.run_id when the probe wrote one; else the CRC-32 of the
-    report's canonical JSON (report_digest), so the .log and the .json
-    copy of one run get the same id."""
+    report's canonical JSON (sorted keys, compact), so the .log and the
+    .json copy of one run get the same id."""
     rid = query.get_path(report, "probe.run_id") \
         if isinstance(report.get("probe"), dict) else None
     if isinstance(rid, (str, int)) and not isinstance(rid, bool) \
             and str(rid):
         return cap(str(rid), 200)
-    return report_digest(report)
+    data = json.dumps(report, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False).encode("utf-8", "replace")
+    return "crc32:%08x" % (zlib.crc32(data) & 0xFFFFFFFF)
 
 
 def expand_inputs(paths):
@@ -174,7 +206,6 @@ def read_file_runs(path, from_dir, index=0, warn=lambda msg: None,
         run = Run(report, path, rid, verified=verified)
         run.from_dir, run.input_index = from_dir, index
         run.kind = "guest" if guest else "probe"
-        run.digest = report_digest(report)
         runs.append(run)
     if runs and not guest and not path.endswith(".json"):
         _watch_records(raw, path, runs, rejected, warn)
@@ -196,7 +227,7 @@ class Placer:
         """None for a duplicate (warned), else (run_id, claimed_run_id,
         other_path): the id to use, and the claim it could not have
         (None, None when none)."""
-        first = self.by_digest.get(digest)
+        first = self.by_digest.get((run_id, digest))
         if first is not None and (from_dir or first[1]):
             self.warn("compare: %s: same run as %s (%s), counted once"
                       % (path, first[0], run_id))
@@ -209,11 +240,11 @@ class Placer:
                       "different report: kept as %s and flagged"
                       % (path, run_id, other, rid))
         self.by_id.setdefault(run_id, (path, from_dir, digest))
-        self.by_digest.setdefault(digest, (path, from_dir))
+        self.by_digest.setdefault((run_id, digest), (path, from_dir))
         return rid, claimed, other
 
-    def first_path(self, digest):
-        return self.by_digest[digest][0]
+    def first_path(self, run_id, digest):
+        return self.by_digest[(run_id, digest)][0]
 
 
 def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
@@ -233,7 +264,7 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     matrix folder; counted once.  Files named one by one are all used
     (comparing A with A is allowed).  A report that claims the run_id of
     a different report already read is kept under its own key
-    (RUN_ID#crc32:...) with run.claimed_run_id set and flagged: it never
+    (RUN_ID#b2:...) with run.claimed_run_id set and flagged: it never
     replaces, and is never dropped as, the other.  labels: explicit labels
     for the input files in order (--label; a rejected file keeps its
     place); the rest come from probe.label, else from the file name.
@@ -253,7 +284,7 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
         for run in file_runs:
             placed = placer.place(run.run_id, run.digest, p, from_dir)
             if placed is None:
-                dups.append((p, placer.first_path(run.digest)))
+                dups.append((p, placer.first_path(run.run_id, run.digest)))
                 continue
             run.run_id, run.claimed_run_id, run.collides_with = placed
             (guest_runs if run.kind == "guest" else runs).append(run)

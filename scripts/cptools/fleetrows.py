@@ -6,11 +6,10 @@ agree on it without talking).
 """
 
 import hashlib
-import json
 import math
-import re
 
 from . import fleet
+from .longformat import flat_digest, flatten, values_json
 from .untrusted import cap
 
 
@@ -80,27 +79,8 @@ class LayoutCache:
         return lid, False
 
 
-# 19 digits in a row: maybe an integer past 64 bits somewhere in the values.
-_LONG_DIGITS = re.compile(r"\d{19}")
-
-
 def _vals_json(vals):
-    try:
-        text = json.dumps(vals, separators=(",", ":"), allow_nan=False)
-    except ValueError:      # NaN/Infinity: no JSON for them, stored NULL
-        vals = [None if isinstance(v, float) and not math.isfinite(v)
-                else v for v in vals]
-        return _vals_json(vals)
-    except TypeError:
-        return _vals_json([_text(v) if not isinstance(
-            v, (int, float, str, bool)) else v for v in vals])
-    if _LONG_DIGITS.search(text) and any(
-            type(v) is int and not -2 ** 63 <= v < 2 ** 63 for v in vals):
-        # The database reads a JSON number as a 64-bit integer or a real:
-        # one beyond (a u64 of 2**63 or more) is kept exact as its text.
-        return _vals_json([str(v) if type(v) is int and
-                           not -2 ** 63 <= v < 2 ** 63 else v for v in vals])
-    return text
+    return values_json(vals, _text)
 
 
 def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
@@ -169,10 +149,18 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
             watch[seq] = (rid, seq, _num(rec.get("elapsed_tsc_s")),
                           _num(rec.get("elapsed_rtc_s")))
     rows["watch"] = [watch[k] for k in sorted(watch)]
-    keys, vals = fleet.flatten(run.report, run.watch)
+    keys, vals = flatten(run.report)
     lid, new = layouts.get(keys)
-    rows["measurement_values"] = [(rid, lid, _vals_json(vals))]
-    digest = run.digest or fleet.report_digest(run.report)
+    text = _vals_json(vals)
+    digest = run.cached_digest()
+    if digest is None:      # the flatten made here names the report too
+        digest = run.set_digest(flat_digest(lid, text, run.report))
+    if run.watch:           # the log's watch records, after the report's
+        wkeys, wvals = flatten({}, run.watch)
+        keys, vals = keys + wkeys, vals + wvals
+        lid, new = layouts.get(keys)
+        text = _vals_json(vals)
+    rows["measurement_values"] = [(rid, lid, text)]
     rows["run_digests"] = [(rid, digest, _text(run.path))]
     rows["run_id_collisions"] = [] if run.claimed_run_id is None else [
         (rid, _text(run.claimed_run_id), _text(run.path),

@@ -39,17 +39,29 @@ def _fail(reason):
     return None, reason, None
 
 
+_MARK = "==== CLOCKPROBE "
+
+
 def _frames(lines, begin_re=None, end_re=None):
     """[(begin, end or None)]: each BEGIN line with the END line that
     closes it before the next BEGIN (None: cut off).  One pass."""
     begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
-    begins = [i for i, ln in enumerate(lines) if begin_re.search(ln)]
-    out = []
-    for k, b in enumerate(begins):
-        stop = begins[k + 1] if k + 1 < len(begins) else len(lines)
-        end = next((j for j in range(b + 1, stop)
-                    if end_re.search(lines[j])), None)
-        out.append((b, end))
+    # Every marker starts so: a substring test (no regex pass over the
+    # 20 KB JSON line, twice) picks the lines worth a search; one walk
+    # over them pairs each BEGIN with the first END before the next BEGIN.
+    out, open_at = [], None
+    for i, ln in enumerate(lines):
+        if _MARK not in ln:
+            continue
+        if begin_re.search(ln):
+            if open_at is not None:
+                out.append((open_at, None))
+            open_at = i
+        elif open_at is not None and end_re.search(ln):
+            out.append((open_at, i))
+            open_at = None
+    if open_at is not None:
+        out.append((open_at, None))
     return out
 
 
