@@ -21,6 +21,10 @@
  * in-kernel (kvm-unit-tests' vmexit "inl_from_kernel" reads it); reading
  * it changes nothing on any PC. */
 #define ELCR_PORT 0x4d0
+/* The 8259 pair's data ports: a read gives the interrupt mask (OCW1),
+ * a write sets it. */
+#define PIC1_DATA_PORT 0x21
+#define PIC2_DATA_PORT 0xa1
 
 /* QEMU's isa-debug-exit (kvm-unit-tests convention): QEMU exits with
  * (value << 1) | 1. */

@@ -22,22 +22,53 @@ struct op_cost {
 	struct dist harness;      /* the interleaved empty harness, raw */
 	uint64_t harness_window_p50_min, harness_window_p50_max;
 	uint32_t windows;         /* harness/op window pairs kept */
-	/* Unbiased cost: mean of raw reads minus mean of the interleaved
-	 * harness, both trimmed alike of outliers (a vCPU preempted inside a
-	 * sample), x1000.  A counter that moves in steps makes every single
-	 * sample a multiple of the step, but the phase of each sample against
-	 * the step is random, so the means keep what the medians lose. */
+	/* Unbiased cost per call, x1000: each op window timed as a whole
+	 * (first stamp to last, per call) minus its interleaved harness window
+	 * timed alike, a stamped interval far above its window's median taken
+	 * out on either side (a vCPU preempted inside a sample), then the
+	 * mean over the window pairs with a tenth trimmed at each end.  A
+	 * window spans hundreds of steps of a counter that moves in steps, so
+	 * no quantization is left; and everything a call costs is in it, the
+	 * part that lands after the call's closing stamp too. */
 	int64_t estimate_milli;
-	const char *estimate_method; /* "interleaved_mean" | "batch_net" */
-	uint32_t estimate_trimmed;   /* samples left out of the means */
+	/* Its standard error, x1000 (Tukey-McLaughlin over the window pairs:
+	 * drift between windows counts). */
+	uint64_t estimate_se_milli;
+	/* The mean over every window pair, nothing taken out, x1000. */
+	int64_t estimate_untrimmed_milli;
+	uint32_t estimate_windows_trimmed; /* window pairs left out of the mean */
+	/* The stamped intervals alone: mean of the raw reads minus mean of the
+	 * interleaved harness samples, trimmed alike, x1000, with its SE from
+	 * the per-window differences (stats.h, struct window_se).  What falls
+	 * between a call's closing stamp and the next call is not in it. */
+	int64_t stamped_milli;
+	uint64_t stamped_se_milli;
+	const char *estimate_method; /* "interleaved_windows" | "interleaved_mean" | "batch_net" */
+	uint32_t estimate_trimmed;   /* samples above their window's cutoff */
 	uint64_t step_ticks;      /* the TSC's step in this run (0 = not observable) */
 	bool below_resolution;    /* net cost under two steps: percentiles mean nothing */
 	/* Per call in a back-to-back batch, x1000: the raw batch mean, loop and
 	 * call overhead included, as peer exit-cost benchmarks (kvm-unit-tests
 	 * vmexit) report it; _net has the empty batch's mean subtracted. */
+	/* Both are means over the same batch pairs (the tenth with the
+	 * highest and the tenth with the lowest difference left out), so the
+	 * net figure is never above the raw one. */
 	uint64_t throughput_milli;
 	uint64_t throughput_net_milli;
+	/* The standard error of throughput_net_milli, x1000 (Tukey-McLaughlin
+	 * over the pairs, stats_trimmed_mean_se). */
+	uint64_t throughput_net_se_milli;
 	uint32_t batch_pairs;     /* batch pairs behind the two figures above */
+	uint32_t batch_pairs_trimmed; /* of those, left out of both means */
+	/* The estimate checked without quantization: the per-call loop (its
+	 * stamps and pauses, the same code the samples ran) timed as whole
+	 * batches, op batch minus empty batch, per call, a tenth trimmed at
+	 * each end, x1000, with its standard error.  It measures what the
+	 * estimate measures; throughput_net (back to back, nothing between
+	 * the calls) measures a different thing and may differ from both. */
+	uint64_t estimate_batch_milli;
+	uint64_t estimate_batch_se_milli;
+	uint32_t estimate_batch_pairs;
 	uint32_t windows_discarded; /* interrupts found enabled at the end */
 	uint32_t below_harness;   /* samples cheaper than their harness median */
 	uint32_t at_harness;      /* samples equal to it: clamped to 0 as well */
@@ -92,11 +123,26 @@ struct serialization {
 };
 
 /* One op's batch pairs (op, then empty, same length), kept while it is
- * measured: scratch the run allocates with the sample buffers. */
+ * measured: scratch the run allocates with the sample buffers.  Two
+ * kinds, taken in turn between the sample windows: back-to-back calls
+ * (op[], diff[]: the throughput figures) and the per-call loop itself,
+ * stamps and pauses included, timed as one batch (calls_diff[]: the
+ * estimate's check, free of the TSC's step). */
 #define MEASURE_MAX_BATCH_PAIRS 256
+/* samples=1000000 in windows of 128 */
+#define MEASURE_MAX_WINDOWS 8192
 struct batch_log {
 	uint64_t op[MEASURE_MAX_BATCH_PAIRS], diff[MEASURE_MAX_BATCH_PAIRS];
 	uint32_t n, reads;
+	uint64_t calls_diff[MEASURE_MAX_BATCH_PAIRS];
+	uint32_t calls_n, calls_reads;
+	/* The per-call stamps of a checked batch (op, empty): only what lies
+	 * far above their median is taken out, as in a window. */
+	uint64_t stamps[MEASURE_WINDOW_SAMPLES], stamps_h[MEASURE_WINDOW_SAMPLES];
+	/* Each window pair's difference per call, as wholes (engine.c). */
+	uint64_t win[MEASURE_MAX_WINDOWS];
+	uint32_t win_n;
+	int64_t win_all;
 };
 
 struct measure_plan {

@@ -10,6 +10,8 @@
 #define MSR_IA32_APICBASE 0x0000001b
 #define MSR_SMI_COUNT 0x00000034          /* Intel: SMIs taken since reset, read-only */
 #define MSR_IA32_TSC_ADJUST 0x0000003b
+#define MSR_IA32_TSC_DEADLINE 0x000006e0  /* the LAPIC timer's TSC-deadline (CPUID.1:ECX[24]) */
+#define MSR_X2APIC_BASE 0x00000800        /* x2APIC register r at 0x800 + (xAPIC offset >> 4) */
 #define MSR_EFER 0xc0000080
 
 /* AMD family 10h+: bit 1 makes LFENCE dispatch-serializing. */

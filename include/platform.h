@@ -8,6 +8,7 @@
 #include "util.h"
 #include "identity.h"
 #include "settings.h"
+#include "apgroup.h"
 
 #define PLATFORM_MAX_CPUS 256
 
@@ -55,6 +56,20 @@ struct platform {
 	/* Waits (bounded) until the work started by every ap_start so far has
 	 * returned; false on timeout (the platform notes which AP). */
 	bool (*aps_wait)(uint64_t timeout_us);
+	/* Work on several APs at once (contention, the all-CPU warp test):
+	 * hands every member of g (apgroup.h: g->fn on each member's arg) to
+	 * the firmware, waits at most arrive_ms until each is at the group's
+	 * start barrier, then releases together those that are; the others
+	 * are named in g->reason and never run the work.  work_ms bounds what
+	 * the work may take (the firmware's own per-AP timeout is set past
+	 * it).  Returns how many run.  The BSP does its own part after this
+	 * returns, then calls aps_finish_together. */
+	uint32_t (*aps_start_together)(struct ap_group *g, uint64_t arrive_ms, uint64_t work_ms);
+	/* Waits at most finish_ms for every released member of g, then for
+	 * the firmware to take the APs back; false when one did not finish
+	 * (named in g->reason; the platform gives that AP no more work, and
+	 * the work's memory must stay valid: it may still finish). */
+	bool (*aps_finish_together)(struct ap_group *g, uint64_t finish_ms);
 
 	/* Applies the settings (\clockprobe.cfg, then the load options or
 	 * the command line, so those win) on top of *s; reading problems (an

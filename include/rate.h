@@ -69,6 +69,9 @@ uint64_t rate_cpuid16_base_hz(uint32_t leaf16_eax);
 
 /* round(cycles * 10^12 / tsc_hz): ns with 3 decimals; 0 if tsc_hz is 0. */
 uint64_t rate_cycles_to_ns_milli(uint64_t cycles, uint64_t tsc_hz);
+/* The same for a figure that is itself x1000 (an estimate, a mean):
+ * round(milli_cycles * 10^9 / tsc_hz), ns x1000, rounded, never cut. */
+uint64_t rate_milli_cycles_to_ns_milli(uint64_t milli_cycles, uint64_t tsc_hz);
 /* round(cycles * 10^9 / tsc_hz); 0 if tsc_hz is 0. */
 uint64_t rate_cycles_to_ns(uint64_t cycles, uint64_t tsc_hz);
 /* Inside 100 MHz..10 GHz, where every x86 TSC runs: a rate outside must

@@ -28,6 +28,13 @@ uint32_t report_raw_tables_omitted(const struct run_results *r);
 /* The human summary, line by line through emit (screen gets a subset). */
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
 
+/* report_load.c: the summary's lines under load (the contention curve's
+ * reach, whether the CPUs ran together, one line per contended source;
+ * the timers). */
+void report_load_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
+/* report_timers.c: one line per LAPIC timer (latency, arming cost, or why not). */
+void report_timers_summary(const struct run_results *r, void (*emit)(const char *line, bool screen));
+
 /* watch_json.c: the record's one-line JSON (seq, run_id, offsets, drift,
  * events so far, watchdog replay so far), the report's "watch" member, and
  * one sentence on what Linux's watchdog would have done. */

@@ -15,6 +15,8 @@
 #include "kvm_pv_measure.h"
 #include "uart.h"
 #include "identity.h"
+#include "contention.h"
+#include "timers.h"
 
 #define MAX_SOURCES 12
 #define MAX_RUN_ERRORS 24
@@ -97,6 +99,11 @@ struct run_results {
 	struct kvm_steal_window steal;       /* over the gap window (gaps.steal_ns) */
 	struct kvm_pairing_result pairing;   /* KVM clock pairing */
 	struct gaps_per_cpu gaps_cpus;
+	/* Every ok source read from 1, 2, 4, ... N CPUs at once; NULL until
+	 * the stage ran (its figures live in pages of their own). */
+	struct contention_result *contention;
+	/* The LAPIC's timers: arming cost and wake-up latency (timers.c). */
+	struct timers_result timers;
 	struct verdict verdict;
 	struct raw_capture raw;
 	uint32_t error_count;

@@ -43,6 +43,8 @@ void stage_frequency(struct run *run, struct measure_ctx *ctx);
 void stage_clock_pairing(struct run *run, struct measure_ctx *ctx);
 void stage_cross_cpu(struct run *run, struct measure_ctx *ctx);
 void stage_gaps(struct run *run, struct measure_ctx *ctx);
+void stage_contention(struct run *run, struct measure_ctx *ctx);
+void stage_timers(struct run *run, struct measure_ctx *ctx);
 void stage_decide(struct run *run, struct measure_ctx *ctx);
 void stage_report(struct run *run, struct measure_ctx *ctx);
 void stage_watch(struct run *run, struct measure_ctx *ctx);

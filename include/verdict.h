@@ -100,6 +100,8 @@ enum verdict_freq_by {
 	VERDICT_FREQ_VMWARE_GETHZ,	/* VMware backdoor GETHZ */
 };
 
+#define VERDICT_MAX_CURVE 8
+
 struct verdict_source_fact {
 	enum verdict_tri present;
 	/* p50 cost of one read, ns * 1000 (fixed point); 0 = not measured */
@@ -109,6 +111,16 @@ struct verdict_source_fact {
 	 * The watchdog's read-back check (cs_watchdog_read()) compares the
 	 * time of two watchdog reads around one TSC read with a bound. */
 	uint64_t read_p99_ns, read_max_ns;
+	/* Read from several CPUs at once (the contention stage): the cost
+	 * with one CPU reading and with verdict_input.contention_cpus reading,
+	 * each with its standard error, ns * 1000; 0 = not measured. */
+	uint64_t alone_ns_milli, alone_se_ns_milli;
+	uint64_t contended_ns_milli, contended_se_ns_milli;
+	/* The whole curve, for the evidence: CPUs reading at once and the
+	 * cost per read then, ns * 1000. */
+	uint32_t curve_points;
+	uint32_t curve_cpus[VERDICT_MAX_CURVE];
+	uint64_t curve_ns_milli[VERDICT_MAX_CURVE];
 };
 
 #define VERDICT_MAX_SIGNATURES 8
@@ -208,6 +220,13 @@ struct verdict_input {
 	/* An SEV-SNP guest with Secure TSC: SEV_STATUS (MSR 0xC0010131) bit 11,
 	 * MSR_AMD64_SNP_SECURE_TSC. */
 	enum verdict_tri secure_tsc;
+
+	/* The contention stage: how many CPUs read at once at its top level
+	 * (0 = it did not run past one), and whether fewer of them ran
+	 * together than were asked to (the figures then hold the host's
+	 * scheduling too). */
+	uint32_t contention_cpus;
+	enum verdict_tri contention_outnumbered;
 
 	/* The HPET's counter rate (its capabilities register's period);
 	 * 0 = unknown.  A Windows QueryPerformanceFrequency on the HPET. */
@@ -334,6 +353,20 @@ struct verdict_windows {
 	uint32_t warning_count;
 };
 
+/* What one clock read costs in a large guest: the chosen clocksource read
+ * by every CPU the contention stage started, at once (verdict.large_guest;
+ * src/verdict/contention.c).  measured false: no curve for it. */
+struct verdict_large_guest {
+	bool measured;
+	uint32_t cpus;
+	uint64_t read_ns_milli, read_se_ns_milli; /* the syscall estimate added off the vDSO */
+	uint64_t alone_ns_milli;                 /* the same source, one CPU reading, same plan */
+	uint64_t ratio_milli;                    /* source cost at cpus over at 1 */
+	uint64_t per_added_cpu_ns_milli;         /* (at cpus - at 1) / (cpus - 1), 0 if it fell */
+	enum verdict_tri outnumbered;
+	char basis[VERDICT_REASON_LEN];
+};
+
 struct verdict {
 	const char *linux_clocksource;
 	const char *linux_kernel;	/* the kernel the main prediction is for */
@@ -361,6 +394,7 @@ struct verdict {
 	uint32_t warning_count;
 
 	struct verdict_windows windows;
+	struct verdict_large_guest large_guest;
 
 	/* The kernels the headline is for (inputs.kernels), and how many
 	 * texts of this verdict did not fit their buffer: 0, or an error the
@@ -442,6 +476,10 @@ const char *verdict_source_name(enum verdict_source s);
  * "low". */
 const char *verdict_severity_name(enum verdict_severity s);
 const char *verdict_confidence_name(enum verdict_confidence c);
+/* The source of that (Linux) name reads more than 2x slower, beyond its
+ * noise, with every CPU of the contention stage reading it at once than
+ * alone: what CLOCK_READ_CONTENDED is raised on. */
+bool verdict_source_contended(const struct verdict_input *in, const char *name);
 /* NULL when the warning is absent: for tests and the summary. */
 const struct verdict_warning *verdict_find_warning(const struct verdict *v,
 						   const char *code);

@@ -21,6 +21,8 @@ void probe_main(struct platform *plat)
 	stage_clock_pairing(run, &ctx);     /* KVM: host time against the TSC, the hypercall's cost */
 	stage_cross_cpu(run, &ctx);         /* warps and skew between CPUs */
 	stage_gaps(run, &ctx);              /* moments the vCPU did not run; KVM steal time */
+	stage_contention(run, &ctx);        /* every source read from 1, 2, 4 ... N CPUs at once */
+	stage_timers(run, &ctx);            /* LAPIC one-shot and TSC-deadline: arming cost, wake-up latency */
 	stage_decide(run, &ctx);            /* the verdict */
 	stage_report(run, &ctx);            /* summary, framed JSON, file copy */
 	stage_watch(run, &ctx);             /* watch=: records, then the final report */

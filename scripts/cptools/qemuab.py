@@ -176,6 +176,32 @@ def cost(report, label, path=None):
     return (v, "%.1f" % v) if _num(v) else (None, "-")
 
 
+def contention_levels(a, b, name):
+    """CPU counts of the source's contention curve on either side
+    (issue 24: the same source read by that many CPUs at once)."""
+    cpus = []
+    for r in (a, b):
+        s = query.get_path(r, "sources[%s]" % name) if r is not None else None
+        for lv in (s or {}).get("contention") or []:
+            n = lv.get("cpus") if isinstance(lv, dict) else None
+            if isinstance(n, int) and not isinstance(n, bool) and n not in cpus:
+                cpus.append(n)
+    return sorted(cpus)
+
+
+def contention_cost(report, name, cpus):
+    """(the per-read estimate with that many CPUs reading, cell text)."""
+    if report is None:
+        return None, "no report"
+    s = query.get_path(report, "sources[%s]" % name)
+    for lv in (s or {}).get("contention") or [] if isinstance(s, dict) else []:
+        if isinstance(lv, dict) and lv.get("cpus") == cpus:
+            v = lv.get("estimate_cycles")
+            if _num(v):
+                return v, "%.1f" % v + (" (outnumbered)" if lv.get("outnumbered") else "")
+    return None, "-"
+
+
 def fmt_ratio(r):
     return "x%.0f" % r if r >= 100 else "x%.3g" % r
 
@@ -191,6 +217,19 @@ def pair_rows(a, b, threshold):
         vb, tb = cost(b, name, path)
         r = vb / va if _num(va) and _num(vb) and va > 0 else None
         rows.append((lab, ta, tb, r, r is not None and r >= threshold))
+    # Each source's contention curve, level by level: a device-model lock
+    # taken or removed between the two QEMUs shows at the upper levels
+    # (QEMU 10.2 made HPET and PM timer reads lock-free).  "outnumbered"
+    # marks a level where fewer CPUs ran together than read.
+    for n in source_names(a, b):
+        for cpus in contention_levels(a, b, n):
+            if cpus < 2:
+                continue
+            lab = "sources[%s] at %d CPUs" % (n, cpus)
+            va, ta = contention_cost(a, n, cpus)
+            vb, tb = contention_cost(b, n, cpus)
+            r = vb / va if _num(va) and _num(vb) and va > 0 else None
+            rows.append((lab, ta, tb, r, r is not None and r >= threshold))
     return rows
 
 

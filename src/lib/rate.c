@@ -110,6 +110,13 @@ uint64_t rate_cycles_to_ns_milli(uint64_t cycles, uint64_t tsc_hz)
 	return div_round((unsigned __int128)cycles * (NS_PER_SEC * 1000), tsc_hz);
 }
 
+uint64_t rate_milli_cycles_to_ns_milli(uint64_t milli_cycles, uint64_t tsc_hz)
+{
+	if (tsc_hz == 0)
+		return 0;
+	return div_round((unsigned __int128)milli_cycles * NS_PER_SEC, tsc_hz);
+}
+
 uint64_t rate_cycles_to_ns(uint64_t cycles, uint64_t tsc_hz)
 {
 	if (tsc_hz == 0)

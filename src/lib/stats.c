@@ -127,3 +127,129 @@ int log2_hist_highest(const struct log2_hist *h)
 			return k;
 	return -1;
 }
+
+/* 128-bit quotient of a 128-bit by a 64-bit divisor (d > 0), without
+ * libgcc's __udivti3: sums of squares outgrow u128_div_u64's 64-bit
+ * quotient. */
+static unsigned __int128 div_wide(unsigned __int128 n, uint64_t d)
+{
+	unsigned __int128 rem = 0, q = 0;
+	for (int bit = 127; bit >= 0; bit--) {
+		rem = (rem << 1) | (uint64_t)((n >> bit) & 1);
+		q <<= 1;
+		if (rem >= d) {
+			rem -= d;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+uint64_t stats_isqrt_u128(unsigned __int128 v)
+{
+	/* Bit by bit from the top: 64 rounds, no division, no float. */
+	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
+	while (bit > v)
+		bit >>= 2;
+	while (bit) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (uint64_t)r;
+}
+
+/* |d| beyond 2^40 milli-ticks (a billion ticks per sample) is no read cost;
+ * clamping keeps every sum below exact in 128 bits. */
+#define WINDOW_SE_D_MAX ((int64_t)1 << 40)
+
+void window_se_add(struct window_se *s, int64_t d_milli, uint32_t n)
+{
+	if (!n)
+		return;
+	if (d_milli > WINDOW_SE_D_MAX)
+		d_milli = WINDOW_SE_D_MAX;
+	if (d_milli < -WINDOW_SE_D_MAX)
+		d_milli = -WINDOW_SE_D_MAX;
+	__int128 n2 = (__int128)n * n;
+	s->windows++;
+	s->sum_n += n;
+	s->sum_n2 += (uint64_t)n2;
+	s->sum_n2d += n2 * d_milli;
+	s->sum_n2d2 += n2 * d_milli * d_milli;
+}
+
+uint64_t window_se_milli(const struct window_se *s, int64_t e_milli)
+{
+	if (s->windows < 2 || !s->sum_n)
+		return 0;
+	/* sum n^2 (d - e)^2 = sum n^2 d^2 - 2 e sum n^2 d + e^2 sum n^2 */
+	__int128 e = e_milli;
+	__int128 ss = s->sum_n2d2 - 2 * e * s->sum_n2d + e * e * (__int128)s->sum_n2;
+	if (ss <= 0)
+		return 0;
+	/* SE^2 (milli^2) = W / (W - 1) * ss / (sum n)^2 */
+	unsigned __int128 var = div_wide((unsigned __int128)ss * s->windows, s->windows - 1);
+	uint64_t root = stats_isqrt_u128(var); /* milli * sum_n */
+	return (root + s->sum_n / 2) / s->sum_n;
+}
+
+void stats_trimmed_mean_se(const uint64_t *sorted, uint32_t n, uint32_t cut, uint64_t *mean_milli,
+			   uint64_t *se_milli)
+{
+	*mean_milli = *se_milli = 0;
+	if (2 * (uint64_t)cut >= n)
+		return;
+	uint32_t kept = n - 2 * cut;
+	unsigned __int128 sum = 0;
+	for (uint32_t i = cut; i < n - cut; i++)
+		sum += sorted[i];
+	*mean_milli = u128_div_u64(sum * 1000 + kept / 2, kept);
+	if (kept < 2)
+		return;
+	/* The winsorized sample: the cut values replaced by the nearest kept
+	 * one; its variance about its own mean, x10^6. */
+	uint64_t lo = sorted[cut], hi = sorted[n - cut - 1];
+	unsigned __int128 wsum = sum + (unsigned __int128)cut * lo + (unsigned __int128)cut * hi;
+	unsigned __int128 wmean_milli = div_wide(wsum * 1000 + n / 2, n);
+	unsigned __int128 ss = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t v = i < cut ? lo : i >= n - cut ? hi : sorted[i];
+		unsigned __int128 vm = (unsigned __int128)v * 1000;
+		unsigned __int128 dv = vm > wmean_milli ? vm - wmean_milli : wmean_milli - vm;
+		/* Clamped at 2^50 milli-ticks (10^12 ticks, no batch of reads):
+		 * the sums below then stay exact in 128 bits for n < 2^20. */
+		if (dv >> 50)
+			dv = (unsigned __int128)1 << 50;
+		ss += dv * dv;
+	}
+	/* SE = sqrt(ss / (n - 1)) / sqrt(n) * n / kept = sqrt(ss / (n - 1) * n) / kept */
+	uint64_t root = stats_isqrt_u128(div_wide(ss, n - 1) * n);
+	*se_milli = (root + kept / 2) / kept;
+}
+
+unsigned stats_se_decimals(uint64_t se_milli)
+{
+	if (!se_milli)
+		return 3;
+	if (se_milli >= 9950) /* rounds to two digits at 10 or more */
+		return 0;
+	if (se_milli >= 995)
+		return 1;
+	if (se_milli >= 100)
+		return 2;
+	return 3;
+}
+
+int64_t stats_round_milli(int64_t v_milli, unsigned decimals)
+{
+	int64_t div = decimals >= 3 ? 1 : decimals == 2 ? 10 : decimals == 1 ? 100 : 1000;
+	if (div == 1)
+		return v_milli;
+	int64_t half = div / 2;
+	return v_milli >= 0 ? (v_milli + half) / div : -((-v_milli + half) / div);
+}

@@ -76,19 +76,21 @@ static inline __attribute__((always_inline)) uint32_t dither(uint32_t state)
 	return state;
 }
 
-/* One loop serves both ways of timing an op: per call (each: a stamp pair
- * around every call, the dither between them) and as a batch (one pair
- * around all calls), so both timings run the same code and the same call
- * instruction.  `each` is hidden from the optimizer so it cannot split the
- * loop in two.
+/* One loop serves every way of timing an op: per call (each: a stamp
+ * pair around every call, the dither between them, out[i] each call's
+ * time) and as a batch (one pair around all calls: *total), back to
+ * back (each false) or around the per-call loop itself (each true and
+ * total set: the same code the samples run, timed whole), so every
+ * timing runs the same code and the same call instruction.  `each` is
+ * hidden from the optimizer so it cannot split the loop in two.
  *
  * Out of line and cache-line aligned, so the timed loop's code never
  * straddles a page: under TCG a loop split across two pages cannot chain
  * its translated blocks and ran ~5x slower depending on where the linker
  * happened to put it (harness throughput 101 instead of 21 cycles). */
 static inline __attribute__((always_inline)) uint32_t
-timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool each, bool rdtscp_end,
-	    bool mfence)
+timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, bool each, uint64_t *total,
+	    bool rdtscp_end, bool mfence)
 {
 	uint64_t acc = 0, t0 = 0;
 	uint32_t i, state = n;
@@ -110,17 +112,18 @@ timed_calls(uint64_t (*op)(void), uint64_t *out, uint32_t n, uint64_t deadline, 
 			}
 		}
 	}
-	if (!each)
-		out[0] = stamp_end(rdtscp_end, mfence) - start;
+	if (total)
+		*total = stamp_end(rdtscp_end, mfence) - start;
 	keep(acc);
 	return i;
 }
 
 #define TIMED_CALLS_VARIANT(name, rdtscp_end, mfence)                                                      \
 	static __attribute__((noinline, aligned(64))) uint32_t name(uint64_t (*op)(void), uint64_t *out,     \
-								       uint32_t n, uint64_t deadline, bool each) \
+								       uint32_t n, uint64_t deadline, bool each, \
+								       uint64_t *total)                          \
 	{                                                                                                    \
-		return timed_calls(op, out, n, deadline, each, rdtscp_end, mfence);                          \
+		return timed_calls(op, out, n, deadline, each, total, rdtscp_end, mfence);                   \
 	}
 TIMED_CALLS_VARIANT(timed_calls_lfence, false, false)
 TIMED_CALLS_VARIANT(timed_calls_lfence_rdtscp, true, false)
@@ -128,25 +131,35 @@ TIMED_CALLS_VARIANT(timed_calls_mfence, false, true)
 TIMED_CALLS_VARIANT(timed_calls_mfence_rdtscp, true, true)
 
 static uint32_t timed_calls_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint32_t n,
-			       uint64_t deadline, bool each)
+			       uint64_t deadline, bool each, uint64_t *total)
 {
 	if (ctx->fence == STAMP_FENCE_MFENCE)
-		return ctx->rdtscp_end ? timed_calls_mfence_rdtscp(op, out, n, deadline, each)
-				       : timed_calls_mfence(op, out, n, deadline, each);
-	return ctx->rdtscp_end ? timed_calls_lfence_rdtscp(op, out, n, deadline, each)
-			       : timed_calls_lfence(op, out, n, deadline, each);
+		return ctx->rdtscp_end ? timed_calls_mfence_rdtscp(op, out, n, deadline, each, total)
+				       : timed_calls_mfence(op, out, n, deadline, each, total);
+	return ctx->rdtscp_end ? timed_calls_lfence_rdtscp(op, out, n, deadline, each, total)
+			       : timed_calls_lfence(op, out, n, deadline, each, total);
 }
 
 static uint32_t sample_window_any(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *out, uint32_t n,
 				  uint64_t deadline)
 {
-	return timed_calls_any(ctx, op, out, n, deadline, true);
+	return timed_calls_any(ctx, op, out, n, deadline, true, NULL);
 }
 
 static uint64_t batch_cycles(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads)
 {
+	uint64_t total = 0, unused;
+	timed_calls_any(ctx, op, &unused, reads, UINT64_MAX, false, &total);
+	return total;
+}
+
+/* The per-call loop, stamps and all, timed as one batch (the stamps it
+ * takes land in scratch and are not used). */
+static uint64_t calls_batch_cycles(const struct measure_ctx *ctx, uint64_t (*op)(void), uint64_t *scratch,
+				   uint32_t reads)
+{
 	uint64_t total = 0;
-	timed_calls_any(ctx, op, &total, reads, UINT64_MAX, false);
+	timed_calls_any(ctx, op, scratch, reads, UINT64_MAX, true, &total);
 	return total;
 }
 
@@ -170,7 +183,15 @@ static uint32_t calls_per_window(const struct measure_ctx *ctx, uint64_t (*op)(v
 	return (uint32_t)(n < WINDOW_CALLS_MIN ? WINDOW_CALLS_MIN : n > max ? max : n);
 }
 
-/* Median over several batches, each timed with interrupts masked. */
+/* How many batches (or batch pairs) each end of a sorted list loses
+ * before a mean: a tenth, and at least one once there are three, so one
+ * batch a preempted vCPU stretched never moves the mean. */
+static uint32_t batch_cut(uint32_t n)
+{
+	return n < 3 ? 0 : MAX(1u, n / 10);
+}
+
+/* Trimmed mean over several batches, each timed with interrupts masked. */
 static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads)
 {
 	uint64_t per_batch[MEASURE_BATCHES];
@@ -189,7 +210,9 @@ static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(v
 	if (!n)
 		return 0;
 	stats_sort_u64(per_batch, n);
-	return per_batch[n / 2] * 1000 / reads;
+	uint64_t mean_milli, se_milli;
+	stats_trimmed_mean_se(per_batch, n, batch_cut(n), &mean_milli, &se_milli);
+	return mean_milli / reads;
 }
 
 static uint64_t window_median(const uint64_t *v, uint32_t n)
@@ -201,47 +224,134 @@ static uint64_t window_median(const uint64_t *v, uint32_t n)
 	return stats_percentile_sorted(copy, n, STATS_P50);
 }
 
-/* Sums for the unbiased estimate, trimmed alike on both sides. */
+/* The per-sample sums: the mean of the stamped intervals, trimmed alike
+ * on both sides, and the per-window differences behind its SE. */
 struct estimate_sums {
 	unsigned __int128 op, harness;
 	uint32_t op_n, harness_n, trimmed;
+	struct window_se se;
 };
 
-/* A sample far above both window medians is a vCPU that did not run (or
+/* A sample far above its window's median is a vCPU that did not run (or
  * an interrupt-free host hiccup), not a read: it would move a mean by
- * thousands of ticks.  8x the larger median keeps any real tail. */
-#define OUTLIER_FACTOR 8
+ * thousands of ticks.  The same excess over the median is cut on both
+ * sides (a hiccup is as likely in a harness sample as in an op sample;
+ * cutting the harness at 8x the op's median kept harness hiccups the op
+ * side lost), and 7x the larger median above it keeps any real tail. */
+#define OUTLIER_EXCESS_FACTOR 7
 
-/* Adds the samples at or under the cutoff to a trimmed sum. */
-static void add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimmed, const uint64_t *v, uint32_t k,
-			uint64_t cutoff)
+static uint64_t outlier_excess(uint64_t h_med, uint64_t op_med)
 {
+	return OUTLIER_EXCESS_FACTOR * MAX(h_med, op_med) + 64;
+}
+
+/* Adds the samples at or under the cutoff to a trimmed sum; returns the
+ * window's trimmed mean x1000, 0 when all were trimmed. */
+static int64_t add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimmed, const uint64_t *v, uint32_t k,
+			   uint64_t cutoff)
+{
+	unsigned __int128 wsum = 0;
+	uint32_t wn = 0;
 	for (uint32_t i = 0; i < k; i++) {
 		if (v[i] <= cutoff) {
-			*sum += v[i];
-			(*n)++;
+			wsum += v[i];
+			wn++;
 		} else {
 			(*trimmed)++;
 		}
 	}
+	*sum += wsum;
+	*n += wn;
+	return wn ? (int64_t)u128_div_u64(wsum * 1000 + wn / 2, wn) : 0;
 }
 
-static void pair_window(struct op_cost *out, struct estimate_sums *e, uint64_t *op_v, const uint64_t *h_v,
-			uint32_t k)
+/* A window of timed calls as a whole: the time from its first stamp to
+ * its last per call, x1000, less what samples above cutoff spent beyond
+ * the median (a hiccup inside a stamped interval).  Everything the calls
+ * cost is in it, the part that lands after a call's closing stamp too:
+ * under TCG an I/O read's emulation is still finishing when the next
+ * RDTSC reads the host's counter, and the stamped intervals alone missed
+ * 10-18 ticks of it (port, PM timer, PIT). */
+static int64_t span_per_call_milli(uint64_t span, const uint64_t *v, uint32_t k, uint64_t med, uint64_t cutoff)
 {
-	uint64_t h_med = window_median(h_v, k);
-	uint64_t op_med = window_median(op_v, k);
-	uint64_t cutoff = OUTLIER_FACTOR * MAX(h_med, op_med) + 64;
+	if (!k)
+		return 0;
+	uint64_t excess = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (v[i] > cutoff)
+			excess += v[i] - med;
+	uint64_t t = span > excess ? span - excess : 0;
+	return (int64_t)u128_div_u64((unsigned __int128)t * 1000 + k / 2, k);
+}
+
+/* Window differences are signed (an op cheaper than the harness); kept
+ * offset by this, in milli-ticks, so they sort as unsigned numbers. */
+#define DIFF_BIAS ((int64_t)1 << 40)
+
+static uint64_t biased(int64_t milli)
+{
+	if (milli >= DIFF_BIAS)
+		milli = DIFF_BIAS - 1;
+	if (milli <= -DIFF_BIAS)
+		milli = -DIFF_BIAS + 1;
+	return (uint64_t)(milli + DIFF_BIAS);
+}
+
+/* The trimmed mean (x1000) and its SE of n biased differences, sorted here. */
+static int64_t biased_trimmed_mean(uint64_t *v, uint32_t n, uint64_t *se_milli)
+{
+	uint64_t m, se;
+	stats_sort_u64(v, n);
+	stats_trimmed_mean_se(v, n, batch_cut(n), &m, &se);
+	*se_milli = (se + 500) / 1000;
+	return (int64_t)((m + 500) / 1000) - DIFF_BIAS;
+}
+
+struct window_pair {
+	uint64_t *op_v, *h_v;      /* each call's stamped interval */
+	uint32_t op_got, h_got;
+	uint64_t op_span, h_span;  /* first stamp to last, each window */
+};
+
+/* Medians of both windows and their common outlier excess. */
+static void pair_medians(const struct window_pair *w, uint64_t *op_med, uint64_t *h_med, uint64_t *excess)
+{
+	*h_med = window_median(w->h_v, w->h_got);
+	*op_med = window_median(w->op_v, w->op_got);
+	*excess = outlier_excess(*h_med, *op_med);
+}
+
+static int64_t pair_span_diff_milli(const struct window_pair *w)
+{
+	uint64_t op_med, h_med, excess;
+	pair_medians(w, &op_med, &h_med, &excess);
+	return span_per_call_milli(w->op_span, w->op_v, w->op_got, op_med, op_med + excess) -
+	       span_per_call_milli(w->h_span, w->h_v, w->h_got, h_med, h_med + excess);
+}
+
+static void pair_window(struct op_cost *out, struct estimate_sums *e, struct batch_log *b, const struct window_pair *w)
+{
+	uint32_t k = MIN(w->op_got, w->h_got);
+	uint64_t op_med, h_med, excess;
+	pair_medians(w, &op_med, &h_med, &excess);
 	if (!out->windows || h_med < out->harness_window_p50_min)
 		out->harness_window_p50_min = h_med;
 	if (h_med > out->harness_window_p50_max)
 		out->harness_window_p50_max = h_med;
 	out->windows++;
-	add_trimmed(&e->harness, &e->harness_n, &e->trimmed, h_v, k, cutoff);
-	add_trimmed(&e->op, &e->op_n, &e->trimmed, op_v, k, cutoff);
+	/* The windows as wholes: the estimate. */
+	if (b->win_n < MEASURE_MAX_WINDOWS) {
+		int64_t d = pair_span_diff_milli(w);
+		b->win[b->win_n++] = biased(d);
+		b->win_all += d; /* nothing cut: the untrimmed figure */
+	}
+	/* The stamped intervals alone: the per-sample mean. */
+	int64_t h_mean = add_trimmed(&e->harness, &e->harness_n, &e->trimmed, w->h_v, k, h_med + excess);
+	int64_t op_mean = add_trimmed(&e->op, &e->op_n, &e->trimmed, w->op_v, k, op_med + excess);
+	window_se_add(&e->se, op_mean - h_mean, k);
 	for (uint32_t i = 0; i < k; i++)
-		out->at_harness += op_v[i] == h_med;
-	out->below_harness += stats_subtract_harness(op_v, k, h_med);
+		out->at_harness += w->op_v[i] == h_med;
+	out->below_harness += stats_subtract_harness(w->op_v, k, h_med);
 }
 
 /* Unpaired windows: the harness's own baseline. */
@@ -275,9 +385,26 @@ static void sample_alone(const struct measure_ctx *ctx, struct op_cost *out, uin
  * windows, so the batch figures and the per-call estimate cover the same
  * stretch of time: under TCG the cost of a call changes over a run (the
  * translated-block jump cache), and figures from two different moments
- * disagreed by 2x.  Logged into the plan's struct batch_log. */
-static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void))
+ * disagreed by 2x.  Back-to-back pairs and checked pairs (the per-call
+ * loop timed whole) in turn; logged into the plan's struct batch_log. */
+static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void), bool checked)
 {
+	if (checked) {
+		if (b->calls_n >= MEASURE_MAX_BATCH_PAIRS || !b->calls_reads)
+			return;
+		struct window_pair w = { .op_v = b->stamps, .h_v = b->stamps_h, .op_got = b->calls_reads,
+					 .h_got = b->calls_reads };
+		/* Empty first, as in a window pair: whichever runs first after
+		 * the mask pays for the cold start. */
+		bool was_on = irq_save();
+		w.h_span = calls_batch_cycles(ctx, empty_op, b->stamps_h, b->calls_reads);
+		w.op_span = calls_batch_cycles(ctx, op, b->stamps, b->calls_reads);
+		bool clean = !irq_enabled();
+		irq_restore(was_on);
+		if (clean)
+			b->calls_diff[b->calls_n++] = biased(pair_span_diff_milli(&w));
+		return;
+	}
 	if (b->n >= MEASURE_MAX_BATCH_PAIRS || !b->reads)
 		return;
 	bool was_on = irq_save();
@@ -291,22 +418,49 @@ static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, u
 	}
 }
 
-/* Raw throughput: the median batch.  Net: the mean of the pairs'
- * differences with the highest and lowest tenth left out, the same kind
- * of figure as the per-call estimate. */
+/* The pairs sorted by their difference, each op batch moving with its
+ * pair (at most MEASURE_MAX_BATCH_PAIRS: insertion sort is enough). */
+static void sort_pairs(struct batch_log *b)
+{
+	for (uint32_t i = 1; i < b->n; i++) {
+		uint64_t d = b->diff[i], o = b->op[i];
+		uint32_t j = i;
+		for (; j > 0 && b->diff[j - 1] > d; j--) {
+			b->diff[j] = b->diff[j - 1];
+			b->op[j] = b->op[j - 1];
+		}
+		b->diff[j] = d;
+		b->op[j] = o;
+	}
+}
+
+/* Net: the mean of the pairs' differences with the highest and lowest
+ * tenth left out, the same kind of figure as the per-call estimate, with
+ * its standard error.  Raw: the mean of the op batches of the same pairs,
+ * so raw and net are one kind of figure over one set of batches (a
+ * median raw against a trimmed-mean net put PIT's net 397 above its raw
+ * 362).  A pair's difference never exceeds its op batch, so net <= raw. */
 static void batch_figures(struct op_cost *out, struct batch_log *b)
 {
 	if (!b->n)
 		return;
-	stats_sort_u64(b->op, b->n);
-	stats_sort_u64(b->diff, b->n);
-	out->throughput_milli = b->op[b->n / 2] * 1000 / b->reads;
-	uint32_t cut = b->n / 10, kept = b->n - 2 * cut;
+	sort_pairs(b);
+	uint32_t cut = batch_cut(b->n), kept = b->n - 2 * cut;
+	uint64_t net_milli, net_se_milli;
+	stats_trimmed_mean_se(b->diff, b->n, cut, &net_milli, &net_se_milli);
+	out->throughput_net_milli = net_milli / b->reads;
+	out->throughput_net_se_milli = (net_se_milli + b->reads / 2) / b->reads;
 	unsigned __int128 sum = 0;
 	for (uint32_t i = cut; i < b->n - cut; i++)
-		sum += b->diff[i];
-	out->throughput_net_milli = u128_div_u64(sum * 1000, (uint64_t)b->reads * kept);
+		sum += b->op[i];
+	out->throughput_milli = u128_div_u64(sum * 1000 + (uint64_t)b->reads * kept / 2, (uint64_t)b->reads * kept);
 	out->batch_pairs = b->n;
+	out->batch_pairs_trimmed = 2 * cut;
+	if (b->calls_n) {
+		int64_t m = biased_trimmed_mean(b->calls_diff, b->calls_n, &out->estimate_batch_se_milli);
+		out->estimate_batch_milli = m > 0 ? (uint64_t)m : 0;
+		out->estimate_batch_pairs = b->calls_n;
+	}
 }
 
 /* Harness window, then op window, in one masked stretch; the op samples
@@ -323,21 +477,22 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
 		uint64_t *h_v = plan->harness_scratch + n, *op_v = plan->scratch + n;
+		struct window_pair w = { .op_v = op_v, .h_v = h_v };
 		bool was_on = irq_save();
-		uint32_t h_got = sample_window_any(ctx, empty_op, h_v, want,
-						   MIN(deadline, rdtsc() + plan->window_deadline_cycles));
-		uint32_t got = sample_window_any(ctx, op, op_v, want,
-						 MIN(deadline, rdtsc() + plan->window_deadline_cycles));
+		w.h_got = timed_calls_any(ctx, empty_op, h_v, want, MIN(deadline, rdtsc() + plan->window_deadline_cycles),
+					  true, &w.h_span);
+		w.op_got = timed_calls_any(ctx, op, op_v, want, MIN(deadline, rdtsc() + plan->window_deadline_cycles),
+					   true, &w.op_span);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
-		uint32_t k = MIN(h_got, got);
+		uint32_t k = MIN(w.h_got, w.op_got);
 		if (clean && k) {
-			pair_window(out, e, op_v, h_v, k);
+			pair_window(out, e, batches, &w);
 			n += k;
 		} else if (!clean) {
 			out->windows_discarded++;
 		}
-		log_batch_pair(ctx, batches, op);
+		log_batch_pair(ctx, batches, op, pass & 1);
 		if (rdtsc() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
@@ -349,16 +504,36 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 /* Too few samples for a trustworthy mean: fall back to the long batch. */
 #define ESTIMATE_MIN_SAMPLES 64
 
-static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks)
+/* Fewer windows than this: no trimmed mean over them. */
+#define ESTIMATE_MIN_WINDOWS 3
+
+static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, struct batch_log *b,
+			  uint64_t step_ticks)
 {
 	out->estimate_trimmed = e->trimmed;
 	if (e->op_n >= ESTIMATE_MIN_SAMPLES && e->harness_n >= ESTIMATE_MIN_SAMPLES) {
 		int64_t op = (int64_t)u128_div_u64(e->op * 1000 + e->op_n / 2, e->op_n);
 		int64_t h = (int64_t)u128_div_u64(e->harness * 1000 + e->harness_n / 2, e->harness_n);
-		out->estimate_milli = op > h ? op - h : 0;
+		/* The spread is taken about the unclamped difference. */
+		out->stamped_se_milli = window_se_milli(&e->se, op - h);
+		out->stamped_milli = op > h ? op - h : 0;
+	}
+	if (b->win_n) {
+		int64_t all = b->win_all / (int64_t)b->win_n;
+		out->estimate_untrimmed_milli = all > 0 ? all : 0;
+	}
+	if (b->win_n >= ESTIMATE_MIN_WINDOWS) {
+		int64_t m = biased_trimmed_mean(b->win, b->win_n, &out->estimate_se_milli);
+		out->estimate_milli = m > 0 ? m : 0;
+		out->estimate_windows_trimmed = 2 * batch_cut(b->win_n);
+		out->estimate_method = "interleaved_windows";
+	} else if (e->op_n >= ESTIMATE_MIN_SAMPLES && e->harness_n >= ESTIMATE_MIN_SAMPLES) {
+		out->estimate_milli = out->stamped_milli;
+		out->estimate_se_milli = out->stamped_se_milli;
 		out->estimate_method = "interleaved_mean";
 	} else {
 		out->estimate_milli = (int64_t)out->throughput_net_milli;
+		out->estimate_se_milli = out->throughput_net_se_milli;
 		out->estimate_method = "batch_net";
 	}
 	/* Under two steps the per-sample figures are mostly quantization: a
@@ -392,8 +567,11 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 		keep(op() ^ empty_op());
 	/* The empty batch runs the same number of calls, so the stamps' fixed
 	 * cost is spread alike and the difference is the op alone. */
-	batches->n = 0;
+	batches->n = batches->calls_n = batches->win_n = 0;
+	batches->win_all = 0;
 	batches->reads = calls_per_window(ctx, op, MEASURE_BATCH_READS);
+	/* A checked batch is one window's worth of timed calls. */
+	batches->calls_reads = calls_per_window(ctx, op, MEASURE_WINDOW_SAMPLES);
 	sample_paired(ctx, out, &e, op, &n, batches);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	stats_dist_compute(&out->harness, plan->harness_scratch, n);
@@ -401,13 +579,14 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 	/* A short run (few samples, or a budget spent early) leaves few
 	 * pairs: top up to the usual batch count, still bounded in time. */
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
-	for (uint32_t i = 0; batches->n < MEASURE_BATCHES && i < MEASURE_BATCHES; i++) {
-		log_batch_pair(ctx, batches, op);
-		if (rdtsc() > deadline && batches->n)
+	for (uint32_t i = 0; (batches->n < MEASURE_BATCHES || batches->calls_n < MEASURE_BATCHES) &&
+			     i < 2 * MEASURE_BATCHES; i++) {
+		log_batch_pair(ctx, batches, op, batches->calls_n < batches->n);
+		if (rdtsc() > deadline && batches->n && batches->calls_n)
 			break;
 	}
 	batch_figures(out, batches);
-	fill_estimate(out, &e, ctx->step_ticks);
+	fill_estimate(out, &e, batches, ctx->step_ticks);
 	note_harness_windows(ctx->totals, out);
 }
 

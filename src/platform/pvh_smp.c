@@ -307,9 +307,10 @@ static struct ap_slot *slot_of_cpu(unsigned cpu)
 	return NULL;
 }
 
-static int pvh_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout_us)
+/* Hands fn(arg) to one AP's slot without waking it; -1 when the AP is
+ * not usable (never arrived, lost, or still inside earlier work). */
+static int assign_work(unsigned cpu, ap_work_fn fn, void *arg)
 {
-	(void)timeout_us;
 	struct ap_slot *s = slot_of_cpu(cpu);
 	if (!s || !s->member || __atomic_load_n(&s->lost, __ATOMIC_ACQUIRE))
 		return -1;
@@ -321,6 +322,14 @@ static int pvh_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout
 	s->fn = fn;
 	s->arg = arg;
 	store_u32(&s->assigned_gen, s->assigned_gen + 1);
+	return 0;
+}
+
+static int pvh_ap_start(unsigned cpu, ap_work_fn fn, void *arg, uint64_t timeout_us)
+{
+	(void)timeout_us;
+	if (assign_work(cpu, fn, arg))
+		return -1;
 	wake_aps();
 	return 0;
 }
@@ -354,6 +363,32 @@ static bool pvh_aps_wait(uint64_t timeout_us)
 		if (work_pending(&slots[i]))
 			__atomic_store_n(&slots[i].lost, true, __ATOMIC_RELEASE);
 	return false;
+}
+
+/* Every member's slot first, then one wake-up for all: they reach the
+ * group's barrier within one IPI of each other. */
+static uint32_t pvh_aps_start_together(struct ap_group *g, uint64_t arrive_ms, uint64_t work_ms)
+{
+	(void)work_ms; /* no firmware here to time the APs out */
+	ap_group_open(g, arrive_ms);
+	for (uint32_t i = 0; i < g->n; i++) {
+		ap_group_starting(&g->m[i]);
+		if (assign_work(g->m[i].cpu, ap_group_member_main, &g->m[i]))
+			ap_group_start_failed(&g->m[i]);
+	}
+	wake_aps();
+	return ap_group_gather(g);
+}
+
+/* The group's own flags say who finished; the slots then follow at once
+ * (done_gen is stored right after the work returns), and one still
+ * working is marked lost by the wait. */
+#define GROUP_SLOT_WAIT_US 20000
+
+static bool pvh_aps_finish_together(struct ap_group *g, uint64_t finish_ms)
+{
+	bool all = ap_group_finish(g, finish_ms);
+	return pvh_aps_wait(GROUP_SLOT_WAIT_US) && all;
 }
 
 static uint32_t count_aps(const struct acpi_madt_info *madt)
@@ -409,4 +444,6 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 				 __ATOMIC_RELEASE);
 	plat->ap_start = pvh_ap_start;
 	plat->aps_wait = pvh_aps_wait;
+	plat->aps_start_together = pvh_aps_start_together;
+	plat->aps_finish_together = pvh_aps_finish_together;
 }

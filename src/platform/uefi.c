@@ -157,7 +157,42 @@ static bool uefi_aps_wait(uint64_t timeout_us)
 		if (!all_done)
 			uefi_call_wrapper(BS->Stall, 1, 1000);
 	}
+	/* Keep only the events still open: every stage that starts APs adds
+	 * one per AP, and the table must not fill over a run. */
+	unsigned kept = 0;
+	for (unsigned i = 0; i < ap_event_count; i++)
+		if (ap_events[i])
+			ap_events[kept++] = ap_events[i];
+	ap_event_count = kept;
 	return all_done;
+}
+
+/* One StartupThisAP per member (non-blocking), then the group's barrier:
+ * StartupAllAPs would also start APs outside the group and fails outright
+ * when any AP is still busy.  The firmware's timeout per AP lies past the
+ * barrier's wait and the work, so it never resets an AP that is still
+ * inside them. */
+static uint32_t uefi_aps_start_together(struct ap_group *g, uint64_t arrive_ms, uint64_t work_ms)
+{
+	uint64_t firmware_timeout_us = (2 * (2 * arrive_ms + work_ms) + 1000) * 1000;
+	ap_group_open(g, arrive_ms);
+	for (uint32_t i = 0; i < g->n; i++) {
+		ap_group_starting(&g->m[i]);
+		if (uefi_ap_start(g->m[i].cpu, ap_group_member_main, &g->m[i], firmware_timeout_us))
+			ap_group_start_failed(&g->m[i]);
+	}
+	return ap_group_gather(g);
+}
+
+/* The group's flags first (shared memory: exact), then the firmware's
+ * completion events, which OVMF signals from a ~50 ms poll: until then
+ * StartupThisAP refuses those APs (EFI_NOT_READY). */
+#define GROUP_EVENT_WAIT_US 200000
+
+static bool uefi_aps_finish_together(struct ap_group *g, uint64_t finish_ms)
+{
+	bool all = ap_group_finish(g, finish_ms);
+	return uefi_aps_wait(GROUP_EVENT_WAIT_US) && all;
 }
 
 /* UTF-16 load options to ASCII ('?' for the rest); returns the first
@@ -470,6 +505,8 @@ static void drop_boot_services(void)
 	plat.cpu_list = NULL;
 	plat.ap_start = NULL;
 	plat.aps_wait = NULL;
+	plat.aps_start_together = NULL;
+	plat.aps_finish_together = NULL;
 	plat.read_settings = NULL;
 	plat.write_file = NULL;
 	plat.wait_key = NULL;
@@ -553,6 +590,8 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 	plat.cpu_list_source = mp ? "EFI MP services" : NULL;
 	plat.ap_start = mp ? uefi_ap_start : NULL;
 	plat.aps_wait = mp ? uefi_aps_wait : NULL;
+	plat.aps_start_together = mp ? uefi_aps_start_together : NULL;
+	plat.aps_finish_together = mp ? uefi_aps_finish_together : NULL;
 	plat.read_settings = uefi_read_settings;
 	plat.write_file = uefi_write_file;
 	plat.get_time = uefi_get_time;

@@ -46,6 +46,8 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	cross_cpu_json(j, &r->xcpu);
 	drift_json(j, &r->freq, r);
 	gaps_json(j, &r->gaps, &r->gaps_cpus, &r->steal);
+	contention_json(j, r);
+	timers_json(j, r);
 	verdict_to_json(j, &r->verdict);
 	json_array_begin(j, "errors");
 	for (uint32_t i = 0; i < r->error_count; i++) {

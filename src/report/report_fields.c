@@ -47,6 +47,26 @@ void harness_pairing_json(struct json *j, const struct op_cost *c)
 	json_object_end(j);
 }
 
+/* A figure x1000 with its standard error x1000, both to the SE's
+ * precision (two significant digits of it): key and key's _se twin, in
+ * TSC ticks as `cycles_key`, in ns as `ns_key` (hz 0: no ns). */
+static void measured_json(struct json *j, const char *cycles_key, const char *cycles_se_key, const char *ns_key,
+			  const char *ns_se_key, int64_t milli, uint64_t se_milli, uint64_t hz)
+{
+	unsigned dec = stats_se_decimals(se_milli);
+	json_fixed(j, cycles_key, stats_round_milli(milli, dec), dec);
+	if (cycles_se_key)
+		json_fixed(j, cycles_se_key, stats_round_milli((int64_t)se_milli, dec), dec);
+	if (!ns_key)
+		return;
+	uint64_t ns = rate_milli_cycles_to_ns_milli(milli > 0 ? (uint64_t)milli : 0, hz);
+	uint64_t ns_se = rate_milli_cycles_to_ns_milli(se_milli, hz);
+	unsigned ns_dec = stats_se_decimals(ns_se);
+	json_fixed(j, ns_key, stats_round_milli((int64_t)ns, ns_dec), ns_dec);
+	if (ns_se_key)
+		json_fixed(j, ns_se_key, stats_round_milli((int64_t)ns_se, ns_dec), ns_dec);
+}
+
 /* The unbiased figure and what it rests on, for every measured op. */
 void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 {
@@ -55,11 +75,31 @@ void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 	else
 		json_null(j, "step_ticks");
 	json_bool(j, "below_resolution", c->below_resolution);
-	json_fixed(j, "estimate_cycles", c->estimate_milli, 3);
-	json_fixed(j, "estimate_ns", hz ? (int64_t)mul_div_u64((uint64_t)c->estimate_milli, 1000000000ull, hz) : 0, 3);
+	measured_json(j, "estimate_cycles", "estimate_se_cycles", "estimate_ns", "estimate_se_ns", c->estimate_milli,
+		      c->estimate_se_milli, hz);
+	measured_json(j, "estimate_untrimmed_cycles", NULL, NULL, NULL, c->estimate_untrimmed_milli,
+		      c->estimate_se_milli, hz);
+	json_u64(j, "estimate_windows", c->windows);
+	json_u64(j, "estimate_windows_trimmed", c->estimate_windows_trimmed);
+	measured_json(j, "estimate_stamped_cycles", "estimate_stamped_se_cycles", NULL, NULL, c->stamped_milli,
+		      c->stamped_se_milli, hz);
+	measured_json(j, "estimate_batch_cycles", "estimate_batch_se_cycles", "estimate_batch_ns", "estimate_batch_se_ns",
+		      (int64_t)c->estimate_batch_milli, c->estimate_batch_se_milli, hz);
+	json_u64(j, "estimate_batch_pairs", c->estimate_batch_pairs);
 	json_string(j, "estimate_method", c->estimate_method ? c->estimate_method : "none");
 	json_u64(j, "estimate_trimmed", c->estimate_trimmed);
 	json_u64(j, "at_harness", c->at_harness);
+}
+
+/* The batch figures, net with its standard error and raw to the same
+ * precision (a throughput quantized to step / reads has no more). */
+static void throughput_json(struct json *j, const char *raw_key, const char *net_key, const char *net_se_key,
+			    const char *net_ns_key, const char *net_se_ns_key, const struct op_cost *c, uint64_t hz)
+{
+	unsigned dec = stats_se_decimals(c->throughput_net_se_milli);
+	json_fixed(j, raw_key, stats_round_milli((int64_t)c->throughput_milli, dec), dec);
+	measured_json(j, net_key, net_se_key, net_ns_key, net_se_ns_key, (int64_t)c->throughput_net_milli,
+		      c->throughput_net_se_milli, hz);
 }
 
 void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired)
@@ -67,8 +107,14 @@ void baseline_json(struct json *j, const char *key, const struct op_cost *c, uin
 	json_object_begin(j, key);
 	json_u64(j, "min", c->cycles.min);
 	json_u64(j, "p50", c->cycles.p50);
-	json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
-	json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
+	if (paired)
+		throughput_json(j, "throughput", "throughput_net", "throughput_net_se", "throughput_net_ns",
+				"throughput_net_se_ns", c, hz);
+	else {
+		/* The harness itself: nothing subtracted, no pairs. */
+		json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
+		json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
+	}
 	json_u64(j, "samples", c->cycles.n);
 	json_u64(j, "windows_discarded", c->windows_discarded);
 	json_u64(j, "p90", c->cycles.p90);
@@ -118,9 +164,10 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	estimate_json(j, &s->cost, hz);
 	harness_pairing_json(j, &s->cost);
 	json_object_end(j);
-	json_fixed(j, "throughput_cycles", (int64_t)s->cost.throughput_milli, 3);
-	json_fixed(j, "throughput_net_cycles", (int64_t)s->cost.throughput_net_milli, 3);
+	throughput_json(j, "throughput_cycles", "throughput_net_cycles", "throughput_net_se_cycles", "throughput_net_ns",
+			"throughput_net_se_ns", &s->cost, hz);
 	json_u64(j, "throughput_batch_pairs", s->cost.batch_pairs);
+	json_u64(j, "throughput_batch_pairs_trimmed", s->cost.batch_pairs_trimmed);
 	/* resolution: the smallest step the counter makes, in ns.  Two
 	 * back-to-back reads of a slow counter (PM timer, HPET) differ by one
 	 * tick; two of the TSC differ by a whole read's cost, so for a TSC
@@ -149,6 +196,7 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	/* Back-to-back reads that returned the same value. */
 	json_u64(j, "stalls", s->behaviour.same);
 	histogram_json(j, &s->cost.hist);
+	contention_source_json(j, s, r);
 	if (s->src->report_extra)
 		s->src->report_extra(j, &s->facts);
 	json_object_end(j);

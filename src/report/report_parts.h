@@ -37,4 +37,13 @@ void confidential_json(struct json *j, const struct run_results *r);
 /* KVM steal time over the gap window (inside gaps) and clock pairing. */
 void steal_json(struct json *j, const struct kvm_steal_window *s);
 void kvm_clock_pairing_json(struct json *j, const struct run_results *r);
+/* Under load (report_load.c): a source's contention curve inside its
+ * sources[] entry; the stage's own section. */
+void contention_source_json(struct json *j, const struct source_result *s, const struct run_results *r);
+void contention_json(struct json *j, const struct run_results *r);
+/* A summary line wrapped at spaces to the summary's 100 columns, the
+ * continuation lines indented (summary.c). */
+void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool));
+/* The LAPIC's timers (report_timers.c). */
+void timers_json(struct json *j, const struct run_results *r);
 #endif

@@ -17,7 +17,7 @@ static void line_start(struct strbuf *sb, char *buf, size_t cap)
  * pieces, never lost). */
 #define SUMMARY_COLUMNS 100
 
-static void emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool))
+void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool))
 {
 	char line[SUMMARY_COLUMNS + 1];
 	size_t n = str_len(text), at = 0, lead = 0;
@@ -72,7 +72,7 @@ static const struct {
 	size_t width;
 } column_spec[COL_COUNT] = {
 	[COL_P50] = { "p50 ns", 9 },	     [COL_P99] = { "p99 ns", 9 },
-	[COL_TICKS] = { "p50 ticks", 11 },   [COL_EST] = { "est. ns", 9 },
+	[COL_TICKS] = { "p50 ticks", 11 },   [COL_EST] = { "est. ns +-SE", 14 },
 	[COL_PATH] = { "read path", 14 },     [COL_BACKWARD] = { "backward", 0 },
 };
 
@@ -94,6 +94,28 @@ static struct columns columns_for(const struct run_results *r)
 	return col;
 }
 
+/* ns x1000 to tenths, rounded (a truncated 1.000 tick at 1 GHz read "0.9"). */
+static int64_t ns_tenths(uint64_t ns_milli)
+{
+	return (int64_t)((ns_milli + 50) / 100);
+}
+
+/* An estimate in ns with its standard error, to the SE's precision:
+ * "15.3+-0.4" (two significant digits of the SE, at most 3 decimals). */
+static void sb_estimate_ns(struct strbuf *sb, const struct op_cost *c, uint64_t tsc_hz)
+{
+	uint64_t ns = rate_milli_cycles_to_ns_milli(c->estimate_milli > 0 ? (uint64_t)c->estimate_milli : 0, tsc_hz);
+	uint64_t se = rate_milli_cycles_to_ns_milli(c->estimate_se_milli, tsc_hz);
+	unsigned dec = stats_se_decimals(se);
+	if (!se && dec == 3)
+		dec = 1; /* exact (or no SE): the column's usual tenth */
+	sb_fixed(sb, stats_round_milli((int64_t)ns, dec), dec);
+	if (se) {
+		sb_str(sb, "+-");
+		sb_fixed(sb, stats_round_milli((int64_t)se, dec), dec);
+	}
+}
+
 static void source_row(const struct source_result *s, const struct source_result *prev,
 		       const struct columns *col, uint64_t tsc_hz, void (*emit)(const char *, bool))
 {
@@ -111,11 +133,10 @@ static void source_row(const struct source_result *s, const struct source_result
 			sb_str(&sb, "as above");
 		else
 			sb_shown(&sb, s->desc.reason);
-		emit_wrapped(buf, col->at[COL_P50], true, emit);
+		summary_emit_wrapped(buf, col->at[COL_P50], true, emit);
 		return;
 	}
 	const struct op_cost *c = &s->cost;
-	uint64_t est_ns_tenths = tsc_hz ? mul_div_u64((uint64_t)c->estimate_milli, 10000000ull, tsc_hz) : 0;
 	if (c->below_resolution) {
 		/* A percentile under two steps is quantization: print the
 		 * bound and the unbiased estimate instead of a 0. */
@@ -130,14 +151,15 @@ static void source_row(const struct source_result *s, const struct source_result
 		sb_pad_to(&sb, col->at[COL_TICKS]);
 		sb_str(&sb, "<step");
 	} else {
-		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz) / 100), 1);
+		sb_fixed(&sb, ns_tenths(rate_cycles_to_ns_milli(c->cycles.p50, tsc_hz)), 1);
 		sb_pad_to(&sb, col->at[COL_P99]);
-		sb_fixed(&sb, (int64_t)(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz) / 100), 1);
+		sb_fixed(&sb, ns_tenths(rate_cycles_to_ns_milli(c->cycles.p99, tsc_hz)), 1);
 		sb_pad_to(&sb, col->at[COL_TICKS]);
 		sb_u64(&sb, c->cycles.p50);
 	}
 	sb_pad_to(&sb, col->at[COL_EST]);
-	sb_fixed(&sb, (int64_t)est_ns_tenths, 1);
+	sb_estimate_ns(&sb, c, tsc_hz);
+	sb_str(&sb, " ");
 	sb_pad_to(&sb, col->at[COL_PATH]);
 	sb_str(&sb, read_path_name(s->read_path));
 	sb_pad_to(&sb, col->at[COL_BACKWARD]);
@@ -174,7 +196,7 @@ static void table_footnote(const struct run_results *r, void (*emit)(const char 
 		sb_str(&sb, "-tick step): p50 shows the bound, est. ns the unbiased estimate");
 	}
 	sb_char(&sb, ')');
-	emit_wrapped(buf, 3, true, emit);
+	summary_emit_wrapped(buf, 3, true, emit);
 }
 
 /* Whether hay holds the first n characters of needle. */
@@ -205,7 +227,7 @@ static void why_block(const struct verdict *v, const char *said, void (*emit)(co
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "  - ");
 		sb_shown(&sb, text);
-		emit_wrapped(buf, 4, false, emit);
+		summary_emit_wrapped(buf, 4, false, emit);
 	}
 }
 
@@ -280,13 +302,13 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	/* The verdict first, over the kernels a fleet runs: what most readers
 	 * came for, with how sure it is, what can go wrong and what to fix. */
 	verdict_summary_line(v, verdict_text, sizeof verdict_text);
-	emit_wrapped(verdict_text, 2, true, emit);
+	summary_emit_wrapped(verdict_text, 2, true, emit);
 	bool risk = verdict_summary_risk(v, risk_text, sizeof risk_text);
 	if (risk)
-		emit_wrapped(risk_text, 2, true, emit);
+		summary_emit_wrapped(risk_text, 2, true, emit);
 	bool fix = verdict_summary_fix(v, fix_text, sizeof fix_text);
 	if (fix)
-		emit_wrapped(fix_text, 2, true, emit);
+		summary_emit_wrapped(fix_text, 2, true, emit);
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Kernels ");
 	sb_str(&sb, verdict_kernel_set_name(&v->kernel_set));
@@ -297,9 +319,9 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 			sb_str(&sb, verdict_release_name(i));
 		}
 	sb_str(&sb, " (kernels= picks others; verdict.by_kernel has every release)");
-	emit_wrapped(buf, 2, false, emit);
+	summary_emit_wrapped(buf, 2, false, emit);
 	verdict_windows_summary_line(v, verdict_text, sizeof verdict_text);
-	emit_wrapped(verdict_text, 2, true, emit);
+	summary_emit_wrapped(verdict_text, 2, true, emit);
 	if (v->text_cut) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "error VERDICT_TEXT_CUT: ");
@@ -325,7 +347,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_shown(&sb, f->hv.signature);
 		sb_str(&sb, ")");
 	}
-	emit_wrapped(buf, 2, true, emit);
+	summary_emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "TSC: invariant=");
@@ -342,7 +364,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_i64(&sb, r->freq.disagreement_ppm);
 		sb_str(&sb, " ppm");
 	}
-	emit_wrapped(buf, 2, true, emit);
+	summary_emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Cross-CPU: ");
@@ -384,7 +406,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, "Harness anomaly: ");
 		sb_str(&sb, r->harness_anomaly_reason);
 		sb_str(&sb, " - read costs here are distorted");
-		emit_wrapped(buf, 2, true, emit);
+		summary_emit_wrapped(buf, 2, true, emit);
 	}
 	struct columns col = columns_for(r);
 	line_start(&sb, buf, sizeof buf);
@@ -398,6 +420,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		source_row(&r->sources[i], i ? &r->sources[i - 1] : NULL, &col, hz, emit);
 	table_footnote(r, emit);
 
+	report_load_summary(r, emit);
+	report_timers_summary(r, emit);
 	why_block(v, risk ? risk_text : NULL, emit);
 	warnings_block(v, fix ? fix_text : NULL, emit);
 	/* Errors reach the screen too: a person at a console with no serial
@@ -408,7 +432,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, r->errors[i].code);
 		sb_str(&sb, ": ");
 		sb_shown(&sb, r->errors[i].message); /* settings words, table text */
-		emit_wrapped(buf, 4, true, emit);
+		summary_emit_wrapped(buf, 4, true, emit);
 	}
 
 	if (r->watch) {
@@ -425,11 +449,11 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 			sb_u64(&sb, r->watch->det.events_total);
 			sb_str(&sb, " events");
 		}
-		emit_wrapped(buf, 2, true, emit);
+		summary_emit_wrapped(buf, 2, true, emit);
 		if (r->watch->seq) {
 			char sentence[400];
 			watch_watchdog_sentence(sentence, sizeof sentence, r->watch);
-			emit_wrapped(sentence, 2, true, emit);
+			summary_emit_wrapped(sentence, 2, true, emit);
 		}
 	}
 }

@@ -41,6 +41,40 @@ static const struct source_result *source_named(const struct run_results *r, con
 	return NULL;
 }
 
+static uint64_t milli_ns(int64_t milli_cycles, uint64_t hz)
+{
+	return milli_cycles > 0 ? rate_milli_cycles_to_ns_milli((uint64_t)milli_cycles, hz) : 0;
+}
+
+/* The ends of the source's contention curve: one CPU, and every CPU. */
+static void contention_fact(const struct run_results *r, struct verdict_source_fact *f, enum source_id id)
+{
+	const struct contention_result *c = r->contention;
+	uint64_t hz = results_tsc_hz(r);
+	for (uint32_t i = 0; c && hz && i < c->source_count; i++) {
+		const struct contention_source *cs = &c->src[i];
+		if (!cs->measured || cs->id != id || cs->level_count < 2)
+			continue;
+		const struct contention_level *one = &cs->level[0], *all = &cs->level[cs->level_count - 1];
+		if (!one->measured || !all->measured)
+			return;
+		f->alone_ns_milli = milli_ns(one->estimate_milli, hz);
+		f->alone_se_ns_milli = rate_milli_cycles_to_ns_milli(one->se_milli, hz);
+		f->contended_ns_milli = milli_ns(all->estimate_milli, hz);
+		f->contended_se_ns_milli = rate_milli_cycles_to_ns_milli(all->se_milli, hz);
+		for (uint32_t l = 0; l < cs->level_count && f->curve_points < VERDICT_MAX_CURVE; l++)
+			if (cs->level[l].measured) {
+				f->curve_cpus[f->curve_points] = cs->level[l].cpus;
+				f->curve_ns_milli[f->curve_points++] = milli_ns(cs->level[l].estimate_milli, hz);
+			}
+		/* 0 reads as "not measured": a free read is a thousandth of a ns. */
+		if (!f->alone_ns_milli)
+			f->alone_ns_milli = 1;
+		if (!f->contended_ns_milli)
+			f->contended_ns_milli = 1;
+	}
+}
+
 static void source_fact(const struct run_results *r, struct verdict_input *in, enum verdict_source v)
 {
 	const struct source_result *s = source_named(r, verdict_source_name(v));
@@ -60,6 +94,7 @@ static void source_fact(const struct run_results *r, struct verdict_input *in, e
 		f->read_path = path_of(s->read_path);
 		f->read_p99_ns = hz ? mul_div_u64(s->cost.cycles.p99, 1000000000ull, hz) : 0;
 		f->read_max_ns = hz ? mul_div_u64(s->cost.cycles.max, 1000000000ull, hz) : 0;
+		contention_fact(r, f, (enum source_id)(s - r->sources));
 	}
 }
 
@@ -182,6 +217,10 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	/* The leaf-0x21 signature and SEV_STATUS (MSR 0xC0010131 through
 	 * the fault guard) as discovery read them (src/discover/coco.c). */
 	verdict_input_coco(in, &f->coco);
+	if (r->contention && r->contention->ran && r->contention->cpus >= 2) {
+		in->contention_cpus = r->contention->cpus;
+		in->contention_outnumbered = tri(true, contention_outnumbered_from(r->contention) != 0);
+	}
 	in->kernel = r->facts.settings.linux_kernel;
 	in->windows = r->facts.settings.windows_release;
 	/* kernels= was checked when read; "" is the default set, lts */

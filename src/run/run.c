@@ -5,6 +5,7 @@
 #include "run.h"
 #include "arch.h"
 #include "console.h"
+#include "contention.h"
 #include "crosscpu.h"
 #include "discover.h"
 #include "fault.h"
@@ -16,6 +17,7 @@
 #include "rate.h"
 #include "report.h"
 #include "strbuf.h"
+#include "timers.h"
 
 static struct run the_run;
 
@@ -221,6 +223,44 @@ void stage_gaps(struct run *run, struct measure_ctx *ctx)
 		gapscan_all_cpus(&r->gaps_cpus, r, ctx);
 }
 
+/* Every ok source from 1, 2, 4, ... N CPUs at once, and whether the CPUs
+ * asked to run together did; after the gap scan, whose loop sets the
+ * presence scan's threshold. */
+void stage_contention(struct run *run, struct measure_ctx *ctx)
+{
+	struct run_results *r = &run->results;
+	struct platform *p = r->facts.plat;
+	if (!run->timed)
+		return;
+	progress("contention");
+	struct contention_result *c = p->alloc_pages ? p->alloc_pages(sizeof *c) : NULL;
+	if (!c) {
+		results_error(r, "NO_MEMORY", "cannot allocate the contention stage's results");
+		return;
+	}
+	contention_run(c, r, ctx);
+	r->contention = c;
+}
+
+/* The LAPIC's timers, on the BSP.  What may be written is found now,
+ * while the firmware's memory map can still be read; a firmware that has
+ * boot services (UEFI) owns the LAPIC timer, so the shots wait for the
+ * watch, after ExitBootServices (stage_watch). */
+void stage_timers(struct run *run, struct measure_ctx *ctx)
+{
+	struct run_results *r = &run->results;
+	struct platform *p = r->facts.plat;
+	if (!run->timed) {
+		timers_not_measured(&r->timers, "not measured: the TSC source did not measure ok (it times the shots)");
+		return;
+	}
+	timers_prepare(&r->timers, r);
+	bool firmware_owns_timer = p->leave_firmware != NULL;
+	if (!firmware_owns_timer)
+		progress("timers");
+	timers_measure(&r->timers, r, "boot", firmware_owns_timer);
+}
+
 /* The sources' facts once more (counts grow while later stages read the
  * sources), then the verdict from plain facts. */
 void stage_decide(struct run *run, struct measure_ctx *ctx)
@@ -294,6 +334,10 @@ void stage_watch(struct run *run, struct measure_ctx *ctx)
 		w->reason = why;
 		results_error(r, "WATCH_NO_EXIT_BOOT_SERVICES", why);
 	} else {
+		if (run->timed) {
+			progress("timers");
+			timers_measure(&r->timers, r, "exit_boot_services", false);
+		}
 		progress("watch");
 		w->reason = NULL;
 		watch_run(w, r, ctx, send_watch_record, run);

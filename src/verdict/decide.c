@@ -526,6 +526,7 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	out->why = m.note;
 	out->confidence = m.conf;
 	predicted_cost(in, &m, out);
+	decide_large_guest(in, &m, out);
 	fill_available(&m, out->available_clocksource, sizeof out->available_clocksource);
 	fill_risk(&m, &out->risk);
 	out->kernel_set = in->kernels;

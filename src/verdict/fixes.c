@@ -129,4 +129,16 @@ const struct warning_kind warning_kinds[WARN_CODE_COUNT] = {
 		"check the device model (QEMU hpet/acpi timers, host clock) or the board's crystal.",
 		"find which of HPET and PM timer runs at the wrong rate",
 	},
+	[WARN_CLOCK_READ_CONTENDED] = {
+		"CLOCK_READ_CONTENDED",
+		"Reads of this clock serialize behind a lock in the device model: the more vCPUs read it "
+		"at once, the longer each read takes (QEMU took the big lock for every HPET and PM timer "
+		"access until 10.2, which made them lock-free; a 240-vCPU Windows guest went from not "
+		"booting in 30 minutes to 1-2 minutes). Give the guest a clocksource without a "
+		"device-model lock: invariant TSC (QEMU -cpu <model>,+invtsc, libvirt <feature "
+		"policy='require' name='invtsc'/>), kvm-clock with its stable bit, or Hyper-V's "
+		"reference TSC page (hv-time); or run a hypervisor release whose device model reads "
+		"these timers without the lock.",
+		"a clocksource without a device-model lock (invariant TSC, kvm-clock, TSC page) or a lock-free device model",
+	},
 };

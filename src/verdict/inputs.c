@@ -93,6 +93,8 @@ static const struct field fields[] = {
 	F("gap_window_ms", K_U64, gap_window_ms),
 	F("gap_share_ppm", K_U64, gap_share_ppm),
 	F("hpet_freq_hz", K_U64, hpet_freq_hz),
+	F("contention_cpus", K_U32, contention_cpus),
+	F("contention_outnumbered", K_TRI, contention_outnumbered),
 	F("harness_anomaly", K_BOOL, harness_anomaly),
 	F("harness_anomaly_reason", K_STR, harness_anomaly_reason),
 };
@@ -166,6 +168,17 @@ static void field_to_json(struct json *j, const struct field *fd, const struct v
 	}
 }
 
+/* The contention stage's per-source figures, ns x1000 each. */
+static const struct {
+	const char *name;
+	size_t offset;
+} contention_maps[] = {
+	{ "contention_alone_ns", offsetof(struct verdict_source_fact, alone_ns_milli) },
+	{ "contention_alone_se_ns", offsetof(struct verdict_source_fact, alone_se_ns_milli) },
+	{ "contended_read_ns", offsetof(struct verdict_source_fact, contended_ns_milli) },
+	{ "contended_se_ns", offsetof(struct verdict_source_fact, contended_se_ns_milli) },
+};
+
 static void sources_to_json(struct json *j, const struct verdict_input *in)
 {
 	json_object_begin(j, "read_ns");
@@ -188,6 +201,33 @@ static void sources_to_json(struct json *j, const struct verdict_input *in)
 		if (in->sources[s].read_max_ns)
 			json_u64(j, verdict_source_name(s), in->sources[s].read_max_ns);
 	json_object_end(j);
+	json_object_begin(j, "contention_curve_ns");
+	for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
+		const struct verdict_source_fact *f = &in->sources[s];
+		char text[VERDICT_MAX_CURVE * 24];
+		struct strbuf sb;
+		if (!f->curve_points)
+			continue;
+		sb_init(&sb, text, sizeof text);
+		for (uint32_t i = 0; i < f->curve_points && i < VERDICT_MAX_CURVE; i++) {
+			if (i)
+				sb_char(&sb, ',');
+			sb_u64(&sb, f->curve_cpus[i]);
+			sb_char(&sb, ':');
+			sb_fixed(&sb, (int64_t)f->curve_ns_milli[i], 3);
+		}
+		json_string(j, verdict_source_name(s), text);
+	}
+	json_object_end(j);
+	for (size_t m = 0; m < ARRAY_SIZE(contention_maps); m++) {
+		json_object_begin(j, contention_maps[m].name);
+		for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
+			uint64_t v = *(const uint64_t *)((const char *)&in->sources[s] + contention_maps[m].offset);
+			if (v)
+				json_fixed(j, verdict_source_name(s), (int64_t)v, 3);
+		}
+		json_object_end(j);
+	}
 }
 
 /* A drift pair's key: "tsc/hpet". */
@@ -386,6 +426,34 @@ static int source_index(const char *name)
 	return -1;
 }
 
+/* "1:186.234,2:250.3,4:420.1": CPUs and ns per read, in order. */
+static bool parse_curve(char *text, struct verdict_source_fact *f)
+{
+	f->curve_points = 0;
+	while (*text) {
+		char *colon = text, *end;
+		uint64_t cpus;
+		while (*colon && *colon != ':')
+			colon++;
+		if (!*colon || f->curve_points >= VERDICT_MAX_CURVE)
+			return false;
+		*colon = '\0';
+		end = colon + 1;
+		while (*end && *end != ',')
+			end++;
+		bool last = !*end;
+		*end = '\0';
+		if (!parse_u64(text, &cpus) || !cpus || cpus > UINT32_MAX ||
+		    !parse_milli(colon + 1, &f->curve_ns_milli[f->curve_points]))
+			return false;
+		f->curve_cpus[f->curve_points++] = (uint32_t)cpus;
+		if (last)
+			break;
+		text = end + 1;
+	}
+	return f->curve_points > 0;
+}
+
 static bool parse_source_map(struct verdict_input *in, const char *key, char *rest, const char **why)
 {
 	char *name = next_word(&rest);
@@ -405,6 +473,11 @@ static bool parse_source_map(struct verdict_input *in, const char *key, char *re
 		return parse_u64(rest, &f->read_p99_ns);
 	if (str_equal(key, "read_max_ns"))
 		return parse_u64(rest, &f->read_max_ns);
+	for (size_t m = 0; m < ARRAY_SIZE(contention_maps); m++)
+		if (str_equal(key, contention_maps[m].name))
+			return parse_milli(rest, (uint64_t *)((char *)f + contention_maps[m].offset));
+	if (str_equal(key, "contention_curve_ns"))
+		return parse_curve(rest, f);
 	idx = name_index(path_names, ARRAY_SIZE(path_names), rest);
 	if (idx < 0)
 		return false;
@@ -470,6 +543,11 @@ bool verdict_inputs_parse_line(struct verdict_input *in, char *line, const char 
 	}
 	if (str_equal(key, "read_ns") || str_equal(key, "read_path") ||
 	    str_equal(key, "read_p99_ns") || str_equal(key, "read_max_ns"))
+		return parse_source_map(in, key, rest, why);
+	for (size_t m = 0; m < ARRAY_SIZE(contention_maps); m++)
+		if (str_equal(key, contention_maps[m].name))
+			return parse_source_map(in, key, rest, why);
+	if (str_equal(key, "contention_curve_ns"))
 		return parse_source_map(in, key, rest, why);
 	if (str_equal(key, "drift_ppm") || str_equal(key, "drift_uncertainty_ppm") ||
 	    str_equal(key, "drift_window_ms"))

@@ -96,6 +96,7 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 	json_string(j, "current_clocksource", v->current_clocksource);
 	json_string(j, "available_clocksource", v->available_clocksource);
 	risk_to_json(j, &v->risk);
+	large_guest_to_json(j, &v->large_guest);
 	json_array_begin(j, "reasoning");
 	for (uint32_t i = 0; i < v->reasoning_count; i++)
 		json_string(j, NULL, v->reasoning[i]);

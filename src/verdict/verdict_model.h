@@ -261,6 +261,7 @@ enum warn_code {
 	WARN_LARGE_GAPS,
 	WARN_SOURCE_DRIFT,
 	WARN_FREQ_REFERENCES_DISAGREE,
+	WARN_CLOCK_READ_CONTENDED,
 	WARN_CODE_COUNT,
 };
 
@@ -273,6 +274,12 @@ struct warning_kind {
 extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];
 void add_warnings(const struct facts *f, const struct model *m, struct verdict *v);
 bool slow_source(const char *name);
+
+/* contention.c: verdict.large_guest and CLOCK_READ_CONTENDED */
+void decide_large_guest(const struct verdict_input *in, const struct model *m, struct verdict *v);
+void warn_contended(const struct verdict_input *in, const struct model *m, struct verdict *v);
+struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity);
+void large_guest_to_json(struct json *j, const struct verdict_large_guest *g);
 
 /* text.c */
 void sb_ns(struct strbuf *sb, uint64_t ns_milli);

@@ -9,8 +9,7 @@
 #define GAP_WARN_MAX_NS 5000000ull	/* 5 ms */
 #define GAP_WARN_SHARE_PPM 10000	/* 1 % of the window */
 
-static struct verdict_warning *add_warning(struct verdict *v, enum warn_code code,
-					   enum verdict_severity severity)
+struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity)
 {
 	if (v->warning_count >= VERDICT_MAX_WARNINGS)
 		return NULL;
@@ -23,6 +22,12 @@ static struct verdict_warning *add_warning(struct verdict *v, enum warn_code cod
 	w->message[0] = 0;
 	w->evidence[0] = 0;
 	return w;
+}
+
+static struct verdict_warning *add_warning(struct verdict *v, enum warn_code code,
+					   enum verdict_severity severity)
+{
+	return verdict_add_warning(v, code, severity);
 }
 
 static void evidence_source_cost(struct strbuf *sb, const struct verdict_input *in, int s)
@@ -401,5 +406,6 @@ void add_warnings(const struct facts *f, const struct model *m, struct verdict *
 	warn_freq(f, m, v);
 	warn_gaps(f, v);
 	warn_drift(f, v);
+	warn_contended(f->in, m, v);
 }
 

@@ -49,6 +49,10 @@ CONFIGS = {
     "disk_writable": dict(writable=True),
     "pvh_q35": dict(boot="pvh", smp="2"),
     "pvh_pc": dict(boot="pvh", machine="pc", smp="2"),
+    # Under load (issue 24): every CPU reading at once, the LAPIC timer.
+    # Default mode: quick's 250 ms stage budget ends the curve at 2 CPUs
+    # on this 2-core host (the level of 2 alone takes ~110 ms there).
+    "pvh_smp4": dict(boot="pvh", smp="4"),
     # Real KVM: only the direct-boot path runs under this nested KVM.
     "kvm_pvh": dict(boot="pvh", accel="kvm", cpu="host", smp="2", timeout=240, kvm=True),
     "kvm_pvh_no_kvmclock": dict(boot="pvh", accel="kvm", cpu="host,-kvmclock", smp="2",
@@ -167,7 +171,13 @@ def _boot_all():
     workers = max(1, os.cpu_count() or 1)
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {name: pool.submit(_timed_boot, name) for name in CONFIGS}
+        # CLOCKPROBE_BOOTS=a,b boots only those (iterating on one test
+        # module); the others skip saying so.
+        only = [n for n in os.environ.get("CLOCKPROBE_BOOTS", "").split(",") if n]
+        for name in CONFIGS:
+            if only and name not in only:
+                _results[name] = Boot(name, None, None, None, skip="not in CLOCKPROBE_BOOTS")
+        futures = {name: pool.submit(_timed_boot, name) for name in CONFIGS if not only or name in only}
         for name, fut in futures.items():
             try:
                 _results[name] = fut.result()

@@ -22,4 +22,5 @@ class ReportsMatchTheSchema(ProbeTest):
             with self.subTest(boot=name):
                 self.assertEqual(schema.check_report(b.report, sch), [])
                 checked += 1
-        self.assertGreater(checked, 10)
+        # CLOCKPROBE_BOOTS (iterating on a few boots) validates those only.
+        self.assertGreater(checked, 0 if os.environ.get("CLOCKPROBE_BOOTS") else 10)

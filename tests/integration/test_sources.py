@@ -21,7 +21,7 @@ class Sources(ProbeTest):
             self.assertTrue(c["min"] <= c["p50"] <= c["p90"] <= c["p99"] <= c["p999"] <= c["max"], c)
             if rc["step_ticks"]:
                 self.assertGreaterEqual(rc["estimate_cycles"], 2 * rc["step_ticks"] - 1e-9, name)
-        self.assertIn(rc["estimate_method"], ("interleaved_mean", "batch_net"), name)
+        self.assertIn(rc["estimate_method"], ("interleaved_windows", "interleaved_mean", "batch_net"), name)
         self.assertGreaterEqual(rc["estimate_cycles"], 0, name)
         self.assertGreaterEqual(rc["at_harness"], 0, name)
         self.assertGreater(rc["harness"]["windows"], 0, name)

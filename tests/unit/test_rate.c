@@ -210,3 +210,17 @@ TEST(rate_tsc_plausible_range)
 	CHECK(!rate_tsc_hz_plausible(1000)); /* a kHz leaf read as Hz */
 	CHECK(!rate_tsc_hz_plausible(0xffffffffull * 1000)); /* garbage tsc_khz */
 }
+
+/* An estimate x1000 to ns x1000: rounded, never cut (1.000 tick at 1 GHz
+ * printed "0.9 ns" when it was truncated on the way). */
+TEST(rate_milli_cycles_round)
+{
+	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(1000, 1000000000), 1000);
+	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(999, 1000000000), 999);
+	/* 15.3 ticks at 2.445 GHz = 6.2576... ns */
+	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(15300, 2445000000ull), 6258);
+	/* 1 milli-tick at 3 GHz = 0.333 ps: rounds to 0 */
+	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(1, 3000000000ull), 0);
+	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(2, 3000000000ull), 1);
+	CHECK_EQ_U64(rate_milli_cycles_to_ns_milli(5, 0), 0);
+}

@@ -252,3 +252,79 @@ TEST(stats_log2_hist_saturates)
 	log2_hist_add(&h, 5);
 	CHECK_EQ_U64(h.bins[3], UINT32_MAX);
 }
+
+TEST(stats_isqrt_exact_and_floor)
+{
+	CHECK_EQ_U64(stats_isqrt_u128(0), 0);
+	CHECK_EQ_U64(stats_isqrt_u128(1), 1);
+	CHECK_EQ_U64(stats_isqrt_u128(15), 3);
+	CHECK_EQ_U64(stats_isqrt_u128(16), 4);
+	CHECK_EQ_U64(stats_isqrt_u128((unsigned __int128)1 << 126), (uint64_t)1 << 63);
+	unsigned __int128 top = (unsigned __int128)UINT64_MAX * UINT64_MAX;
+	CHECK_EQ_U64(stats_isqrt_u128(top), UINT64_MAX);
+	CHECK_EQ_U64(stats_isqrt_u128(top - 1), UINT64_MAX - 1);
+}
+
+/* Three windows of 100 samples whose differences are 1, 2 and 3 ticks:
+ * the SE of their mean is sd / sqrt(3) = 1 / sqrt(3) = 0.577 ticks. */
+TEST(window_se_of_three_windows)
+{
+	struct window_se s = { 0 };
+	window_se_add(&s, 1000, 100);
+	window_se_add(&s, 2000, 100);
+	window_se_add(&s, 3000, 100);
+	CHECK_EQ_U64(window_se_milli(&s, 2000), 577);
+	/* About a wrong centre it only grows. */
+	CHECK(window_se_milli(&s, 2500) > 577);
+}
+
+TEST(window_se_needs_two_windows_and_sees_drift)
+{
+	struct window_se s = { 0 };
+	window_se_add(&s, 5000, 128);
+	CHECK_EQ_U64(window_se_milli(&s, 5000), 0);
+	window_se_add(&s, 5000, 128);
+	CHECK_EQ_U64(window_se_milli(&s, 5000), 0); /* identical windows: exact (icount) */
+	/* A cost that drifts from 5 to 7 ticks over the run: the SE says so. */
+	window_se_add(&s, 7000, 128);
+	window_se_add(&s, 7000, 128);
+	CHECK_EQ_U64(window_se_milli(&s, 6000), 577); /* sd 1.155 / sqrt 4 */
+	/* Empty windows are no windows. */
+	window_se_add(&s, 1000000, 0);
+	CHECK_EQ_U64(s.windows, 4);
+}
+
+/* 1..10 trimmed by one at each end: mean 5.5; winsorized {2,2,3..9,9}
+ * has sum of squares 66.5, so SE = sqrt(66.5 / 9 * 10) / 8 = 1.074. */
+TEST(trimmed_mean_se_by_hand)
+{
+	uint64_t v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	uint64_t mean, se;
+	stats_trimmed_mean_se(v, 10, 1, &mean, &se);
+	CHECK_EQ_U64(mean, 5500);
+	CHECK_EQ_U64(se, 1074);
+	stats_trimmed_mean_se(v, 10, 5, &mean, &se);
+	CHECK_EQ_U64(mean, 0);
+	CHECK_EQ_U64(se, 0);
+	uint64_t same[] = { 7, 7, 7, 7 };
+	stats_trimmed_mean_se(same, 4, 1, &mean, &se);
+	CHECK_EQ_U64(mean, 7000);
+	CHECK_EQ_U64(se, 0);
+}
+
+TEST(se_precision_two_significant_digits)
+{
+	CHECK_EQ_U64(stats_se_decimals(0), 3);
+	CHECK_EQ_U64(stats_se_decimals(50), 3);
+	CHECK_EQ_U64(stats_se_decimals(280), 2);    /* 0.28 */
+	CHECK_EQ_U64(stats_se_decimals(2700), 1);   /* 2.7 */
+	CHECK_EQ_U64(stats_se_decimals(9949), 1);   /* 9.9 */
+	CHECK_EQ_U64(stats_se_decimals(9950), 0);   /* 10 */
+	CHECK_EQ_U64(stats_se_decimals(14000), 0);
+	CHECK_EQ_I64(stats_round_milli(71345, 1), 713);
+	CHECK_EQ_I64(stats_round_milli(71350, 1), 714);
+	CHECK_EQ_I64(stats_round_milli(-71350, 1), -714);
+	CHECK_EQ_I64(stats_round_milli(12500, 0), 13);
+	CHECK_EQ_I64(stats_round_milli(999, 3), 999);
+	CHECK_EQ_I64(stats_round_milli(1000, 2), 100);
+}
