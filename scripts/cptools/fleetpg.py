@@ -55,15 +55,8 @@ class PostgresSink(_Sink):
             with self.db, self.db.cursor() as c:
                 c.execute("SELECT pg_advisory_xact_lock(%s)",
                           (SCHEMA_LOCK,))
-                for stmt in schema_sql("postgres"):
-                    c.execute(stmt)
-                for stmt in INDEXES:
-                    c.execute(stmt)
-                for name, cols in TABLES:
-                    for col, k in cols:
-                        c.execute("ALTER TABLE %s ADD COLUMN IF NOT EXISTS "
-                                  "%s %s" % (name, col, TYPES["postgres"][
-                                      k].replace(" PRIMARY KEY", "")))
+                if not self._schema_complete(c):
+                    self._create_schema(c)
         except pg.Error as e:
             self.db.close()
             raise FleetDbError("--postgres: cannot create the tables: %s"
@@ -74,6 +67,38 @@ class PostgresSink(_Sink):
                 "%s = EXCLUDED.%s" % (c, c) for c, _ in cols["runs"][1:])
         self.insert = {name: "INSERT INTO %s VALUES %%s" % name
                        for name, _ in TABLES if name != "runs"}
+
+    def _schema_complete(self, c):
+        """Every table, column, index and the view already there: then no
+        DDL runs at all.  CREATE INDEX IF NOT EXISTS and ALTER TABLE ADD
+        COLUMN IF NOT EXISTS lock their table even when there is nothing
+        to do, and a loader doing that while another writes a batch (which
+        locks the same tables in another order) deadlocked."""
+        c.execute("SELECT table_name, column_name FROM "
+                  "information_schema.columns WHERE table_schema = "
+                  "current_schema()")
+        have = set(c.fetchall())
+        want = {(name, col) for name, cols in TABLES for col, _ in cols}
+        want |= {("layouts", col) for col in ("layout", "pos", "section",
+                                              "name", "field", "unit")}
+        want |= {("rejected", "source_file"), ("rejected", "reason"),
+                 ("measurements", "value")}
+        c.execute("SELECT indexname FROM pg_indexes WHERE schemaname = "
+                  "current_schema()")
+        indexes = {r[0] for r in c.fetchall()}
+        wanted_indexes = {stmt.split()[5] for stmt in INDEXES}
+        return want <= have and wanted_indexes <= indexes
+
+    def _create_schema(self, c):
+        for stmt in schema_sql("postgres"):
+            c.execute(stmt)
+        for stmt in INDEXES:
+            c.execute(stmt)
+        for name, cols in TABLES:
+            for col, k in cols:
+                c.execute("ALTER TABLE %s ADD COLUMN IF NOT EXISTS "
+                          "%s %s" % (name, col, TYPES["postgres"][
+                              k].replace(" PRIMARY KEY", "")))
 
     def _write(self, batch, layouts):
         ev = self.extras.execute_values
