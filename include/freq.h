@@ -85,6 +85,9 @@ struct freq_result {
 	unsigned pair_count;
 	const char *excluded_reason[FREQ_KEY_COUNT]; /* a measured key not chosen, why */
 	uint32_t stamp_tries;           /* bracketed reference reads taken */
+	/* Keys whose rate is outside rate_tsc_hz_plausible (100 MHz..10 GHz):
+	 * never chosen, never the advertised rate the cross-check trusts. */
+	uint32_t implausible_mask;
 };
 
 /* Stated tolerances of the references (IA-PC HPET specification 1.0a,

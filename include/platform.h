@@ -27,6 +27,7 @@ struct platform {
 
 	/* Firmware identity; vendor NULL when there is no firmware. */
 	char firmware_vendor[64];
+	bool firmware_vendor_truncated; /* longer than 63 characters: cut */
 	uint32_t firmware_revision;
 	uint32_t uefi_revision; /* (major << 16) | minor, 0 when not UEFI */
 	const char *firmware_reason;
@@ -103,5 +104,24 @@ struct platform {
 	const char *(*leave_firmware)(void);
 	/* Powers off (or resets); never returns. */
 	void (*power_off)(void) __attribute__((noreturn));
+
+	/* Why the platform left its APs unstarted (a local APIC it could not
+	 * write), NULL otherwise; the run names it in errors[]. */
+	const char *smp_reason;
 };
+
+/* The one check every MMIO base a table gives -- the HPET, the local
+ * APIC, the VMClock page -- goes through before the probe writes there:
+ * NULL when [phys, phys + len) is a hole or device memory in the
+ * firmware's memory map, else why not ("0x... is RAM in the PVH memory
+ * map (type 1)").  Address 0 and a platform without a map are refused:
+ * nothing is known to be safe about them. */
+static inline const char *platform_mmio_write_check(const struct platform *p, uint64_t phys, uint64_t len)
+{
+	if (!phys)
+		return "address 0 is no device's";
+	if (!p || !p->mmio_write_refusal)
+		return "the platform has no memory map to check";
+	return p->mmio_write_refusal(phys, len);
+}
 #endif

@@ -42,6 +42,7 @@ struct settings {
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */
 	uint32_t resend_seconds;  /* re-send the report this often while waiting; 0 = only on a key */
 	char label[SETTINGS_LABEL_MAX + 1]; /* "" = none */
+	bool label_truncated;    /* label= was longer and holds its first bytes */
 	uint32_t explicit_mask;  /* SETTINGS_EXPLICIT_* named by a word */
 	unsigned linux_kernel;   /* kernel=X.Y for the verdict; 0 = newest LTS */
 	unsigned windows_release; /* windows=REL for verdict.windows; 0 = the newest */
@@ -68,6 +69,14 @@ void settings_defaults(struct settings *s);
 void settings_parse(struct settings *s, const char *text);
 /* The same for UEFI load options, whose first word may be the image path. */
 void settings_parse_load_options(struct settings *s, const char *text);
+/* A text that a length limit cut (the direct-boot command line's 2,047
+ * bytes, the UEFI load options' 4,095 characters, the settings buffer):
+ * text holds the len bytes that fit (NUL-terminated), next the first one
+ * that did not (0 when none did).  The cut is recorded as problem "what";
+ * when it fell inside a word ("samples=200000" kept as "samples=200"),
+ * that word is removed from text and named as dropped, never applied cut.
+ * A comment cut short is just a shorter comment.  Returns the new length. */
+size_t settings_drop_cut_word(struct settings *s, char *text, size_t len, char next, const char *what);
 /* Records a problem "what: word" (word cut to 40 bytes, n may be 0). */
 void settings_problem(struct settings *s, const char *what, const char *word, size_t n);
 const char *settings_mode_name(enum run_mode m);

@@ -12,6 +12,14 @@ typedef const void *(*smbios_map_fn)(void *ctx, uint64_t phys, uint32_t len);
 
 #define SMBIOS_MAX_ERRORS 8
 #define SMBIOS_STRING_MAX 64
+#define SMBIOS_CUT_BIOS_VENDOR (1u << 0)
+#define SMBIOS_CUT_BIOS_VERSION (1u << 1)
+#define SMBIOS_CUT_BIOS_RELEASE_DATE (1u << 2)
+#define SMBIOS_CUT_MANUFACTURER (1u << 3)
+#define SMBIOS_CUT_PRODUCT (1u << 4)
+#define SMBIOS_CUT_VERSION (1u << 5)
+#define SMBIOS_CUT_FAMILY (1u << 6)
+#define SMBIOS_CUT_SERIAL (1u << 7)
 /* Structure tables are a few KiB; refuse to map more than this. */
 #define SMBIOS_MAX_TABLE_LENGTH (1u << 20)
 #define SMBIOS_UUID_TEXT 37
@@ -42,6 +50,9 @@ struct smbios_info {
 	char version[SMBIOS_STRING_MAX + 1];
 	char family[SMBIOS_STRING_MAX + 1];
 	char serial[SMBIOS_STRING_MAX + 1];
+	/* SMBIOS_CUT_* bits: the string was longer than SMBIOS_STRING_MAX
+	 * bytes and holds its first ones (reported as *_truncated). */
+	uint32_t truncated;
 	/* The UUID as text (RFC 4122 form), or "" with uuid_reason saying why
 	 * (spec: all 00h = no ID, all FFh = not set yet). */
 	char uuid[SMBIOS_UUID_TEXT];

@@ -21,6 +21,11 @@ void sb_hex(struct strbuf *sb, uint64_t v, unsigned min_digits);
 /* "0x" and the hex digits of v, no leading zeros: 0xfed00000, 0x0.
  * How addresses and register values appear in error messages. */
 void sb_hex0x(struct strbuf *sb, uint64_t v);
+/* s as text for a console line: every byte outside printable ASCII
+ * (controls, CR, LF, ESC, DEL, 0x80 and up) shown as \xNN, so a string a
+ * machine supplies (the CPUID brand, a setting's word, a table's name)
+ * cannot end the line, forge another or drive the terminal. */
+void sb_shown(struct strbuf *sb, const char *s);
 /* Pads with spaces up to column width (counted from the last newline). */
 void sb_pad_to(struct strbuf *sb, size_t column);
 #endif

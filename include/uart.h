@@ -11,10 +11,15 @@ struct uart {
 	uint16_t divisor;
 	unsigned fifo_bytes;
 	const char *source; /* "COM1 default", "ACPI SPCR", "settings" */
+	const char *identified_by; /* how base was known to be a UART's */
+	const char *refusal;       /* why uart_init refused base, else NULL */
 };
 
-/* Checks that a UART answers at base (scratch register round trip), keeps
- * the firmware's divisor when one is set, else programs 115200 8N1. */
+/* Checks that a UART answers at base -- on a COM1-COM4 base by the scratch
+ * register round trip, elsewhere by reads alone and only outside the
+ * chipset's ports (uart_id.h); on a refusal nothing was written and
+ * u->refusal says why.  Keeps the firmware's divisor when one is set, else
+ * programs 115200 8N1. */
 bool uart_init(struct uart *u, uint16_t base, const char *source);
 /* Writes bytes as given ('\n' is not translated: the caller decides). */
 void uart_write(struct uart *u, const char *data, size_t n);

@@ -17,10 +17,16 @@ and judges a report by the same rules:
   boot     boot the probe with these options and collect its report
   matrixconf  the matrix config language: rows and expectations; the one
            machine table (tests/matrix.conf), its guest rows included
-  matrixout   the matrix's results.json, JUnit, summary, TAP; --merge
+  matrixout   the matrix's results.json, JUnit, summary, TAP
+  matrixmerge --merge: the shards' results.json read as untrusted input
   policy   --fail-on SEVERITY|CODE: which verdict warnings fail a pipeline
-  untrusted   report strings as data: HTML escaping, CSV formulas, caps
-  fleet    run ids, labels and the headline row of compare's fleet outputs
+  untrusted   report strings as data: HTML/Markdown escaping, CSV
+           formulas, caps
+  inputs   the one loader of untrusted input: regular files only, size
+           caps, JSON depth/size/count/number limits, marker digits
+  fleetinput  a fleet's inputs as runs: every report of every log, run
+           ids (collisions kept and flagged), labels, watch records
+  fleet    the headline row of compare's fleet outputs
   longformat  the tidy long format: one row per scalar of a report
   fleetdb  the fleet database's tables, SQLite (compare --sqlite)
   fleetrows   one run as those tables' rows (measurements as layouts)

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from . import frame, helpfmt
+from . import frame, helpfmt, inputs
 
 EXIT_OK, EXIT_NO_REPORT, EXIT_USAGE = 0, 1, 2
 
@@ -48,10 +48,15 @@ def parse_args(argv):
 
 
 def _read(path):
+    """The log's bytes through cptools.inputs (a regular file, size-capped;
+    stdin read up to the same cap): a FIFO or /dev/zero named as LOG is
+    refused, not read forever."""
     if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as f:
-        return f.read()
+        data = sys.stdin.buffer.read(inputs.MAX_FILE_BYTES + 1)
+        if len(data) > inputs.MAX_FILE_BYTES:
+            raise inputs.InputError("larger than 64 MiB: refused, not cut")
+        return data
+    return inputs.read_file(path)
 
 
 def main(argv, stdout=None, stderr=None):
@@ -61,9 +66,8 @@ def main(argv, stdout=None, stderr=None):
     name = "stdin" if args.log == "-" else args.log
     try:
         data = _read(args.log)
-    except OSError as e:
-        print("extract: %s: cannot read: %s" % (name, e.strerror),
-              file=stderr)
+    except inputs.InputError as e:
+        print("extract: %s: %s" % (name, e), file=stderr)
         return EXIT_USAGE
     text = data.decode("utf-8", "replace")
     guest = ("CLOCKPROBE GUEST BEGIN" in text

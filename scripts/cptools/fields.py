@@ -25,6 +25,8 @@ its absence under another named hypervisor is no regression.
 import collections
 
 from . import query
+from .query import (  # noqa: F401 (compare's too)
+    drift_entry, drift_pairs, source_entry, source_names)
 
 KINDS = ("cost", "count", "num", "good", "status", "clock", "warnings",
          "text")
@@ -148,9 +150,14 @@ def error_count(r):
     return len(r["errors"]) if isinstance(r.get("errors"), list) else None
 
 
+def _in_source(name, rest):
+    return lambda r: query.get_path(source_entry(r, name), rest) \
+        if rest else source_entry(r, name)
+
+
 def source_status(name):
     def get(r):
-        s = query.get_path(r, "sources[%s]" % name)
+        s = source_entry(r, name)
         if not isinstance(s, dict):
             return None
         st = s.get("status")
@@ -164,7 +171,7 @@ def source_cost(unit, pct):
     """A read-cost percentile of a source that is ok (None otherwise)."""
     def per_source(name):
         def get(r):
-            s = query.get_path(r, "sources[%s]" % name)
+            s = source_entry(r, name)
             if not isinstance(s, dict) or s.get("status") != "ok":
                 return None
             return query.get_path(s, "read_cost.%s.%s" % (unit, pct))
@@ -181,7 +188,7 @@ def source_estimate(name):
     the verdict uses, and the only cost of a source below the TSC's step
     (the TSC under TCG), whose percentiles are null."""
     def get(r):
-        s = query.get_path(r, "sources[%s]" % name)
+        s = source_entry(r, name)
         if not isinstance(s, dict) or s.get("status") != "ok":
             return None
         return query.get_path(s, "read_cost.estimate_ns")
@@ -192,7 +199,7 @@ def source_step_bound(name):
     """Below the step: the bound every percentile is under (two steps,
     in ns at the chosen TSC rate); None when the source is above it."""
     def get(r):
-        s = query.get_path(r, "sources[%s]" % name)
+        s = source_entry(r, name)
         hz = query.get_path(r, "platform.tsc.freq_chosen.hz")
         if not isinstance(s, dict) or s.get("status") != "ok":
             return None
@@ -208,7 +215,10 @@ def source_step_bound(name):
 
 
 def drift_ppm(pair):
-    return lambda r: abs_or_none(query.get_path(r, "drift[%s].ppm" % pair))
+    def get(r):
+        d = drift_entry(r, pair)
+        return abs_or_none(d.get("ppm")) if isinstance(d, dict) else None
+    return get
 
 
 def source_hypervisor(name):
@@ -336,7 +346,10 @@ TAIL = (
 def make_field(spec, **names):
     """The Field of one Spec; names fills "{name}"/"{pair}"."""
     get = spec.get
-    if isinstance(get, str):
+    if isinstance(get, str) and get.startswith("sources[{name}]"):
+        get = _in_source(names["name"],
+                         get[len("sources[{name}]"):].lstrip("."))
+    elif isinstance(get, str):
         get = path(get.format(**names))
     elif names:
         get = get(*names.values())
@@ -345,30 +358,10 @@ def make_field(spec, **names):
                  get, spec.kind, spec.fmt, hv)
 
 
-def source_names(reports):
-    names = []
-    for r in reports:
-        for s in r.get("sources") or []:
-            n = s.get("name") if isinstance(s, dict) else None
-            if n and n not in names:
-                names.append(n)
-    return names
-
-
-def drift_pairs(reports):
-    pairs = []
-    for r in reports:
-        for d in r.get("drift") or []:
-            if isinstance(d, dict) and d.get("a") and d.get("b"):
-                key = "%s/%s" % (d["a"], d["b"])
-                if key not in pairs:
-                    pairs.append(key)
-    return pairs
-
-
 def build_fields(reports):
     """compare's rows for these reports: the table, with the per-source
     rows for every source and the drift rows for every pair they list."""
+    query.clear_index()  # only this table's reports are looked up next
     fields = [make_field(s) for s in HEAD]
     for name in source_names(reports):
         fields += [make_field(s, name=name) for s in PER_SOURCE]

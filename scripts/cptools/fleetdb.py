@@ -35,6 +35,12 @@ run_id joins them):
                 section, name, field, value, unit
   rejected      source_file, reason: logs that did not verify (bad CRC,
                 cut off), never partly ingested
+  run_digests   run_id, digest (cptools.fleet.report_digest), source_file:
+                which report each run's rows came from
+  run_id_collisions
+                run_id, claimed_run_id, source_file, other_file: a report
+                that claimed a run_id another report holds, kept under its
+                own run_id (claimed#digest), never in the other's place
 
 measurements is stored as one row per run (measurement_values: the values
 as a JSON array) and one shared row per distinct field (layouts: layout,
@@ -46,12 +52,19 @@ rows (SQLite json_each, PostgreSQL jsonb_array_elements).
 
 Every value is a bound parameter, so a hostile string is stored as the
 text it is.  A run already in the database is replaced as a whole (its
-rows are deleted and written again in one transaction): ingesting the
-same folder twice gives the same database.  PostgreSQL: each batch is one
-transaction that first upserts its runs rows in run_id order (the row
-lock orders two loaders that meet on a run; sorted, they cannot deadlock)
-and only then replaces those runs' other rows, so concurrent loaders lose
-nothing and duplicate nothing.
+rows are deleted and written again in one transaction) only by the same
+report (same digest): ingesting the same folder twice gives the same
+database.  A different report claiming the same run_id keeps the rows
+that are there: it goes in beside them as RUN_ID#digest, flagged in
+run_id_collisions (SQLite and PostgreSQL alike); a run written before
+digests were recorded counts as the report of its source file, and is
+replaced only from that file.  PostgreSQL: each batch is one transaction
+that first claims its run_ids in run_digests (INSERT ... ON CONFLICT DO
+NOTHING waits for a loader that holds the same key, so two loaders that
+meet on a run_id agree on whose it is) and upserts its runs rows, in
+run_id order (sorted, they cannot deadlock), and only then replaces those
+runs' other rows, so concurrent loaders lose nothing, duplicate nothing
+and overwrite no other report.
 """
 
 import sqlite3
@@ -93,6 +106,16 @@ TABLES = (
         ("elapsed_rtc_s", "real"))),
     ("measurement_values", (
         ("run_id", "key"), ("layout", "text"), ("vals", "json"))),
+    # Which report each run's rows came from (fleetinput.report_digest):
+    # a later report claiming the run_id replaces them only when it is
+    # the same report.
+    ("run_digests", (
+        ("run_id", "key"), ("digest", "text"), ("source_file", "text"))),
+    # A report that claimed a run_id another report holds, kept under its
+    # own run_id (claimed#digest), never in the other's place.
+    ("run_id_collisions", (
+        ("run_id", "key"), ("claimed_run_id", "text"),
+        ("source_file", "text"), ("other_file", "text"))),
 )
 PER_RUN_TABLES = tuple(name for name, _ in TABLES)
 EXTRA_KEYS = {"sources": "PRIMARY KEY (run_id, name)",
@@ -150,7 +173,7 @@ class FleetDbError(Exception):
 
 # A run's rows (fleetrows.py); its names stay importable here.
 from .fleetrows import (  # noqa: E402,F401
-    LayoutCache, RunRows, _text, layout_rows, run_rows)
+    LayoutCache, RunRows, _text, layout_rows, rename, run_rows)
 
 
 # ----------------------------------------------------------------- sinks
@@ -164,7 +187,7 @@ class _Sink:
 
     BATCH = 500
 
-    def __init__(self):
+    def __init__(self, warn=lambda msg: None):
         self.pending = []
         self.pending_ids = set()
         self.known_layouts = set()
@@ -172,6 +195,27 @@ class _Sink:
         self.rejected = {}
         self.labels = []
         self.written = 0
+        self.flagged = 0        # runs kept under their own run_id
+        self.renamed = {}       # run_id as loaded -> where it went
+        self.warn = warn
+
+    def settle(self, rr, held):
+        """Where rr goes against the database: held is (digest,
+        source_file) of the report that holds rr.run_id there (digest None
+        for a run written before digests were kept), or None.  The same
+        report replaces its rows; a different one is renamed RUN_ID#digest
+        and flagged, leaving the other's rows as they are."""
+        if rr.claimed_run_id is not None or held is None:
+            return
+        digest, source = held
+        if digest == rr.digest or (digest is None and source == rr.path):
+            return
+        old, new = rr.run_id, "%s#%s" % (rr.run_id, rr.digest)
+        self.warn("compare: %s: run_id %s is already in the database from "
+                  "%s, with a different report: kept as %s and flagged"
+                  % (rr.path, old, source, new))
+        rename(rr, new, old, source)
+        self.renamed[old] = new
 
     def add(self, rr):
         if rr.layout_keys is not None and \
@@ -191,10 +235,18 @@ class _Sink:
     def set_label(self, run_id, label):
         self.labels.append((_text(label), run_id))
 
+    def final_labels(self):
+        """The labels set, under the run_ids their runs went to (settle
+        renames at flush time, after set_label)."""
+        return [(lab, self.renamed.get(rid, rid)) for lab, rid in
+                self.labels]
+
     def flush(self):
         if self.pending or self.new_layouts:
             self._write(self.pending, self.new_layouts)
             self.written += len(self.pending)
+            self.flagged += sum(bool(rr.rows.get("run_id_collisions"))
+                                for rr in self.pending)
         self.pending, self.pending_ids, self.new_layouts = [], set(), []
 
 
@@ -202,8 +254,8 @@ class SqliteSink(_Sink):
     """An SQLite file, written in one transaction (a run is in the file
     whole or not at all)."""
 
-    def __init__(self, path):
-        super().__init__()
+    def __init__(self, path, warn=lambda msg: None):
+        super().__init__(warn)
         self.db = sqlite3.connect(path, isolation_level=None)
         try:
             old = self.db.execute(
@@ -241,6 +293,13 @@ class SqliteSink(_Sink):
         for lid, keys in layouts:
             db.executemany("INSERT OR IGNORE INTO layouts VALUES "
                            "(?,?,?,?,?,?)", layout_rows(lid, keys))
+        for rr in batch:
+            held = db.execute("SELECT digest, source_file FROM run_digests "
+                              "WHERE run_id = ?", (rr.run_id,)).fetchone()
+            if held is None:    # a run written before digests were kept
+                held = db.execute("SELECT NULL, source_file FROM runs WHERE "
+                                  "run_id = ?", (rr.run_id,)).fetchone()
+            self.settle(rr, held)
         ids = [rr.run_id for rr in batch]
         present = []
         for i in range(0, len(ids), 900):
@@ -261,7 +320,7 @@ class SqliteSink(_Sink):
             if ok:
                 self.flush()
                 self.db.executemany("UPDATE runs SET label = ? WHERE "
-                                    "run_id = ?", self.labels)
+                                    "run_id = ?", self.final_labels())
                 self.db.executemany("INSERT OR REPLACE INTO rejected "
                                     "VALUES (?,?)",
                                     sorted(self.rejected.items()))
@@ -277,7 +336,9 @@ class SqliteSink(_Sink):
 # ---------------------------------------------------------------- writers
 
 def write_runs(sink, runs, rejected, kernel_info=None):
-    """Runs already loaded (fleet.load_runs) into a sink, then closed.
+    """Runs already loaded (fleet.load_runs) into a sink, then closed;
+    returns how many were written (sink.flagged: how many of them are
+    flagged run_id collisions, kept under their own run_id).
 
     kernel_info: {run_id: (kernel_rows, headline)} when the caller judged
     the kernel set (compare does)."""
@@ -295,14 +356,20 @@ def write_runs(sink, runs, rejected, kernel_info=None):
     return sink.written
 
 
-def write_sqlite(path, runs, rejected, kernel_info=None):
-    """Add the runs (replacing earlier copies) and the rejected inputs."""
-    return write_runs(SqliteSink(path), runs, rejected, kernel_info)
+def write_sqlite(path, runs, rejected, kernel_info=None,
+                 warn=lambda msg: None):
+    """Add the runs (replacing earlier copies of the same reports) and the
+    rejected inputs: (runs written, run_id collisions flagged)."""
+    sink = SqliteSink(path, warn)
+    return write_runs(sink, runs, rejected, kernel_info), sink.flagged
 
 
-def write_postgres(dsn, runs, rejected, kernel_info=None):
+def write_postgres(dsn, runs, rejected, kernel_info=None,
+                   warn=lambda msg: None):
+    """write_sqlite for PostgreSQL (cptools/fleetpg.py)."""
     from .fleetpg import PostgresSink
-    return write_runs(PostgresSink(dsn), runs, rejected, kernel_info)
+    sink = PostgresSink(dsn, warn)
+    return write_runs(sink, runs, rejected, kernel_info), sink.flagged
 
 
 # PostgreSQL and the streaming loader live in their own modules; their

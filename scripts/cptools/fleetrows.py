@@ -6,10 +6,10 @@ agree on it without talking).
 """
 
 import hashlib
-import json
 import math
 
 from . import fleet
+from .longformat import flat_digest, flatten, values_json
 from .untrusted import cap
 
 
@@ -40,7 +40,20 @@ class RunRows:
     (keys: [(section, name, field)], named by layout_id)."""
 
     __slots__ = ("run_id", "label", "rows", "layout_id", "layout_keys",
-                 "input_index", "from_dir", "path", "policy")
+                 "input_index", "from_dir", "path", "policy", "digest",
+                 "claimed_run_id", "collides_with")
+
+
+def rename(rr, run_id, claimed_run_id, other_file):
+    """rr's rows under run_id, flagged as a report that claimed
+    claimed_run_id, which other_file's report holds (every table's first
+    column is the run_id)."""
+    rr.rows = {name: [(run_id,) + tuple(row[1:]) for row in rows]
+               for name, rows in rr.rows.items()}
+    rr.run_id, rr.claimed_run_id, rr.collides_with = \
+        run_id, claimed_run_id, other_file
+    rr.rows["run_id_collisions"] = [(run_id, _text(claimed_run_id),
+                                     _text(rr.path), _text(other_file))]
 
 
 def _layout_id(keys):
@@ -67,16 +80,7 @@ class LayoutCache:
 
 
 def _vals_json(vals):
-    try:
-        return json.dumps(vals, separators=(",", ":"), allow_nan=False)
-    except ValueError:      # NaN/Infinity: no JSON for them, stored NULL
-        return json.dumps([None if isinstance(v, float) and
-                           not math.isfinite(v) else v for v in vals],
-                          separators=(",", ":"))
-    except TypeError:
-        return json.dumps([_text(v) if not isinstance(
-            v, (int, float, str, bool)) else v for v in vals],
-            separators=(",", ":"))
+    return values_json(vals, _text)
 
 
 def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
@@ -145,11 +149,27 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
             watch[seq] = (rid, seq, _num(rec.get("elapsed_tsc_s")),
                           _num(rec.get("elapsed_rtc_s")))
     rows["watch"] = [watch[k] for k in sorted(watch)]
-    keys, vals = fleet.flatten(run.report, run.watch)
+    keys, vals = flatten(run.report)
     lid, new = layouts.get(keys)
-    rows["measurement_values"] = [(rid, lid, _vals_json(vals))]
+    text = _vals_json(vals)
+    digest = run.cached_digest()
+    if digest is None:      # the flatten made here names the report too
+        digest = run.set_digest(flat_digest(lid, text, run.report))
+    if run.watch:           # the log's watch records, after the report's
+        wkeys, wvals = flatten({}, run.watch)
+        keys, vals = keys + wkeys, vals + wvals
+        lid, new = layouts.get(keys)
+        text = _vals_json(vals)
+    rows["measurement_values"] = [(rid, lid, text)]
+    rows["run_digests"] = [(rid, digest, _text(run.path))]
+    rows["run_id_collisions"] = [] if run.claimed_run_id is None else [
+        (rid, _text(run.claimed_run_id), _text(run.path),
+         _text(run.collides_with))]
     rr = RunRows()
     rr.run_id, rr.label, rr.rows = rid, label, rows
+    rr.path, rr.digest = run.path, digest
+    rr.claimed_run_id, rr.collides_with = run.claimed_run_id, \
+        run.collides_with
     rr.layout_id, rr.layout_keys = lid, (keys if new else None)
     return rr
 

@@ -12,6 +12,10 @@ import json
 import re
 import zlib
 
+from . import inputs
+from .untrusted import cap
+
+SCHEMA_MAX = 1 << 31    # a schema= beyond this is damage, not a version
 BEGIN_RE = re.compile(r"==== CLOCKPROBE REPORT BEGIN schema=(\d+) ====")
 END_RE = re.compile(
     r"==== CLOCKPROBE REPORT END crc32=([0-9A-Fa-f]{8}) bytes=(\d+) ====")
@@ -35,6 +39,72 @@ def _fail(reason):
     return None, reason, None
 
 
+_MARK = "==== CLOCKPROBE "
+
+
+def _frames(lines, begin_re=None, end_re=None):
+    """[(begin, end or None)]: each BEGIN line with the END line that
+    closes it before the next BEGIN (None: cut off).  One pass."""
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
+    # Every marker starts so: a substring test (no regex pass over the
+    # 20 KB JSON line, twice) picks the lines worth a search; one walk
+    # over them pairs each BEGIN with the first END before the next BEGIN.
+    out, open_at = [], None
+    for i, ln in enumerate(lines):
+        if _MARK not in ln:
+            continue
+        if begin_re.search(ln):
+            if open_at is not None:
+                out.append((open_at, None))
+            open_at = i
+        elif open_at is not None and end_re.search(ln):
+            out.append((open_at, i))
+            open_at = None
+    if open_at is not None:
+        out.append((open_at, None))
+    return out
+
+
+def _verify(lines, begin, end, keep_json=False, begin_re=None, end_re=None):
+    """(report, None, meta) or (None, reason, None) for one frame."""
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
+    try:
+        schema = inputs.parse_count(begin_re.search(lines[begin]).group(1),
+                                    "schema", SCHEMA_MAX)
+        m = end_re.search(lines[end])
+        want_len = inputs.parse_count(m.group(2), "bytes",
+                                      inputs.MAX_JSON_BYTES)
+    except inputs.InputError as e:
+        return _fail("malformed marker: %s" % e)
+    body = [ln for ln in lines[begin + 1:end] if ln.strip()]
+    if len(body) != 1:
+        return _fail("malformed: expected one JSON line between the "
+                     "markers, found %d" % len(body))
+    json_line = body[0].strip()
+    want_crc = int(m.group(1), 16)
+    data = json_line.encode("utf-8")
+    if len(data) != want_len:
+        return _fail("length mismatch: END says %d bytes, JSON line has %d"
+                     % (want_len, len(data)))
+    crc = zlib.crc32(data) & 0xFFFFFFFF
+    if crc != want_crc:
+        return _fail("CRC mismatch: END says %08x, JSON bytes give %08x"
+                     % (want_crc, crc))
+    try:
+        report = inputs.loads(json_line)
+    except inputs.InputError as e:
+        return _fail(str(e))
+    if not isinstance(report, dict):
+        return _fail("JSON is not an object")
+    if report.get("schema", schema) != schema:
+        return _fail("schema mismatch: marker says %d, JSON says %s"
+                     % (schema, cap(repr(report.get("schema")), 40)))
+    meta = {"bytes": want_len, "crc32": "%08x" % crc, "schema": schema}
+    if keep_json:
+        meta["json"] = data
+    return report, None, meta
+
+
 def extract_report(text):
     """Return (report, None) or (None, reason); see extract_report_meta."""
     report, err, _ = extract_report_meta(text)
@@ -56,63 +126,48 @@ def extract_report_meta(text, keep_json=False):
     Line ends may be LF, CRLF
     or CR; escape sequences and other text around the markers are ignored.
     The JSON line must match the END marker's byte count and zlib CRC-32
-    exactly (it is checked as UTF-8, the bytes the probe sent).
+    exactly (it is checked as UTF-8, the bytes the probe sent), and is
+    parsed within cptools.inputs' limits (depth, size, finite numbers).
+    A log holding several runs: extract_reports gives every one.
     """
     return _extract_meta(text, keep_json, BEGIN_RE, END_RE, "report")
 
 
 def _extract_meta(text, keep_json, begin_re, end_re, what):
     """The last verified frame of one kind (extract_report_meta)."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
     lines = _lines(text)
-    begins = [i for i, ln in enumerate(lines) if begin_re.search(ln)]
-    if not begins:
+    frames = _frames(lines, begin_re, end_re)
+    if not frames:
         return _fail("no %s: BEGIN marker not found" % what)
-    # Walk back from the last BEGIN to the last one closed by an END before
-    # the next BEGIN: a copy cut off by a reset or a full buffer does not
-    # hide an earlier whole one.  The chosen pair is then verified as is --
-    # a corrupted last copy is an error, never a silent fall-back.
-    last_begin = end_idx = None
-    for b_i, b in enumerate(reversed(begins)):
-        stop = begins[len(begins) - b_i] if b_i else len(lines)
-        for j in range(b + 1, stop):
-            if end_re.search(lines[j]):
-                last_begin, end_idx = b, j
-                break
-        if end_idx is not None:
-            break
-    if end_idx is None:
+    # The last copy closed by an END before the next BEGIN: a copy cut off
+    # by a reset or a full buffer does not hide an earlier whole one.  The
+    # chosen pair is then verified as is -- a corrupted last copy is an
+    # error, never a silent fall-back.
+    whole = [f for f in frames if f[1] is not None]
+    if not whole:
         return _fail("truncated: END marker missing")
-    schema = int(begin_re.search(lines[last_begin]).group(1))
-    body = [ln for ln in lines[last_begin + 1:end_idx] if ln.strip()]
-    if len(body) != 1:
-        return _fail("malformed: expected one JSON line between the "
-                     "markers, found %d" % len(body))
-    json_line = body[0].strip()
-    m = end_re.search(lines[end_idx])
-    want_crc, want_len = int(m.group(1), 16), int(m.group(2))
-    data = json_line.encode("utf-8")
-    if len(data) != want_len:
-        return _fail("length mismatch: END says %d bytes, JSON line has %d"
-                     % (want_len, len(data)))
-    crc = zlib.crc32(data) & 0xFFFFFFFF
-    if crc != want_crc:
-        return _fail("CRC mismatch: END says %08x, JSON bytes give %08x"
-                     % (want_crc, crc))
-    try:
-        report = json.loads(json_line)
-    except ValueError as e:
-        return _fail("JSON does not parse: %s" % e)
-    if not isinstance(report, dict):
-        return _fail("JSON is not an object")
-    if report.get("schema", schema) != schema:
-        return _fail("schema mismatch: marker says %d, JSON says %r"
-                     % (schema, report.get("schema")))
-    meta = {"bytes": want_len, "crc32": "%08x" % crc, "schema": schema}
-    if keep_json:
-        meta["json"] = data
-    return report, None, meta
+    return _verify(lines, *whole[-1], keep_json=keep_json,
+                   begin_re=begin_re, end_re=end_re)
+
+
+def extract_reports(text, keep_json=False, begin_re=None, end_re=None,
+                    what="report"):
+    """Every complete framed report of a log, in order: a list of
+    (report, reason, meta) as extract_report_meta gives for one, so that
+    a log holding two boots (a reboot, a second run) gives both and a
+    damaged copy is named next to the good ones.  A copy cut off before
+    its END is left out where the log holds a whole one (a late console,
+    a reset mid-report); with none whole the list is that one error."""
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
+    lines = _lines(text)
+    frames = _frames(lines, begin_re, end_re)
+    if not frames:
+        return [_fail("no %s: BEGIN marker not found" % what)]
+    whole = [f for f in frames if f[1] is not None]
+    if not whole:
+        return [_fail("truncated: END marker missing")]
+    return [_verify(lines, b, e, keep_json, begin_re, end_re)
+            for b, e in whole]
 
 
 def extract_report_json(text):
@@ -141,40 +196,59 @@ def load_report_file(path, how=None):
 
     Returns (report, None) or (None, reason).  A file that parses as a JSON
     object is taken as an already extracted report; anything else is searched
-    for the framed report.
+    for the framed report (the last one: load_reports_file gives all).  The
+    file is read through cptools.inputs: a regular file, size-capped.
 
     how: a dict that, on success, gets "verified": "crc32" for a framed
     report whose length and CRC-32 checked out, "unverified" for a bare
     JSON object (nothing vouches that it is what a probe wrote: an edited
     .json reads as well as the original), so that every output can say so.
     """
+    # Several copies: the last, verified as is (extract_report's rule).
+    return _told(load_reports_file(path)[-1], how)
+
+
+def _told(found, how):
+    """(report, reason) of one (report, reason, meta), and how it was
+    verified into how: a framed copy has its meta, a bare JSON object none."""
+    report, err, meta = found
+    if report is not None and how is not None:
+        how["verified"] = "unverified" if meta is None else "crc32"
+    return report, err
+
+
+def load_reports_file(path):
+    """Every report in a file: [(report, reason, meta)], as extract_reports
+    gives them for a log; a JSON file is one report (meta None)."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        return None, "cannot read: %s" % e.strerror
-    return load_report_bytes(raw, how)
+        raw = inputs.read_file(path)
+    except inputs.InputError as e:
+        return [(None, str(e), None)]
+    return reports_from_bytes(raw)
 
 
 def load_report_bytes(raw, how=None):
     """load_report_file() on bytes already read (a file, stdin)."""
-    text = raw.decode("utf-8", "replace")
+    return _told(reports_from_bytes(raw)[-1], how)
+
+
+def reports_from_bytes(raw):
+    """load_reports_file on a file's bytes (or text) already read."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     stripped = text.lstrip("\ufeff").strip()
-    if stripped.startswith("{"):
+    if stripped.startswith("{") or stripped.startswith("["):
         try:
-            obj = json.loads(stripped)
-        except ValueError as e:
+            obj = inputs.loads(stripped)
+        except inputs.InputError as e:
             if "CLOCKPROBE REPORT" not in text:
-                return None, "JSON does not parse: %s" % e
+                return [(None, str(e), None)]
         else:
             if isinstance(obj, dict):
-                if how is not None:
-                    how["verified"] = "unverified"
-                return obj, None
-    report, err = extract_report(text)
-    if report is not None and how is not None:
-        how["verified"] = "crc32"
-    return report, err
+                return [(obj, None, None)]
+            if "CLOCKPROBE REPORT" not in text:
+                return [(None, "JSON is not an object, so not a "
+                         "clockprobe report", None)]
+    return extract_reports(text)
 
 
 # clockprobe-guest's report from inside a running Linux guest (issue 27):
@@ -214,29 +288,35 @@ def load_any_report_file(path, how=None):
     """(report, kind, None) or (None, kind, reason) for a .json file or a
     serial log: kind "guest" when it holds a CLOCKPROBE GUEST frame (or is
     a guest report's JSON), else "probe" (load_report_file)."""
+    found, kind = load_any_reports_file(path)
+    report, err = _told(found[-1], how)
+    return report, kind, err
+
+
+def load_any_reports_file(path):
+    """([(report, reason, meta)], kind): every report of the file, of the
+    kind load_any_report_file tells (read through cptools.inputs)."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        return None, "probe", "cannot read: %s" % e.strerror
-    text = raw.decode("utf-8", "replace")
+        raw = inputs.read_file(path)
+    except inputs.InputError as e:
+        return [(None, str(e), None)], "probe"
+    return any_reports_from_bytes(raw)
+
+
+def any_reports_from_bytes(raw):
+    """load_any_reports_file on a file's bytes already read."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     stripped = text.lstrip("\ufeff").strip()
     if stripped.startswith("{"):
         try:
-            obj = json.loads(stripped)
-        except ValueError as e:
-            if "CLOCKPROBE " not in text:
-                return None, "probe", "JSON does not parse: %s" % e
-        else:
-            if isinstance(obj, dict):   # as load_report_file takes it
-                if how is not None:
-                    how["verified"] = "unverified"
-                return obj, "guest" if is_guest_report(obj) else "probe", \
-                    None
-    if how is not None:
-        how["verified"] = "crc32"
+            obj = inputs.loads(stripped)
+        except inputs.InputError:
+            obj = None
+        if isinstance(obj, dict):   # as load_report_file takes it
+            return [(obj, None, None)], \
+                "guest" if is_guest_report(obj) else "probe"
     if "CLOCKPROBE GUEST BEGIN" in text and not BEGIN_RE.search(text):
-        report, err = extract_guest_report(text)
-        return report, "guest", err
-    report, err = extract_report(text)
-    return report, "probe", err
+        return extract_reports(text, begin_re=GUEST_BEGIN_RE,
+                               end_re=GUEST_END_RE,
+                               what="guest report"), "guest"
+    return reports_from_bytes(text), "probe"

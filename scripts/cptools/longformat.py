@@ -7,6 +7,9 @@ with no helper call per value; long_rows() adds run id, label and unit.
 """
 
 import functools
+import hashlib
+import json
+import math
 import re
 
 from . import query
@@ -58,11 +61,16 @@ def _entry_key(e):
 
 def _keyed_names(entries):
     keys = [_entry_key(e) for e in entries]
+    first = {}
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
     out = []
     for i, k in enumerate(keys):
         # query's [key] picks the first match: a repeated key (two SSDTs)
         # is addressed by index so that the path finds this very entry.
-        unique = k is not None and keys.index(k) == i and \
+        # (A dict of first places: keys.index() per entry was quadratic
+        # in a hostile report's list of 100,000 tables.)
+        unique = k is not None and first[k] == i and \
             "]" not in k and "." not in k
         out.append(k if unique else str(i))
     return out
@@ -77,13 +85,16 @@ def _list_names(values):
 _INDEX_RE = re.compile(r"\[[^\]]*\]")
 
 
-@functools.lru_cache(maxsize=8192)
 def unit_of(section, field):
     """unit_for over the names of section and field, list keys left out
-    (cached: a fleet repeats the same few hundred fields)."""
-    segs = tuple(x for x in _INDEX_RE.sub("", section + "." + field)
-                 .split(".") if x)
-    return unit_for(segs)
+    (cached on the path without them: a fleet repeats the same few
+    hundred fields, a list of 100,000 tables the same few)."""
+    return _unit_of_path(_INDEX_RE.sub("", section + "." + field))
+
+
+@functools.lru_cache(maxsize=8192)
+def _unit_of_path(p):
+    return unit_for(tuple(x for x in p.split(".") if x))
 
 
 def flatten(report, watch=()):
@@ -169,3 +180,49 @@ def long_rows(run):
     keys, vals = flatten(run.report, run.watch)
     return [(rid, lab, s, n, f, v, unit_of(s, f))
             for (s, n, f), v in zip(keys, vals)]
+
+
+# A number token of 19 digits or more in the flat values array (between
+# "[" or "," and "," or "]"): maybe an integer past 64 bits.  A string
+# with such a run only takes the exact check below.
+_LONG_NUMBER = re.compile(r"[\[,]-?\d{19,}[,\]]")
+
+
+def values_json(vals, text_of=str):
+    """flatten()'s values as one compact JSON array: NaN/Infinity as null
+    (JSON has none), an integer past 64 bits as its decimal text (a
+    database reads a JSON number as a 64-bit integer or a lossy real)."""
+    try:
+        text = json.dumps(vals, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return values_json([None if isinstance(v, float) and
+                            not math.isfinite(v) else v for v in vals],
+                           text_of)
+    except TypeError:
+        return values_json([text_of(v) if not isinstance(
+            v, (int, float, str, bool)) else v for v in vals], text_of)
+    if _LONG_NUMBER.search(text) and any(
+            type(v) is int and not -2 ** 63 <= v < 2 ** 63 for v in vals):
+        return values_json([str(v) if type(v) is int and
+                            not -2 ** 63 <= v < 2 ** 63 else v
+                            for v in vals], text_of)
+    return text
+
+
+def flat_digest(layout_id, vals_text, report):
+    """A report's identity from what flatten() made of it (its layout and
+    its values as JSON) and the sections flatten leaves out (raw), hashed
+    with BLAKE2b (128 bits: 100,000 reports cannot share one by chance,
+    where a CRC-32 would, likely): equal for the .log and .json copy of a
+    report, different for two reports any stored value tells apart."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(layout_id.encode("ascii", "replace"))
+    h.update(b"\x1e")
+    h.update(vals_text.encode("utf-8", "replace"))
+    for s in SKIP_SECTIONS:
+        if s in report:
+            h.update(b"\x1e")
+            h.update(json.dumps(report[s], sort_keys=True,
+                                separators=(",", ":")).encode(
+                                    "utf-8", "replace"))
+    return "b2:" + h.hexdigest()

@@ -23,6 +23,7 @@ import os
 import xml.etree.ElementTree as ET
 
 from . import kernels, policy
+from .untrusted import cap, md_text, show_controls
 
 RESULTS = "results.json"
 RESULTS_SCHEMA = 1
@@ -106,45 +107,6 @@ def write_results(path, records, rows_total, shard):
 
 class MergeError(Exception):
     pass
-
-
-def read_merged(dirs):
-    """The records of several shard folders as one run, in row order.
-
-    Refuses shards of different selections, the same row twice, and a set
-    of shards that leaves rows out (a lost shard must not pass as green)."""
-    records, totals = [], set()
-    for d in dirs:
-        p = os.path.join(d, RESULTS)
-        try:
-            with open(p) as f:
-                data = json.load(f)
-        except (OSError, ValueError) as e:
-            raise MergeError("%s: %s" % (p, e))
-        if data.get("schema") != RESULTS_SCHEMA:
-            raise MergeError("%s: unknown schema %r" % (p,
-                                                        data.get("schema")))
-        totals.add(data.get("rows_total"))
-        for r in data.get("rows") or []:
-            r["_dir"] = d
-            records.append(r)
-    if len(totals) != 1:
-        raise MergeError("shards come from different selections (row "
-                         "counts %s)" % sorted(totals, key=str))
-    total = totals.pop()
-    seen = {}
-    for r in records:
-        if r["order"] in seen:
-            raise MergeError("row %s is in both %s and %s" % (
-                r["name"], seen[r["order"]]["_dir"], r["_dir"]))
-        seen[r["order"]] = r
-    missing = sorted(set(range(total)) - set(seen))
-    if missing:
-        raise MergeError("the shards cover %d of %d rows; missing row "
-                         "numbers %s" % (len(seen), total,
-                                         ", ".join(str(i + 1)
-                                                   for i in missing)))
-    return sorted(records, key=lambda r: r["order"])
 
 
 # ------------------------------------------------------------ the policy
@@ -259,14 +221,28 @@ def write_junit(records, path, fail_on=None):
         out = ET.SubElement(case, "system-out")
         out.text = r["describe"] + "\n" + (
             "log: %s\n" % r["log"] if r.get("log") else "")
+    _xml_safe(suite)
     ET.indent(suite)
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _xml_safe(root):
+    """Records may come from a shard (untrusted, cptools/matrixmerge.py)
+    and carry report text: control characters, which XML 1.0 cannot hold
+    even escaped, are shown as \\xNN and every text is capped."""
+    for el in root.iter():
+        if el.text:
+            el.text = show_controls(cap(el.text))
+        for k, v in el.attrib.items():
+            el.attrib[k] = show_controls(cap(v))
 
 
 # -------------------------------------------------------------- summary
 
 def md_cell(text):
-    return str(text).replace("|", "\\|").replace("\n", "<br>")
+    """Escaped (untrusted.md_text: markup, | [ ], controls) and capped;
+    the record's own line breaks become <br>."""
+    return "<br>".join(md_text(part) for part in str(text).split("\n"))
 
 
 def summary_md(records, fail_on=None):
@@ -308,7 +284,8 @@ def tap(records, fail_on=None):
         ok = r["status"] in ("passed", "skipped") and not hits
         line = "%s %d - %s" % ("ok" if ok else "not ok", i, r["name"])
         if r["status"] == "skipped":
-            reason = (r["details"] or [""])[0].replace("\n", " ")
+            reason = show_controls(cap((r["details"] or [""])[0], 2000)
+                                   .replace("\n", " "))
             line += " # SKIP " + reason.replace("#", "\\#")
         out.append(line)
         block = {"status": r["status"], "configuration": r["describe"],

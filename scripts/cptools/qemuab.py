@@ -30,9 +30,9 @@ repeated runs, not from one figure.
 import json
 import os
 
-from . import fleet, query
+from . import fleet, inputs, query
 from .matrixconf import Row
-from .untrusted import cap, show_controls
+from .untrusted import cap, md_code, md_text, show_controls
 
 MANIFEST = "ab.json"
 SCHEMA = 1
@@ -109,20 +109,22 @@ def write_manifest(out_dir, sides, rows, status=None):
 
 def read_manifest(folder):
     path = os.path.join(folder, MANIFEST)
+    # A matrix folder may be a CI artifact: untrusted input, read through
+    # cptools.inputs (a regular file, size and JSON limits).
     try:
-        with open(path) as f:
-            data = json.load(f)
-    except OSError as e:
+        data = inputs.loads(inputs.read_text(path))
+    except inputs.InputError as e:
         raise AbError("%s: %s (is %s the output of scripts/matrix "
-                      "--qemu-ab?)" % (path, e.strerror, folder))
-    except ValueError as e:
-        raise AbError("%s: not JSON: %s" % (path, e))
+                      "--qemu-ab?)" % (path, e, folder))
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise AbError("%s: unknown schema %r" % (
-            path, data.get("schema") if isinstance(data, dict) else data))
+        raise AbError("%s: unknown schema %s" % (path, md_text(repr(
+            data.get("schema") if isinstance(data, dict) else data), 60)))
     sides = data.get("sides")
     rows = data.get("rows")
     if not isinstance(sides, dict) or set(sides) != set(SIDES) or \
+            not all(isinstance(sides[k], dict) and all(
+                isinstance(sides[k].get(f), str) for f in ("qemu", "version"))
+                    for k in sides) or \
             not isinstance(rows, list) or not all(
                 isinstance(r, dict) and all(isinstance(r.get(k), str)
                                             for k in ("row",) + SIDES)
@@ -133,12 +135,12 @@ def read_manifest(folder):
         st = r.get("status", {})
         if not isinstance(st, dict) or not all(
                 v is None or isinstance(v, str) for v in st.values()):
-            raise AbError("%s: row %r: status is not {a: text, b: text}"
-                          % (path, r["row"]))
+            raise AbError("%s: row %s: status is not {a: text, b: text}"
+                          % (path, md_text(repr(r["row"]), 80)))
         for k in SIDES:
             if os.path.basename(r[k]) != r[k] or r[k].startswith("."):
-                raise AbError("%s: row %r names a file outside the folder"
-                              % (path, r["row"]))
+                raise AbError("%s: row %s names a file outside the folder"
+                              % (path, md_text(repr(r["row"]), 80)))
     return data
 
 
@@ -238,9 +240,10 @@ def _text(report, path):
 
 def _md(s):
     """A report string in a Markdown cell: capped, control characters
-    shown, no cell break."""
-    return show_controls(cap(str(s), 200)).replace("|", "\\|").replace(
-        "\n", " ").replace("\r", " ")
+    shown, no cell break, no tag or entity ("<" and "&" as entities)."""
+    return show_controls(cap(str(s), 200)).replace("&", "&amp;").replace(
+        "<", "&lt;").replace("|", "\\|").replace("\n", " ").replace(
+        "\r", " ")
 
 
 # --------------------------------------------------------------- compare
@@ -283,9 +286,10 @@ def render_markdown(man, pairs, rejected, threshold=DEFAULT_THRESHOLD):
     ha, hb = "A: QEMU %s" % _md(va), "B: QEMU %s" % _md(vb)
     out = ["# clockprobe A/B: QEMU %s (A) vs QEMU %s (B)" % (_md(va), _md(vb)),
            "",
-           "A: `%s`; B: `%s`.  Read costs are the interleaved estimate in "
+           "A: %s; B: %s.  Read costs are the interleaved estimate in "
            "TSC ticks; B/A at x%s or more is marked **!!**." % (
-               _md(man["sides"]["a"]["qemu"]), _md(man["sides"]["b"]["qemu"]),
+               md_code(man["sides"]["a"]["qemu"], 200),
+               md_code(man["sides"]["b"]["qemu"], 200),
                "%.3g" % threshold), ""]
     regressions = []
     summary = {}   # figure -> {row: ratio text}
@@ -329,7 +333,8 @@ def render_markdown(man, pairs, rejected, threshold=DEFAULT_THRESHOLD):
     out.append("")
     if rejected:
         out += ["## Rejected inputs", ""]
-        out += ["- `%s`: %s" % (_md(p), _md(why)) for p, why in rejected]
+        out += ["- %s: %s" % (md_code(p, 400), _md(why))
+                for p, why in rejected]
         out.append("")
     return "\n".join(out), regressions
 

@@ -109,3 +109,83 @@ def get_path_or_missing(report, path):
 
 
 MISSING = _MISSING
+
+
+# Entries by name in O(1).  compare's table (cptools/fields.py) asks for
+# every source (and drift pair) of every report once per row: a linear
+# get_path per ask made a report with 20,000 sources take minutes.  An index per report list, built on first use:
+# the first entry whose name (or code, signature, leaf; query.KEY_FIELDS)
+# is the key, as query's [key] picks it.  Held with the list itself, so a
+# list freed and another allocated at its address can never hit.
+_INDEX = {}
+
+
+def _index(report, key, names):
+    lst = report.get(key) if isinstance(report, dict) else None
+    if not isinstance(lst, list):
+        return {}
+    hit = _INDEX.get((id(lst), key))
+    if hit is not None and hit[0] is lst and hit[1] == len(lst):
+        return hit[2]
+    idx = {}
+    for e in lst:
+        if isinstance(e, dict):
+            for n in names(e):
+                idx.setdefault(n, e)
+    _INDEX[(id(lst), key)] = (lst, len(lst), idx)
+    return idx
+
+
+def _source_keys(e):
+    return [v for v in (e.get(f) for f in KEY_FIELDS)
+            if isinstance(v, str)]
+
+
+def _drift_key(e):
+    a, b = e.get("a"), e.get("b")
+    return ["%s/%s" % (a, b)] if isinstance(a, str) and \
+        isinstance(b, str) else []
+
+
+def source_entry(report, name):
+    """sources[name] of a report (None when it has none)."""
+    return _index(report, "sources", _source_keys).get(name)
+
+
+def drift_entry(report, pair):
+    """drift[a/b] of a report (None when it has none)."""
+    return _index(report, "drift", _drift_key).get(pair)
+
+
+def clear_index():
+    """Forget the indexes (compare builds a table: only its reports)."""
+    _INDEX.clear()
+
+
+# The names compare's table (cptools/fields.py) has rows for.
+
+def _list_of(r, key):
+    v = r.get(key) if isinstance(r, dict) else None
+    return v if isinstance(v, list) else []
+
+
+def source_names(reports):
+    """Every source name the reports list (strings only), first seen
+    first."""
+    names = {}
+    for r in reports:
+        for s in _list_of(r, "sources"):
+            n = s.get("name") if isinstance(s, dict) else None
+            if isinstance(n, str) and n:
+                names.setdefault(n, None)
+    return list(names)
+
+
+def drift_pairs(reports):
+    pairs = {}
+    for r in reports:
+        for d in _list_of(r, "drift"):
+            if isinstance(d, dict) and isinstance(d.get("a"), str) and \
+                    isinstance(d.get("b"), str) and d["a"] and d["b"]:
+                pairs.setdefault("%s/%s" % (d["a"], d["b"]), None)
+    return list(pairs)

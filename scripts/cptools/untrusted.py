@@ -8,6 +8,10 @@ output of the host tools passes them through here:
   cap()          length cap with a visible note (all outputs)
   html_text()    escaped for HTML/SVG text and attributes, control
                  characters shown as \\xNN (XML 1.0 forbids most of them)
+  md_text()      escaped for a Markdown table cell: markup (< &) as
+                 entities, | [ ] \\ behind a backslash (no cell break, no
+                 link or image that would fetch), every control character
+                 (CR, LF and tab too: no forged line) shown as \\xNN
   csv_cell()     a string that a spreadsheet would read as a formula gets
                  a leading apostrophe (OWASP's CSV injection advice)
 
@@ -35,8 +39,33 @@ def cap(text, limit=TEXT_CAP):
                                                 len(text) - limit)
 
 
-def show_controls(text):
-    return _CONTROL_RE.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+def _shown(m):
+    c = ord(m.group())
+    return "\\x%02x" % c if c < 0x100 else "\\u%04x" % c
+
+
+def show_controls(text, pattern=_CONTROL_RE):
+    return pattern.sub(_shown, text)
+
+
+_MD_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MD_SPECIAL_RE = re.compile(r"([\\|\[\]])")
+
+
+def md_text(text, limit=TEXT_CAP):
+    """Safe as the text of a Markdown (GFM) table cell or list item."""
+    text = show_controls(cap(text, limit), _MD_CONTROL_RE)
+    # "<" and "&" are all a tag or an entity needs; ">" stays ("x -> y").
+    text = text.replace("&", "&amp;").replace("<", "&lt;")
+    return _MD_SPECIAL_RE.sub(r"\\\1", text)
+
+
+def md_code(text, limit=TEXT_CAP):
+    """text as a Markdown code span (`...`): nothing inside a code span is
+    markup, so only the controls and a backtick (which would end it) are
+    shown as \\xNN."""
+    return "`%s`" % show_controls(cap(text, limit),
+                                  _MD_CONTROL_RE).replace("`", "\\x60")
 
 
 def html_text(text, limit=HTML_CAP):

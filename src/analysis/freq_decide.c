@@ -185,6 +185,21 @@ static void drifts(struct freq_result *out)
 	}
 }
 
+/* Every advertised rate (GETHZ, 0x40000010, pvclock, the Hyper-V MSR,
+ * CPUID 0x15) and measured one is range-checked as the rough rate is: a
+ * garbage leaf (1 kHz, a THz) would turn every cycle count of the report
+ * into nonsense, so it stays in freq_hz (it is what a guest would read)
+ * but is never chosen, and is named in freq_implausible. */
+static void refuse_implausible(struct freq_result *out)
+{
+	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
+		if (!out->hz[k] || rate_tsc_hz_plausible(out->hz[k]))
+			continue;
+		out->implausible_mask |= 1u << k;
+		out->excluded_reason[k] = "outside 100 MHz..10 GHz, where every x86 TSC runs: not used";
+	}
+}
+
 void freq_decide(struct freq_result *out, const bool backward[FREQ_REF_COUNT], uint64_t rough_hz,
 		 const char *rough_source)
 {
@@ -193,14 +208,23 @@ void freq_decide(struct freq_result *out, const bool backward[FREQ_REF_COUNT], u
 		if (out->hz[ref_keys[i]] && backward[i])
 			out->excluded_reason[ref_keys[i]] = "the counter stepped backwards in the behaviour test";
 	}
+	refuse_implausible(out);
+	/* What a guest would believe is the first claim, plausible or not;
+	 * only a plausible one may settle a disagreement between references. */
+	uint64_t first_plausible = 0;
 	out->believed_key = -1;
-	for (unsigned i = 0; i < freq_claim_count; i++)
-		if (out->hz[freq_claims[i]]) {
-			out->believed_key = (int)freq_claims[i];
-			out->believed_hz = out->hz[freq_claims[i]];
-			break;
+	for (unsigned i = 0; i < freq_claim_count; i++) {
+		enum freq_key k = freq_claims[i];
+		if (!out->hz[k])
+			continue;
+		if (out->believed_key < 0) {
+			out->believed_key = (int)k;
+			out->believed_hz = out->hz[k];
 		}
-	cross_check(out, out->believed_hz);
+		if (!first_plausible && !(out->implausible_mask & (1u << k)))
+			first_plausible = out->hz[k];
+	}
+	cross_check(out, first_plausible);
 	/* Measured beats claimed: the probe converts what it measured on this
 	 * machine, with the reference whose total uncertainty is lowest. */
 	out->chosen_key = -1;
@@ -219,7 +243,7 @@ void freq_decide(struct freq_result *out, const bool backward[FREQ_REF_COUNT], u
 		out->chosen_hz = out->hz[out->chosen_key];
 	} else {
 		for (size_t i = 0; i < ARRAY_SIZE(advertised_order) && !out->chosen_hz; i++)
-			if (out->hz[advertised_order[i]]) {
+			if (out->hz[advertised_order[i]] && !out->excluded_reason[advertised_order[i]]) {
 				out->chosen_name = freq_key_name(advertised_order[i]);
 				out->chosen_hz = out->hz[advertised_order[i]];
 			}

@@ -1,16 +1,7 @@
 #include "uart.h"
+#include "uart_id.h"
 #include "arch.h"
 
-#define UART_THR 0
-#define UART_DLL 0
-#define UART_DLM 1
-#define UART_IER 1
-#define UART_FCR 2
-#define UART_IIR 2
-#define UART_LCR 3
-#define UART_MCR 4
-#define UART_LSR 5
-#define UART_SCR 7
 #define LSR_THRE 0x20
 #define LSR_DATA_READY 0x01
 #define LCR_DLAB 0x80
@@ -19,19 +10,63 @@
  * bound is far beyond any live UART and still ends a dead one quickly. */
 #define THRE_POLL_LIMIT 2000000
 
-bool uart_init(struct uart *u, uint16_t base, const char *source)
+/* One pass of reads for uart_reads_refusal: registers only, never the
+ * receive buffer (offset 0 would take a byte) nor MSR (reading clears its
+ * delta bits); LSR is read until THRE shows, at most UART_LSR_READS times. */
+static void read_registers(uint16_t base, struct uart_reads *r)
 {
-	u->base = base;
-	u->source = source;
-	u->present = false;
+	r->ier = inb(base + UART_IER);
+	r->iir = inb(base + UART_IIR);
+	r->lcr = inb(base + UART_LCR);
+	r->mcr = inb(base + UART_MCR);
+	r->scr = inb(base + UART_SCR);
+	r->lsr_thre_seen = false;
+	for (unsigned i = 0; i < UART_LSR_READS && !r->lsr_thre_seen; i++) {
+		r->lsr = inb(base + UART_LSR);
+		r->lsr_thre_seen = (r->lsr & LSR_THRE) != 0;
+	}
+}
+
+/* COM1-COM4: the scratch register round trip (writes at base + 7, which
+ * on these bases is the UART's own scratch register). */
+static bool scratch_answers(uint16_t base)
+{
 	uint8_t saved = inb(base + UART_SCR);
 	outb(base + UART_SCR, 0x5a);
 	bool answers = inb(base + UART_SCR) == 0x5a;
 	outb(base + UART_SCR, 0xa5);
 	answers = answers && inb(base + UART_SCR) == 0xa5;
 	outb(base + UART_SCR, saved);
-	if (!answers)
+	return answers;
+}
+
+bool uart_init(struct uart *u, uint16_t base, const char *source)
+{
+	u->base = base;
+	u->source = source;
+	u->present = false;
+	u->identified_by = NULL;
+	/* Nothing is written to a port before it is known to be a UART's:
+	 * a COM base by its scratch register, any other only when outside
+	 * the chipset's ports and its registers, read, are a 16550's. */
+	u->refusal = uart_port_refusal(base);
+	if (u->refusal)
 		return false;
+	if (uart_is_com_base(base)) {
+		if (!scratch_answers(base)) {
+			u->refusal = "no UART answers at this COM base (scratch register)";
+			return false;
+		}
+		u->identified_by = "scratch register round trip at a COM1-COM4 base";
+	} else {
+		struct uart_reads first, second;
+		read_registers(base, &first);
+		read_registers(base, &second);
+		u->refusal = uart_reads_refusal(&first, &second);
+		if (u->refusal)
+			return false;
+		u->identified_by = "16550 registers read (nothing written before): not a COM1-COM4 base";
+	}
 
 	uint8_t lcr = inb(base + UART_LCR);
 	outb(base + UART_LCR, lcr | LCR_DLAB);

@@ -129,7 +129,7 @@ static bool parse_entry(struct walker *w, uint64_t phys)
 /* Copies string `index` (1-based; 0 means none) of the string-set
  * [set, end) into dst, printable ASCII only and trailing blanks dropped. */
 static bool copy_string(char *dst, const uint8_t *set, const uint8_t *end,
-			uint8_t index)
+			uint8_t index, bool *cut)
 {
 	const uint8_t *s = set;
 
@@ -148,6 +148,7 @@ static bool copy_string(char *dst, const uint8_t *set, const uint8_t *end,
 	size_t n = 0;
 	for (; s < end && *s && n < SMBIOS_STRING_MAX; s++)
 		dst[n++] = (*s >= 0x20 && *s < 0x7f) ? (char)*s : '?';
+	*cut = s < end && *s; /* more string than the field holds */
 	while (n > 0 && dst[n - 1] == ' ')
 		n--;
 	dst[n] = '\0';
@@ -162,13 +163,16 @@ struct structure {
 };
 
 static void take_string(struct walker *w, const struct structure *s,
-			uint8_t offset, char *dst)
+			uint8_t offset, char *dst, uint32_t cut_bit)
 {
+	bool cut = false;
 	if (offset >= s->length)
 		return; /* older spec version: field absent */
-	if (!copy_string(dst, s->strings, s->end, s->b[offset]))
+	if (!copy_string(dst, s->strings, s->end, s->b[offset], &cut))
 		add_error(w, "SMBIOS_STRING_INDEX", "string index beyond the string-set: ",
 			  s->b[offset], true);
+	if (cut)
+		w->out->truncated |= cut_bit;
 }
 
 static void use_structure(struct walker *w, const struct structure *s)
@@ -177,21 +181,21 @@ static void use_structure(struct walker *w, const struct structure *s)
 
 	if (s->b[0] == TYPE_BIOS && !out->has_bios) {
 		out->has_bios = true;
-		take_string(w, s, 4, out->bios_vendor);
-		take_string(w, s, 5, out->bios_version);
-		take_string(w, s, 8, out->bios_release_date);
+		take_string(w, s, 4, out->bios_vendor, SMBIOS_CUT_BIOS_VENDOR);
+		take_string(w, s, 5, out->bios_version, SMBIOS_CUT_BIOS_VERSION);
+		take_string(w, s, 8, out->bios_release_date, SMBIOS_CUT_BIOS_RELEASE_DATE);
 	} else if (s->b[0] == TYPE_SYSTEM && !out->has_system) {
 		out->has_system = true;
-		take_string(w, s, 4, out->manufacturer);
-		take_string(w, s, 5, out->product);
-		take_string(w, s, 6, out->version);
-		take_string(w, s, 7, out->serial);
+		take_string(w, s, 4, out->manufacturer, SMBIOS_CUT_MANUFACTURER);
+		take_string(w, s, 5, out->product, SMBIOS_CUT_PRODUCT);
+		take_string(w, s, 6, out->version, SMBIOS_CUT_VERSION);
+		take_string(w, s, 7, out->serial, SMBIOS_CUT_SERIAL);
 		/* The UUID came with SMBIOS 2.1: 16 bytes at offset 8. */
 		if (s->length >= 8 + 16)
 			out->uuid_reason = smbios_uuid_format(s->b + 8, out->major, out->minor, out->uuid);
 		else
 			out->uuid_reason = "type 1 structure too short for a UUID (before SMBIOS 2.1)";
-		take_string(w, s, 26, out->family);
+		take_string(w, s, 26, out->family, SMBIOS_CUT_FAMILY);
 	}
 }
 

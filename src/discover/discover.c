@@ -51,6 +51,8 @@ static void discover_cpus(struct run_results *r)
 		r->cpu_count = f->plat->cpu_list(r->cpus, PLATFORM_MAX_CPUS);
 		r->cpu_count_source = f->plat->cpu_list_source;
 	}
+	if (f->plat->smp_reason)
+		results_error(r, "SMP_NOT_STARTED", f->plat->smp_reason);
 	if (!r->cpu_count && f->acpi.madt.present) {
 		for (uint32_t i = 0; i < f->acpi.madt.cpu_count && r->cpu_count < PLATFORM_MAX_CPUS; i++) {
 			const struct acpi_madt_cpu *c = &f->acpi.madt.cpus[i];
@@ -224,14 +226,36 @@ void discover_capture_raw(struct run_results *r)
 	c->captured = true;
 }
 
+/* A UART that a table or a setting names, tried into a copy: a refusal
+ * (uart.h: nothing was written to the port) is named in errors[] with the
+ * port, and the console stays on the UART it had. */
+static bool try_uart(struct run_results *r, uint16_t base, const char *source, const char *who)
+{
+	struct uart u;
+	if (uart_init(&u, base, source)) {
+		con.uart = u;
+		return true;
+	}
+	char line[120];
+	struct strbuf sb;
+	sb_init(&sb, line, sizeof line);
+	sb_str(&sb, who);
+	sb_str(&sb, " names I/O port ");
+	sb_hex0x(&sb, base);
+	sb_str(&sb, ", not used: ");
+	sb_str(&sb, u.refusal);
+	results_error(r, "SERIAL_PORT_REFUSED", line);
+	return false;
+}
+
 void discover_console(struct run_results *r)
 {
 	struct probe_facts *f = &r->facts;
 	const struct acpi_spcr_info *spcr = &f->acpi.spcr;
-	if (f->settings.serial_from_settings && uart_init(&con.uart, f->settings.serial_port, "settings"))
+	if (f->settings.serial_from_settings && try_uart(r, f->settings.serial_port, "settings", "serial="))
 		return;
 	if (spcr->present && spcr->io_port_usable && spcr->interface_type <= 1 &&
-	    uart_init(&con.uart, (uint16_t)spcr->uart.address, "ACPI SPCR"))
+	    try_uart(r, (uint16_t)spcr->uart.address, "ACPI SPCR", "the ACPI SPCR"))
 		return;
 	if (!uart_init(&con.uart, COM1_PORT, "COM1 (default)"))
 		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1: report on screen/file only");

@@ -160,6 +160,13 @@ int main(int argc, char **argv)
 		return 2;
 	while (!cpuid_path && n < MAX_LINES && fgets(lines[n], LINE_LEN, stdin)) {
 		const char *why;
+		/* A line that filled the buffer without its newline would be
+		 * read on as the next "line": refuse it under its own number. */
+		if (!strchr(lines[n], '\n') && !feof(stdin)) {
+			fprintf(stderr, "verdict-judge: line %u is longer than %d bytes\n", n + 1,
+				LINE_LEN - 2);
+			return 2;
+		}
 		lines[n][strcspn(lines[n], "\n")] = '\0';
 		char copy[LINE_LEN];
 		memcpy(copy, lines[n], LINE_LEN);

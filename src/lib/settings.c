@@ -220,7 +220,8 @@ static bool set_label(struct settings *s, const char *v, size_t n, bool has_valu
 	size_t keep = n < SETTINGS_LABEL_MAX ? n : SETTINGS_LABEL_MAX;
 	memcpy(s->label, v, keep);
 	s->label[keep] = 0;
-	if (n > SETTINGS_LABEL_MAX)
+	s->label_truncated = n > SETTINGS_LABEL_MAX;
+	if (s->label_truncated)
 		settings_problem(s, "label cut to 64 bytes", v, n);
 	return true;
 }
@@ -364,6 +365,47 @@ void settings_parse(struct settings *s, const char *text)
 	parse_words(s, text, false);
 }
 
+/* Where the last token of text starts, walked exactly as parse_words
+ * walks it; *in_comment: that token is a comment, not a word. */
+static size_t last_token(const char *text, size_t len, bool *in_comment)
+{
+	size_t i = 0, start = len;
+	*in_comment = false;
+	while (i < len) {
+		if (text[i] == '#') {
+			start = i;
+			*in_comment = true;
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+		if (is_blank(text[i])) {
+			i++;
+			continue;
+		}
+		start = i;
+		*in_comment = false;
+		while (i < len && !is_blank(text[i]))
+			i++;
+	}
+	return start;
+}
+
+size_t settings_drop_cut_word(struct settings *s, char *text, size_t len, char next, const char *what)
+{
+	settings_problem(s, what, "", 0);
+	if (!len || !next || is_blank(next) || is_blank(text[len - 1]))
+		return len; /* the cut fell between words: every word is whole */
+	bool in_comment;
+	size_t start = last_token(text, len, &in_comment);
+	if (start >= len || in_comment)
+		return len;
+	/* "samples=200000" cut to "samples=200" must not be applied. */
+	settings_problem(s, "word cut by that limit, dropped", text + start, len - start);
+	text[start] = 0;
+	return start;
+}
+
 void settings_parse_load_options(struct settings *s, const char *text)
 {
 	parse_words(s, text, true);
@@ -375,16 +417,20 @@ struct text_out {
 	char *buf;
 	size_t cap, len;
 	bool cut;
+	char next; /* the first character that did not fit */
 };
 
 /* Non-ASCII becomes '?': no setting holds it, so the word it is in is
  * reported as unknown, and the report stays ASCII. */
 static void put_char(struct text_out *t, uint32_t c)
 {
-	if (t->len + 1 < t->cap)
-		t->buf[t->len++] = c < 0x80 ? (char)c : '?';
-	else
+	char ch = c < 0x80 ? (char)c : '?';
+	if (t->len + 1 < t->cap) {
+		t->buf[t->len++] = ch;
+	} else if (!t->cut) {
 		t->cut = true;
+		t->next = ch;
+	}
 }
 
 static void decode_utf16(const uint8_t *b, size_t n, bool big_endian, struct text_out *t)
@@ -399,7 +445,7 @@ static void decode_utf16(const uint8_t *b, size_t n, bool big_endian, struct tex
 
 size_t settings_decode_file(struct settings *s, const uint8_t *raw, size_t n, char *out, size_t cap)
 {
-	struct text_out t = { out, cap, 0, false };
+	struct text_out t = { out, cap, 0, false, 0 };
 	if (!cap)
 		return 0;
 	out[0] = 0;
@@ -422,8 +468,8 @@ size_t settings_decode_file(struct settings *s, const uint8_t *raw, size_t n, ch
 			put_char(&t, raw[i] ? raw[i] : ' ');
 		}
 	}
-	if (t.cut)
-		settings_problem(s, "settings text longer than its buffer, cut", "", 0);
 	out[t.len] = 0;
+	if (t.cut)
+		t.len = settings_drop_cut_word(s, out, t.len, t.next, "settings text longer than its buffer, cut");
 	return t.len;
 }

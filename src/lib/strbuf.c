@@ -28,6 +28,21 @@ void sb_str(struct strbuf *sb, const char *s)
 		sb_char(sb, *s++);
 }
 
+void sb_shown(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		s = "(null)";
+	for (; *s; s++) {
+		uint8_t c = (uint8_t)*s;
+		if (c >= 0x20 && c < 0x7f) {
+			sb_char(sb, (char)c);
+		} else {
+			sb_str(sb, "\\x");
+			sb_hex(sb, c, 2);
+		}
+	}
+}
+
 void sb_u64(struct strbuf *sb, uint64_t v)
 {
 	char digits[20];

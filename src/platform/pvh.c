@@ -48,7 +48,8 @@ extern char __image_end[];
 static struct platform plat;
 static struct acpi_info acpi;
 static char cmdline[2048];
-static bool cmdline_cut;
+static size_t cmdline_len;
+static char cmdline_next; /* the first byte past the buffer, 0 when none */
 static uint64_t pool_next, pool_end;
 /* The VMM's E820-style map, copied at entry (the start info is the VMM's
  * memory and may lie anywhere). */
@@ -181,13 +182,15 @@ static void copy_cmdline(const struct hvm_start_info *si)
 	for (; n + 1 < sizeof cmdline && src[n]; n++)
 		cmdline[n] = src[n];
 	cmdline[n] = 0;
-	cmdline_cut = src[n] != 0;
+	cmdline_len = n;
+	cmdline_next = src[n];
 }
 
 static void pvh_read_settings(struct settings *s)
 {
-	if (cmdline_cut)
-		settings_problem(s, "command line longer than its buffer, cut", "", 0);
+	if (cmdline_next)
+		settings_drop_cut_word(s, cmdline, cmdline_len, cmdline_next,
+				       "command line longer than 2047 bytes, the rest not read");
 	settings_parse(s, cmdline);
 }
 

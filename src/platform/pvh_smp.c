@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "acpi.h"
 #include "fault.h"
+#include "strbuf.h"
 
 #define ASSUMED_TSC_MHZ 4000ull
 #define AP_STACK_BYTES (32u * 1024)
@@ -87,6 +88,11 @@ static void delay_us(uint64_t us)
 
 /* ---------------------------------------------------------- local APIC */
 
+/* The local APIC is where the CPU's own IA32_APIC_BASE puts it.  The
+ * MADT's address (or its type 5 override) names the same place on a sane
+ * machine and is only the fallback where that MSR cannot be read: a table
+ * is never the reason the probe writes somewhere.  pvh_smp_boot checks
+ * the base with platform_mmio_write_check before the first write. */
 static struct lapic lapic_this_cpu(uint64_t fallback_base)
 {
 	uint64_t msr = 0;
@@ -98,9 +104,36 @@ static struct lapic lapic_this_cpu(uint64_t fallback_base)
 		wrmsr_safe(MSR_IA32_APICBASE, msr);
 	}
 	l.x2apic = msr & APIC_BASE_X2APIC;
-	if (!l.base)
-		l.base = msr & 0xfffff000ull;
+	l.base = msr & 0xfffff000ull;
 	return l;
+}
+
+/* NULL when the BSP's local APIC may be written (x2APIC: by MSR, no
+ * MMIO; xAPIC: a base under the 4 GiB the direct boot maps, and a hole or
+ * device memory in the memory map), else why not, in a static buffer. */
+static const char *lapic_write_refusal(const struct lapic *l, const struct platform *plat)
+{
+	static char reason[120];
+	if (l->x2apic)
+		return NULL;
+	const char *why = !l->base || l->base >= (4ull << 30) ? "outside the 4 GiB the direct boot maps"
+							      : platform_mmio_write_check(plat, l->base, 4096);
+	if (!why)
+		return NULL;
+	struct strbuf sb;
+	sb_init(&sb, reason, sizeof reason);
+	sb_str(&sb, "local APIC at ");
+	sb_hex0x(&sb, l->base);
+	sb_str(&sb, " not written, APs not started: ");
+	sb_str(&sb, why);
+	return reason;
+}
+
+static uint32_t initial_apic_id(void)
+{
+	uint32_t r[4];
+	cpuid_raw(1, 0, r);
+	return r[1] >> 24;
 }
 
 static uint32_t lapic_read(const struct lapic *l, uint32_t reg)
@@ -377,11 +410,14 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 	topo_shift = package_shift;
 	madt_lapic_base = madt->local_apic_override ? madt->local_apic_override : madt->local_apic_address;
 	bsp_lapic = lapic_this_cpu(madt_lapic_base);
-	bsp_apic_id = lapic_id(&bsp_lapic);
 	plat->cpu_list = pvh_cpu_list;
 	plat->cpu_list_source = "MADT";
-	if (!bsp_lapic.x2apic && (!bsp_lapic.base || bsp_lapic.base >= (4ull << 30)))
+	plat->smp_reason = lapic_write_refusal(&bsp_lapic, plat);
+	if (plat->smp_reason) {
+		bsp_apic_id = initial_apic_id(); /* no read where no write may go */
 		return;
+	}
+	bsp_apic_id = lapic_id(&bsp_lapic);
 	/* Sending IPIs needs the APIC software-enabled; IF stays clear on
 	 * the BSP, so enabling it delivers nothing here. */
 	lapic_write(&bsp_lapic, APIC_SVR, lapic_read(&bsp_lapic, APIC_SVR) | APIC_SVR_ENABLE);

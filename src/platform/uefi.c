@@ -195,14 +195,16 @@ static bool uefi_aps_finish_together(struct ap_group *g, uint64_t finish_ms)
 	return uefi_aps_wait(GROUP_EVENT_WAIT_US) && all;
 }
 
-/* UTF-16 load options to ASCII ('?' for the rest); false when cut. */
-static bool options_to_ascii(char *buf, size_t cap, const CHAR16 *s, size_t max_chars)
+/* UTF-16 load options to ASCII ('?' for the rest); returns the first
+ * character that did not fit (0 when all did), *len the length kept. */
+static char options_to_ascii(char *buf, size_t cap, const CHAR16 *s, size_t max_chars, size_t *len_out)
 {
 	size_t len = 0, i = 0;
 	for (; i < max_chars && s[i] && len + 1 < cap; i++)
 		buf[len++] = s[i] < 0x80 ? (char)s[i] : '?';
 	buf[len] = 0;
-	return i == max_chars || !s[i];
+	*len_out = len;
+	return i == max_chars || !s[i] ? 0 : s[i] < 0x80 ? (char)s[i] : '?';
 }
 
 /* Reads SETTINGS_FILE_MAX + 1 bytes at most: a file that fills them is
@@ -233,8 +235,12 @@ static void uefi_read_settings(struct settings *s)
 	EFI_LOADED_IMAGE *li;
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) == EFI_SUCCESS &&
 	    li->LoadOptions && li->LoadOptionsSize >= 2) {
-		if (!options_to_ascii(options, sizeof options, li->LoadOptions, li->LoadOptionsSize / 2))
-			settings_problem(s, "load options longer than 4095 characters, cut", "", 0);
+		size_t len;
+		char next = options_to_ascii(options, sizeof options, li->LoadOptions, li->LoadOptionsSize / 2,
+					     &len);
+		if (next)
+			settings_drop_cut_word(s, options, len, next,
+					       "load options longer than 4095 characters, the rest not read");
 		settings_parse_load_options(s, options);
 	}
 }
@@ -553,8 +559,10 @@ EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 
 	plat.boot = "uefi";
 	size_t n = 0;
-	for (CHAR16 *v = ST->FirmwareVendor; v && *v && n + 1 < sizeof plat.firmware_vendor; v++)
+	CHAR16 *v = ST->FirmwareVendor;
+	for (; v && *v && n + 1 < sizeof plat.firmware_vendor; v++)
 		plat.firmware_vendor[n++] = *v < 0x80 ? (char)*v : '?';
+	plat.firmware_vendor_truncated = v && *v;
 	plat.firmware_revision = ST->FirmwareRevision;
 	plat.uefi_revision = ST->Hdr.Revision;
 

@@ -6,11 +6,23 @@
 
 size_t report_deliver(struct run_results *r, char *buf, size_t cap, const struct sink *out)
 {
+	/* The summary needs no buffer: under low memory (-m 5M) everything
+	 * was measured, and the summary is what a person still gets, with
+	 * the error naming what could not be sent. */
 	if (!buf) {
-		out->line("clockprobe: cannot allocate the report buffer", true);
-		return 0;
+		char line[120];
+		struct strbuf sb;
+		sb_init(&sb, line, sizeof line);
+		sb_str(&sb, "no memory for the ");
+		sb_u64(&sb, cap >> 10);
+		sb_str(&sb, " KiB report buffer: the framed JSON report is not sent, only this summary");
+		results_error(r, "REPORT_NOT_SENT", line);
 	}
 	report_summary(r, out->line);
+	if (!buf) {
+		out->line("clockprobe: the framed report could not be sent (no memory for its buffer)", true);
+		return 0;
+	}
 	size_t len = report_build_whole(r, buf, cap);
 	if (!len) {
 		out->line("clockprobe: report overflowed its buffer even without the raw dump", true);

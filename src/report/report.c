@@ -17,6 +17,7 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_string(j, "started_utc", r->identity.started_utc[0] ? r->identity.started_utc : NULL);
 	json_string(j, "started_utc_source", r->identity.started_utc_source);
 	json_string(j, "label", r->facts.settings.label[0] ? r->facts.settings.label : NULL);
+	json_bool(j, "label_truncated", r->facts.settings.label_truncated);
 	json_u64(j, "resend_seconds", r->facts.settings.resend_seconds);
 	json_string(j, "mode", settings_mode_name(r->facts.settings.mode));
 	json_u64(j, "samples_setting", r->facts.settings.samples);

@@ -104,6 +104,17 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	for (int k = 0; k < FREQ_KEY_COUNT; k++)
 		hz_or_null(j, freq_key_name(k), fr->hz[k]);
 	json_object_end(j);
+	json_array_begin(j, "freq_implausible");
+	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
+		if (!(fr->implausible_mask & (1u << k)))
+			continue;
+		json_object_begin(j, NULL);
+		json_string(j, "source", freq_key_name(k));
+		json_u64(j, "hz", fr->hz[k]);
+		json_string(j, "reason", fr->excluded_reason[k]);
+		json_object_end(j);
+	}
+	json_array_end(j);
 	json_object_begin(j, "freq_chosen");
 	json_string(j, "source", fr->chosen_name ? fr->chosen_name : r->facts.tsc_hz_rough_source);
 	json_u64(j, "hz", tsc_hz_for_ns(r));
@@ -375,6 +386,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	json_object_begin(j, "firmware");
 	if (p->firmware_vendor[0]) {
 		json_string(j, "vendor", p->firmware_vendor);
+		json_bool(j, "vendor_truncated", p->firmware_vendor_truncated);
 		json_u64(j, "revision", p->firmware_revision);
 		char rev[16];
 		struct strbuf sb;
@@ -402,6 +414,12 @@ void platform_json(struct json *j, const struct run_results *r)
 	json_string(j, "product", r->smbios.present ? r->smbios.product : NULL);
 	json_string(j, "version", r->smbios.present ? r->smbios.version : NULL);
 	smbios_identity_json(j, &r->smbios);
+	/* Each string above is at most SMBIOS_STRING_MAX bytes: one that was
+	 * longer is flagged, so a cut name is never taken for the whole. */
+	json_bool(j, "manufacturer_truncated", r->smbios.truncated & SMBIOS_CUT_MANUFACTURER);
+	json_bool(j, "product_truncated", r->smbios.truncated & SMBIOS_CUT_PRODUCT);
+	json_bool(j, "version_truncated", r->smbios.truncated & SMBIOS_CUT_VERSION);
+	json_bool(j, "serial_truncated", r->smbios.truncated & SMBIOS_CUT_SERIAL);
 	json_object_end(j);
 	hypervisor_json(j, r);
 	tsc_json(j, r);
@@ -413,6 +431,7 @@ void platform_json(struct json *j, const struct run_results *r)
 	hex_json(j, "port_hex", r->serial.base);
 	json_string(j, "source", r->serial.source);
 	json_bool(j, "divisor_kept", r->serial.divisor_kept);
+	json_string(j, "identified_by", r->serial.identified_by);
 	json_object_end(j);
 	json_object_end(j);
 }

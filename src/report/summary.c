@@ -146,7 +146,10 @@ static void source_row(const struct source_result *s, const struct source_result
 		sb_str(&sb, s->status == SOURCE_ABSENT ? "absent: " : "ERROR: ");
 		/* The Hyper-V pair share their reason: said once. */
 		bool same = prev && prev->status == s->status && str_equal(prev->desc.reason, s->desc.reason);
-		sb_str(&sb, same ? "as above" : s->desc.reason);
+		if (same)
+			sb_str(&sb, "as above");
+		else
+			sb_shown(&sb, s->desc.reason);
 		summary_emit_wrapped(buf, col->at[COL_P50], true, emit);
 		return;
 	}
@@ -245,7 +248,7 @@ static void why_block(const struct verdict *v, const char *said, void (*emit)(co
 			continue;
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "  - ");
-		sb_str(&sb, text);
+		sb_shown(&sb, text);
 		summary_emit_wrapped(buf, 4, false, emit);
 	}
 }
@@ -288,13 +291,13 @@ static void warnings_block(const struct verdict *v, const char *headline_fix,
 		sb_str(&sb, " ");
 		sb_str(&sb, w->code);
 		sb_str(&sb, ": ");
-		sb_str(&sb, w->message);
+		sb_shown(&sb, w->message);
 		emit_one_line(buf, true, emit);
 		if (!w->fix_brief)
 			continue;
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "    fix: ");
-		sb_str(&sb, fix_said(w->fix_brief, said, said_n) ? "as above" : w->fix_brief);
+		sb_shown(&sb, fix_said(w->fix_brief, said, said_n) ? "as above" : w->fix_brief);
 		emit_one_line(buf, false, emit);
 		if (said_n <= VERDICT_MAX_WARNINGS)
 			said[said_n++] = w->fix_brief;
@@ -350,17 +353,20 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	}
 
 	line_start(&sb, buf, sizeof buf);
+	/* Machine-given text (CPUID, hypervisor leaves, tables, settings) is
+	 * shown, never sent raw: the summary shares the serial log with the
+	 * framed report, and a CR/LF in a brand string would forge a line. */
 	sb_str(&sb, "CPU: ");
-	sb_str(&sb, f->cpu.vendor);
+	sb_shown(&sb, f->cpu.vendor);
 	sb_str(&sb, " ");
-	sb_str(&sb, f->cpu.brand);
+	sb_shown(&sb, f->cpu.brand);
 	sb_str(&sb, ", ");
 	sb_u64(&sb, r->cpus_enabled);
 	sb_str(&sb, " logical CPU(s); hypervisor: ");
-	sb_str(&sb, f->hv.present ? (f->hv.name ? f->hv.name : "unknown") : "none");
+	sb_shown(&sb, f->hv.present ? (f->hv.name ? f->hv.name : "unknown") : "none");
 	if (f->hv.range_count) {
 		sb_str(&sb, " (");
-		sb_str(&sb, f->hv.signature);
+		sb_shown(&sb, f->hv.signature);
 		sb_str(&sb, ")");
 	}
 	summary_emit_wrapped(buf, 2, true, emit);
@@ -447,7 +453,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, "error ");
 		sb_str(&sb, r->errors[i].code);
 		sb_str(&sb, ": ");
-		sb_str(&sb, r->errors[i].message);
+		sb_shown(&sb, r->errors[i].message); /* settings words, table text */
 		summary_emit_wrapped(buf, 4, true, emit);
 	}
 

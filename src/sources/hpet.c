@@ -81,9 +81,7 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 		/* The one write the probe makes at an address a table gave:
 		 * only into device memory, never RAM a bad table points at.
 		 * An HPET already running is still measured, read-only. */
-		const char *refused = f->plat->mmio_write_refusal
-					      ? f->plat->mmio_write_refusal(hpet_base, HPET_BLOCK_BYTES)
-					      : "the platform has no memory map to check";
+		const char *refused = platform_mmio_write_check(f->plat, hpet_base, HPET_BLOCK_BYTES);
 		if (refused) {
 			struct strbuf sb;
 			sb_init(&sb, d->reason, sizeof d->reason);

@@ -36,6 +36,10 @@ def hostile_report():
             node = node[k]
         node[keys[-1]] = text
     r["verdict"]["predicted_read_ns"] = 3.5   # sorts first in the fleet page
+    # A run of its own (a report that kept kvm_good's run_id would be a
+    # run_id collision, kept and flagged), with an id that is markup and a
+    # formula too: the id is report text like any other.
+    r["probe"]["run_id"] = "=1+1<b>hostile</b>"
     r["errors"] = [PLUS_FORMULA, AT_FORMULA, "x" * HUGE_LEN]
     r["verdict"]["warnings"] = [{
         "code": "ACPI_PM_FALLBACK", "severity": "critical",

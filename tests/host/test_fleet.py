@@ -283,7 +283,8 @@ class WatchRecordsTest(Tmp):
         r["probe"]["run_id"] = "w-1"
         recs = [{"seq": i, "run_id": "w-1", "elapsed_tsc_s": 2.0 * i,
                  "elapsed_rtc_s": 2.0 * i + 0.01,
-                 "offsets": {"hpet_ns": 10 * i}} for i in (1, 2, 3)]
+                 "offsets": [{"against": "hpet", "cumulative_ns": 10 * i}]}
+                for i in (1, 2, 3)]
         log = self.write("watch.log", frame.frame_report(r) + "".join(
             watch_frame(x, corrupt=(x["seq"] == 2)) for x in recs)
             + watch_frame({"seq": 4, "run_id": "other"}))
@@ -299,7 +300,8 @@ class WatchRecordsTest(Tmp):
             "ORDER BY seq").fetchall(), [(1, 2.0), (3, 6.0)])
         self.assertEqual(con.execute(
             "SELECT name, value, unit FROM measurements WHERE section = "
-            "'watch_records' AND field = 'offsets.hpet_ns' ORDER BY name"
+            "'watch_records' AND field = 'offsets[0].cumulative_ns' "
+            "ORDER BY name"
         ).fetchall(), [("1", 10, "ns"), ("3", 30, "ns")])
 
 

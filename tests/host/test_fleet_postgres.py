@@ -168,13 +168,14 @@ class PostgresTest(unittest.TestCase):
             test_fleet.make_fleet(d, 400)
         files = sorted(os.path.join(d, f) for f in os.listdir(d))
         # Overlapping halves: 0..299 and 100..399, so 200 runs are loaded
-        # by both at the same time.
+        # by both at the same time (hard links: regular files, as an input
+        # directory must hold).
         a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
         for sub, part in ((a, files[:300]), (b, files[100:])):
             shutil.rmtree(sub, ignore_errors=True)
             os.makedirs(sub)
             for f in part:
-                os.symlink(f, os.path.join(sub, os.path.basename(f)))
+                os.link(f, os.path.join(sub, os.path.basename(f)))
         procs = [subprocess.Popen([sys.executable, COMPARE, "--postgres",
                                    self.dsn, "-j", "1", sub],
                                   stdout=subprocess.PIPE,
@@ -208,6 +209,71 @@ class PostgresTest(unittest.TestCase):
                              sorted(ref.execute(sql).fetchall()), table)
         sql = "SELECT COUNT(*) FROM measurements"
         self.assertEqual(self.query(sql), ref.execute(sql).fetchall())
+
+    def claimants(self, d, name, n):
+        """n logs of fixture `name`, run ids 1..n (the same ids whatever
+        the fixture: reports that claim each other's run_id)."""
+        from cptools import frame
+        os.makedirs(d)
+        base = frame.load_report_file(os.path.join(FIX, name))[0]
+        for i in range(n):
+            r = dict(base, probe=dict(base["probe"], run_id="%032x" % (i + 1),
+                                      label="%s-%d" % (name, i)))
+            with open(os.path.join(d, "r%03d.log" % i), "w") as f:
+                f.write(frame.frame_report(r))
+
+    def test_a_reused_run_id_never_overwrites_a_run(self):
+        genuine = os.path.join(self.tmp, "genuine-one")
+        forged = os.path.join(self.tmp, "forged-one")
+        for d, name in ((genuine, "kvm_good.log"),
+                        (forged, "kvm_fallback.log")):
+            shutil.rmtree(d, ignore_errors=True)
+            self.claimants(d, name, 1)
+        p = self.compare("--postgres", self.dsn, genuine)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        before = self.query("SELECT * FROM runs")
+        for _ in range(2):      # twice: nothing changes the second time
+            p = self.compare("--postgres", self.dsn, forged)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("1 run_id collision(s) flagged", p.stderr)
+        rid = "%032x" % 1
+        self.assertEqual(self.query("SELECT * FROM runs WHERE run_id = %s",
+                                    (rid,)), before)
+        got = self.query("SELECT run_id, claimed_run_id, source_file FROM "
+                         "run_id_collisions")
+        self.assertEqual([g[1:] for g in got],
+                         [(rid, os.path.join(forged, "r000.log"))])
+        self.assertEqual(self.query(
+            "SELECT linux_clocksource FROM verdicts WHERE run_id = %s",
+            (got[0][0],)), [("acpi_pm",)])
+
+    def test_two_loaders_claiming_the_same_run_ids_overwrite_nothing(self):
+        n = 150
+        dirs = [os.path.join(self.tmp, "claim-" + k) for k in "ab"]
+        for d, name in zip(dirs, ("kvm_good.log", "kvm_fallback.log")):
+            shutil.rmtree(d, ignore_errors=True)
+            self.claimants(d, name, n)
+        procs = [subprocess.Popen([sys.executable, COMPARE, "--postgres",
+                                   self.dsn, d], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for d in dirs]
+        outs = [p.communicate(timeout=600) for p in procs]
+        for p, (_, err) in zip(procs, outs):
+            self.assertIn(p.returncode, (0, 1), err)
+        # Every report is in, each under one id; for each run_id one
+        # report holds it and the other is beside it, flagged once.
+        self.assertEqual(self.query("SELECT COUNT(*), COUNT(DISTINCT "
+                                    "source_file) FROM runs"),
+                         [(2 * n, 2 * n)])
+        self.assertEqual(self.query("SELECT COUNT(*), COUNT(DISTINCT "
+                                    "claimed_run_id) FROM "
+                                    "run_id_collisions"), [(n, n)])
+        held = self.query("SELECT r.run_id, d.digest FROM runs r JOIN "
+                          "run_digests d ON d.run_id = r.run_id")
+        self.assertEqual(len(held), 2 * n)
+        for rid, digest in held:
+            if "#" in rid:
+                self.assertTrue(rid.endswith("#" + digest), rid)
 
 
 if __name__ == "__main__":

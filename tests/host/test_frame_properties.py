@@ -32,7 +32,7 @@ except ImportError:  # scripts/install-deps installs python3-hypothesis
 if given is not None:
     SETTINGS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
                         suppress_health_check=[HealthCheck.too_slow])
-    scalars = st.none() | st.booleans() | st.integers(-2**63, 2**64) | st.text(max_size=20)
+    scalars = st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.text(max_size=20)
     values = st.recursive(scalars, lambda kids: st.lists(kids, max_size=4) |
                           st.dictionaries(st.text(max_size=8), kids, max_size=4), max_leaves=12)
     reports = st.dictionaries(st.text(max_size=8), values, max_size=6).map(

@@ -207,6 +207,35 @@ class RecordedPair(Tmp):
         self.assertEqual(rc, 2)
         self.assertIn("names a file outside the folder", err)
 
+    def test_manifest_is_untrusted_input(self):
+        # ab.json comes from a matrix folder, maybe a CI artifact: a FIFO
+        # is refused by name (never opened to block), a side that is not
+        # an object is a named refusal (no traceback), and its strings
+        # are text in the Markdown (issue 25).
+        d = self.copy_fixture()
+        path = os.path.join(d, qemuab.MANIFEST)
+        man = load(path)
+        os.unlink(path)
+        os.mkfifo(path)
+        rc, out, err = call(lambda a: compare.main(a), "--ab", d)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("not a regular file", err)
+        os.unlink(path)
+        bad = dict(man, sides=dict(man["sides"], a=["x"]))
+        with open(path, "w") as f:
+            json.dump(bad, f)
+        rc, out, err = call(lambda a: compare.main(a), "--ab", d)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("not an A/B manifest", err)
+        man["sides"]["b"]["version"] = "10<img src=x onerror=alert(1)>&amp"
+        man["sides"]["b"]["qemu"] = "/opt/q`emu"
+        with open(path, "w") as f:
+            json.dump(man, f)
+        rc, out, err = call(lambda a: compare.main(a), "--ab", d)
+        self.assertNotIn("<img", out)
+        self.assertIn("QEMU 10&lt;img src=x onerror=alert(1)>&amp;amp", out)
+        self.assertIn("`/opt/q\\x60emu`", out)
+
     def test_usage(self):
         rc, _, err = call(lambda a: compare.main(a), "--ab", AB_FIX,
                           os.path.join(FIX, "tcg_q35.json"))

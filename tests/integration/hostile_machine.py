@@ -39,6 +39,35 @@ def hpet_table(base):
     return acpi_table("HPET", struct.pack("<I", 0x8086A201) + gas + struct.pack("<BHB", 0, 0x80, 0))
 
 
+def spcr_table(port):
+    """An SPCR (revision 2, 80 bytes) naming a 16550 (interface type 0) at
+    an I/O port: GAS system I/O, 8 bits, byte access; 115200 baud, no IRQ."""
+    gas = struct.pack("<BBBBQ", 1, 8, 0, 1, port)
+    body = struct.pack("<B3s", 0, b"\0" * 3) + gas + struct.pack(
+        "<BBIBBBBBBHHBBBBIB3s", 0, 0, 0, 7, 0, 1, 0, 0, 0, 0xffff, 0xffff,
+        0, 0, 0, 0, 0, 0, b"\0" * 3)
+    assert 36 + len(body) == 80, len(body)
+    return acpi_table("SPCR", body, revision=2)
+
+
+# The SPCR cases (issue 25): a 16550 "at" these ports would put the scratch
+# register, base + 7, on QEMU's isa-debug-exit (0xF4), on the reset control
+# register (0xCF9) and on port A (0x92: fast reset, A20).
+SPCR_HOSTILE_PORTS = (0xED, 0xCF2, 0x8B)
+SERIAL_HOSTILE_PORT = 0xCF9
+# A real second 16550 at a base no PC gives a COM port: taken on its
+# registers, read alone.
+ODD_UART_PORT = 0x500
+
+
+# Longer than the probe's 64-byte SMBIOS strings: kept cut, and flagged.
+LONG_SERIAL = "S" * 63 + "-cut-here"
+
+
+def odd_uart_log():
+    return os.path.join(OUT, "odd-uart.log")
+
+
 def _write(name, data):
     os.makedirs(OUT, exist_ok=True)
     path = os.path.join(OUT, name)
@@ -108,7 +137,11 @@ def configs():
         "hostile_many_tables": dict(boot="pvh", extra=["-append", "dump"] + _tables(many)),
         "hostile_smbios": dict(boot="pvh", extra=[
             "-smbios", "type=0,vendor=%s,version=\\\\" % odd.replace(",", ",,"),
-            "-smbios", "type=1,manufacturer=%s,product=\"\",version=\x7f\x80" % odd.replace(",", ",,")]),
+            "-smbios", "type=1,manufacturer=%s,product=\"\",version=\x7f\x80,serial=%s"
+            % (odd.replace(",", ",,"), LONG_SERIAL),
+            # Cut strings are flagged (issue 25): the 64-byte label, the
+            # SMBIOS field.
+            "-append", "label=" + "L" * 80]),
         "hostile_no_timers": dict(boot="pvh", machine="q35,hpet=off,pit=off", mem="64M"),
         "hostile_smp8": dict(boot="pvh", smp="8"),
         "hostile_no_tsc": dict(boot="pvh", cpu="qemu64,-tsc"),
@@ -116,6 +149,21 @@ def configs():
                                                       "mode=fast window_ms=0 serial=com9 wait=-1 "
                                                       "dump=maybe gaps_ms samples=1e3 \x01x=\xff"]),
         "hostile_settings_b": dict(boot="pvh", extra=["-append", "mode=quick samples=100"]),
+        # Each must end with its report on COM1 and the port named.
+        "hostile_spcr_ed": dict(boot="pvh", extra=["-append", "serial=0x%x" % SERIAL_HOSTILE_PORT]
+                                + _tables([("spcr-ed.bin", spcr_table(0xED))])),
+        "hostile_spcr_cf2": dict(boot="pvh", extra=_tables([("spcr-cf2.bin", spcr_table(0xCF2))])),
+        "hostile_spcr_8b": dict(boot="pvh", extra=_tables([("spcr-8b.bin", spcr_table(0x8B))])),
+        # Too little memory for the 4 MiB report buffer: everything is
+        # measured, the summary goes out, and the missing report is named
+        # (QEMU exit 35, probe failed: no report).
+        "hostile_low_memory": dict(boot="pvh", mem="5M", exit_status=35, report_on_com1=False),
+        "hostile_spcr_odd_uart": dict(
+            boot="pvh", report_on_com1=False,
+            pre=lambda: os.path.exists(odd_uart_log()) and os.remove(odd_uart_log()),
+            extra=["-chardev", "file,id=odd,path=%s" % odd_uart_log(),
+                   "-device", "isa-serial,chardev=odd,iobase=0x%x,irq=5" % ODD_UART_PORT]
+            + _tables([("spcr-odd.bin", spcr_table(ODD_UART_PORT))])),
         # The firmware path is the subject: \\clockprobe.cfg in UTF-16.
         "hostile_cfg_utf16": dict(boot="fat", cfg_bytes=b"\xff\xfe" + "# UTF-16 settings\r\n"
                                   "samples=100 mode=quick\r\ndmup\r\n".encode("utf-16-le")),

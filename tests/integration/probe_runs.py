@@ -72,6 +72,16 @@ CONFIGS.update({
 # strings, missing devices, bad settings.
 CONFIGS.update(hostile_machine.configs())
 
+
+
+def reporting():
+    """The configs whose verified report is on COM1, for the tests that
+    check every boot's report; a config with report_on_com1=False (the
+    report went to another UART, or by design there is none) has its own
+    tests."""
+    return [n for n, c in CONFIGS.items() if c.get("report_on_com1", True)]
+
+
 _lock = threading.Lock()
 _results = {}
 
@@ -101,6 +111,7 @@ def _boot(name):
     boot = cfg.pop("boot", "uefi")
     writable = cfg.pop("writable", False)
     cfg.pop("exit_status", None)  # for base.py: what QEMU should exit with
+    cfg.pop("report_on_com1", None)
     if cfg.pop("qemu2", False):
         binary, why = qemu2.find()
         if not binary:

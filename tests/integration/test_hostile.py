@@ -5,7 +5,9 @@ import json
 import os
 
 import hostile_machine as hostile
+import probe_runs
 from base import ProbeTest
+from cptools import frame, schema
 
 
 def errors(report, code):
@@ -51,6 +53,11 @@ class HostileMachine(ProbeTest):
         self.assertTrue(s["present"])
         self.assertEqual(s["manufacturer"], 'q"uo\\te??? caf?? ???')
         self.assertEqual(s["product"], '""')
+        self.assertEqual(s["serial"], hostile.LONG_SERIAL[:64])
+        self.assertTrue(s["serial_truncated"])
+        self.assertFalse(s["manufacturer_truncated"] or s["product_truncated"] or s["version_truncated"])
+        self.assertEqual(r["probe"]["label"], "L" * 64)
+        self.assertTrue(r["probe"]["label_truncated"])
         # The whole report went through json.loads in frame.py; again,
         # as plain ASCII:
         json.loads(json.dumps(r, ensure_ascii=True))
@@ -93,3 +100,48 @@ class HostileMachine(ProbeTest):
         # OVMF leaves the HPET halted: the memory-map check lets the
         # probe start the real one (a hole or MMIO in the UEFI map).
         self.assertEqual(self.source("hostile_cfg_utf16", "hpet")["status"], "ok")
+
+    def test_spcr_and_serial_naming_chipset_ports_are_refused(self):
+        # Issue 25: a scratch write at base + 7 would have reset the VM
+        # (0xCF9), ended QEMU (0xF4) or pulsed port A (0x92).  The run ends
+        # normally (exit 33), its report verified on COM1, the port named.
+        for name, port, who in (("hostile_spcr_ed", 0xED, "the ACPI SPCR"),
+                                ("hostile_spcr_ed", hostile.SERIAL_HOSTILE_PORT, "serial="),
+                                ("hostile_spcr_cf2", 0xCF2, "the ACPI SPCR"),
+                                ("hostile_spcr_8b", 0x8B, "the ACPI SPCR")):
+            r = self.report(name)
+            self.assertEqual(r["platform"]["acpi"]["spcr"]["uart"]["address"]
+                             if who != "serial=" else port, port)
+            serial = r["platform"]["serial"]
+            self.assertEqual((serial["port"], serial["source"]), (0x3F8, "COM1 (default)"), name)
+            self.assertIn("scratch register", serial["identified_by"])
+            refused = [m for m in errors(r, "SERIAL_PORT_REFUSED")
+                       if m.startswith("%s names I/O port 0x%x, not used: " % (who, port))]
+            self.assertEqual(len(refused), 1, (name, r["errors"]))
+        self.assertEqual(len(errors(self.report("hostile_spcr_ed"), "SERIAL_PORT_REFUSED")), 2)
+
+    def test_spcr_naming_a_16550_outside_the_com_bases_is_used_on_its_registers(self):
+        # A second 16550 at 0x500: no COM base, so no scratch round trip;
+        # its registers, read, are a 16550's and the report goes there.
+        b = probe_runs.get("hostile_spcr_odd_uart")
+        self.assertIsNotNone(b.result, b.error)
+        self.assertEqual(b.result.exit_status, 33, b.log[-2000:])
+        with open(hostile.odd_uart_log(), "rb") as f:
+            r, err = frame.extract_report(f.read())
+        self.assertIsNone(err)
+        serial = r["platform"]["serial"]
+        self.assertEqual((serial["port"], serial["source"]), (hostile.ODD_UART_PORT, "ACPI SPCR"))
+        self.assertIn("registers read", serial["identified_by"])
+        self.assertEqual(errors(r, "SERIAL_PORT_REFUSED"), [])
+        self.assertEqual(schema.check_report(r), [])
+        self.assertNotIn("CLOCKPROBE REPORT BEGIN", b.log)
+
+    def test_low_memory_still_sends_the_summary_and_names_the_report(self):
+        b = probe_runs.get("hostile_low_memory")
+        self.assertIsNotNone(b.result, b.error)
+        self.assertEqual(b.result.exit_status, 35, b.log[-2000:])
+        self.assertIn("summary (pvh boot", b.log)
+        self.assertRegex(b.log, r"\n  acpi_pm +\S")        # its source rows
+        self.assertIn("error REPORT_NOT_SENT: no memory for the 4096 KiB report buffer", b.log)
+        self.assertNotIn("CLOCKPROBE REPORT BEGIN", b.log)
+

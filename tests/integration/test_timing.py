@@ -134,7 +134,7 @@ class CrossCpu(ProbeTest):
 class Gaps(ProbeTest):
     def test_gap_report_on_every_config(self):
         import probe_runs
-        for name in probe_runs.CONFIGS:
+        for name in probe_runs.reporting():
             r = self.report(name)
             g = r["gaps"]
             for key in ("threshold_ns", "window_ms", "count", "max_ns", "total_ns"):

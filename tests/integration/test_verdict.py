@@ -17,7 +17,7 @@ KNOWN = {"tsc", "kvm-clock", "hpet", "acpi_pm", "jiffies", "refined-jiffies",
 
 class Verdict(ProbeTest):
     def test_present_and_consistent_everywhere(self):
-        for name in probe_runs.CONFIGS:
+        for name in probe_runs.reporting():
             r = self.report(name)
             v = r["verdict"]
             cs = v["linux_clocksource"]
@@ -91,13 +91,13 @@ class Rejudge(ProbeTest):
             cls.skipTest(cls, "build/host/verdict-judge missing (make unit)")
 
     def test_reproduces_every_boot(self):
-        for name in probe_runs.CONFIGS:
+        for name in probe_runs.reporting():
             with self.subTest(config=name):
                 r = self.report(name)
                 self.assertEqual(self.sv.judge(r), r["verdict"])
 
     def test_other_kernel_matches_by_kernel(self):
-        for name in probe_runs.CONFIGS:
+        for name in probe_runs.reporting():
             for kernel in ("6.1", "5.10", "7.2"):
                 with self.subTest(config=name, kernel=kernel):
                     r = self.report(name)

@@ -122,9 +122,12 @@ TEST(deliver_says_why_the_file_is_missing)
 TEST(deliver_without_a_buffer_or_room_says_so)
 {
 	fill();
+	/* Issue 25: no buffer (-m 5M) still gives the whole summary, then
+	 * the note; nothing framed. */
 	CHECK_EQ_U64(report_deliver(&run, NULL, 0, &sink), 0);
-	CHECK_STR(calls, "S");
-	CHECK_STR(last_line, "clockprobe: cannot allocate the report buffer");
+	CHECK(ncalls > 10);
+	CHECK(strchr(calls, 'R') == NULL);
+	CHECK_STR(last_line, "clockprobe: the framed report could not be sent (no memory for its buffer)");
 	fill();
 	CHECK_EQ_U64(report_deliver(&run, buf, 100, &sink), 0);
 	CHECK(strchr(calls, 'R') == NULL);

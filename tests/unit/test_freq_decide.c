@@ -146,3 +146,28 @@ TEST(freq_spread_and_fallback)
 	CHECK_EQ_U64(f.chosen_hz, 2100000000);
 	CHECK_STR(f.chosen_name, "10 ms against the PIT");
 }
+
+/* A garbage advertised rate (a hypervisor leaf saying 1 kHz) stays what a
+ * guest would believe but is never chosen nor trusted to settle a
+ * disagreement; with nothing measured, the next plausible claim is used. */
+TEST(freq_implausible_claim_never_chosen)
+{
+	struct freq_result f;
+	recorded_q35(&f);
+	f.hz[FREQ_HYPERVISOR_LEAF] = 1000;
+	freq_decide(&f, no_backward, 0, "rough");
+	CHECK(f.implausible_mask & (1u << FREQ_HYPERVISOR_LEAF));
+	CHECK(f.excluded_reason[FREQ_HYPERVISOR_LEAF] != NULL);
+	CHECK_EQ_I64(f.chosen_key, FREQ_MEASURED_ACPI_PM);
+	CHECK_EQ_U64(f.believed_hz, 1000);
+	memset(&f, 0, sizeof f);
+	f.hz[FREQ_HYPERVISOR_LEAF] = 1000;
+	f.hz[FREQ_CPUID_15] = 2100000000;
+	freq_decide(&f, no_backward, 2000000000, "rough");
+	CHECK_STR(f.chosen_name, freq_key_name(FREQ_CPUID_15));
+	CHECK_EQ_U64(f.chosen_hz, 2100000000);
+	memset(&f, 0, sizeof f);
+	f.hz[FREQ_HYPERVISOR_LEAF] = 20000000000ull;
+	freq_decide(&f, no_backward, 2000000000, "rough");
+	CHECK_STR(f.chosen_name, "rough");
+}

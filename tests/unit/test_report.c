@@ -254,6 +254,74 @@ TEST(summary_aligns_every_name_and_shows_warnings_and_errors)
 	CHECK(line_with("Why (Linux ", NULL) != NULL);
 }
 
+/* Issue 25: machine-given text reaches the serial log shown, never raw: a
+ * CR/LF in a CPUID brand string (or ESC, or a control byte in a setting's
+ * word) would forge a line of the summary, or a report marker. */
+TEST(summary_shows_control_bytes_of_machine_text)
+{
+	fill(&run);
+	strcpy(run.facts.cpu.vendor, "Genuine\x1b[2J");
+	strcpy(run.facts.cpu.brand, "CPU\r\n==== CLOCKPROBE REPORT BEGIN schema=1 ====\x7f");
+	run.facts.hv.present = true;
+	run.facts.hv.range_count = 1;
+	strcpy(run.facts.hv.signature, "KVM\nKVM\x01");
+	results_error(&run, "SETTINGS", "unknown word: x\x1b]0;pwn\x07");
+	line_count = 0;
+	report_summary(&run, collect_screen);
+	for (unsigned i = 0; i < line_count; i++)
+		for (const char *c = lines[i]; *c; c++)
+			CHECK((uint8_t)*c >= 0x20 && (uint8_t)*c < 0x7f);
+	CHECK(line_with("CPU: Genuine\\x1b[2J CPU\\x0d\\x0a==== CLOCKPROBE REPORT BEGIN schema=1 ====\\x7f", NULL));
+	CHECK(line_with("(KVM\\x0aKVM\\x01)", NULL));
+	CHECK(line_with("error SETTINGS: unknown word: x\\x1b]0;pwn\\x07", NULL));
+	/* The JSON keeps the text itself, escaped by the writer. */
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "CPU\\r\\n==== CLOCKPROBE") != NULL);
+}
+
+/* Issue 25: an advertised rate outside 100 MHz..10 GHz is never chosen
+ * and is named in platform.tsc.freq_implausible. */
+TEST(report_names_implausible_rates)
+{
+	fill(&run);
+	run.freq.hz[FREQ_HYPERVISOR_LEAF] = 1000;
+	run.freq.implausible_mask = 1u << FREQ_HYPERVISOR_LEAF;
+	run.freq.excluded_reason[FREQ_HYPERVISOR_LEAF] = "outside 100 MHz..10 GHz, where every x86 TSC runs: not used";
+	size_t n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"freq_implausible\":[{\"source\":\"hypervisor_leaf\",\"hz\":1000,\"reason\":"
+			    "\"outside 100 MHz..10 GHz, where every x86 TSC runs: not used\"}]") != NULL);
+	fill(&run);
+	n = build(buf_a, sizeof buf_a);
+	buf_a[n] = 0;
+	CHECK(strstr(buf_a, "\"freq_implausible\":[]") != NULL);
+}
+
+static bool report_framed;
+
+static void count_report(const char *json, size_t len) { report_framed = true; }
+
+/* Issue 25: with no memory for the report buffer (-m 5M) everything was
+ * measured; the summary still goes out, and an error says what did not. */
+TEST(report_without_a_buffer_still_sends_the_summary)
+{
+	fill(&run);
+	line_count = 0;
+	report_framed = false;
+	struct sink out = { .line = collect_screen, .report = count_report };
+	CHECK_EQ_U64(report_deliver(&run, NULL, 4u << 20, &out), 0);
+	CHECK(!report_framed);
+	CHECK(line_with("clockprobe 0.", NULL) != NULL);	/* the summary's first line */
+	CHECK(line_with("  acpi_pm", NULL) != NULL);		/* its source rows */
+	bool screen = false;
+	/* The summary wraps at 100 columns: the error's start, then its end. */
+	CHECK(line_with("error REPORT_NOT_SENT: no memory for the 4096 KiB report buffer:", &screen) != NULL);
+	CHECK(screen);
+	CHECK(line_with("only this summary", NULL) != NULL);
+	CHECK(line_with("clockprobe: the framed report could not be sent (no memory for its buffer)", NULL));
+}
+
 /* Tables in host memory the dump reads as if at their physical address. */
 static uint8_t big_table[200000], small_table[100];
 

@@ -160,3 +160,75 @@ TEST(settings_file_oversize_is_refused_whole)
 	settings_decode_file(&s, big, 100, text, 10);
 	CHECK_EQ_U64(s.problem_count, 1);
 }
+
+/* Issue 25: a command line cut at its 2,047 bytes inside its last word
+ * applied "samples=200" for samples=200000.  The cut word is dropped and
+ * named; a cut between words loses nothing that was kept. */
+TEST(settings_word_cut_by_a_length_limit_is_dropped_not_applied)
+{
+	static char line[2048];
+	struct settings s;
+	size_t pad = 2047 - strlen("samples=200");
+	memset(line, ' ', pad);
+	memcpy(line + 2, "mode=quick", 10);
+	memcpy(line + pad, "samples=200", 11);
+	line[2047] = 0;
+	settings_defaults(&s);
+	size_t n = settings_drop_cut_word(&s, line, 2047, '0', "command line longer than 2047 bytes");
+	CHECK_EQ_U64(n, pad);
+	settings_parse(&s, line);
+	CHECK_EQ_U64(s.mode, MODE_QUICK);
+	CHECK_EQ_U64(s.samples, 1024); /* quick's, not 200 */
+	CHECK_EQ_U64(s.problem_count, 2);
+	CHECK_STR(s.problems[0], "command line longer than 2047 bytes");
+	CHECK_STR(s.problems[1], "word cut by that limit, dropped: samples=200");
+
+	/* The limit fell on a space: the last word is whole and applied. */
+	memcpy(line + pad, "samples=200", 11);
+	line[2047] = 0;
+	settings_defaults(&s);
+	CHECK_EQ_U64(settings_drop_cut_word(&s, line, 2047, ' ', "cut"), 2047);
+	settings_parse(&s, line);
+	CHECK_EQ_U64(s.samples, 200);
+	CHECK_EQ_U64(s.problem_count, 1);
+
+	/* The kept text ended in a blank: nothing of a word was kept. */
+	char tail[] = "samples=300 ";
+	settings_defaults(&s);
+	CHECK_EQ_U64(settings_drop_cut_word(&s, tail, strlen(tail), 'w', "cut"), strlen(tail));
+	settings_parse(&s, tail);
+	CHECK_EQ_U64(s.samples, 300);
+
+	/* A comment cut short is only a shorter comment. */
+	char comment[] = "samples=300\n# a long remark";
+	settings_defaults(&s);
+	CHECK_EQ_U64(settings_drop_cut_word(&s, comment, strlen(comment), 'x', "cut"), strlen(comment));
+	settings_parse(&s, comment);
+	CHECK_EQ_U64(s.samples, 300);
+	CHECK_EQ_U64(s.problem_count, 1);
+
+	/* A '#' inside a word does not start a comment (parse_words' rule). */
+	char hash[] = "label=a#b";
+	settings_defaults(&s);
+	CHECK_EQ_U64(settings_drop_cut_word(&s, hash, strlen(hash), 'c', "cut"), 0);
+	settings_parse(&s, hash);
+	CHECK_STR(s.label, "");
+	CHECK_STR(s.problems[1], "word cut by that limit, dropped: label=a#b");
+}
+
+/* The settings buffer: the word the buffer cut is dropped too. */
+TEST(settings_text_buffer_cut_drops_the_cut_word)
+{
+	static const char file[] = "wait=5 samples=123456";
+	char text[17]; /* holds "wait=5 samples=1" */
+	struct settings s;
+	settings_defaults(&s);
+	size_t n = settings_decode_file(&s, (const uint8_t *)file, sizeof file - 1, text, sizeof text);
+	CHECK_EQ_U64(n, 7);
+	CHECK_STR(text, "wait=5 ");
+	settings_parse(&s, text);
+	CHECK_EQ_U64(s.wait_key_seconds, 5);
+	CHECK_EQ_U64(s.samples, 4096);
+	CHECK_EQ_U64(s.problem_count, 2);
+	CHECK_STR(s.problems[1], "word cut by that limit, dropped: samples=1");
+}

@@ -343,6 +343,30 @@ TEST(built_3_0_without_end_marker)
 	CHECK(info.entry_checksum_ok);
 	CHECK_EQ_U64(info.minor, 2);
 	CHECK_EQ_U64(str_len(info.manufacturer), SMBIOS_STRING_MAX);
+	/* ... and flagged as cut (issue 25: platform.smbios.*_truncated) */
+	CHECK_EQ_U64(info.truncated, SMBIOS_CUT_MANUFACTURER);
 	CHECK(smbios_has_error(&info, "SMBIOS_NO_END"));
+	unload(&t);
+}
+
+/* Exactly SMBIOS_STRING_MAX bytes is whole; one more is cut and flagged.
+ * Strings found in the real QEMU fixtures are all whole. */
+TEST(smbios_strings_at_and_past_the_limit)
+{
+	struct tables t;
+	/* type 1 (manufacturer string 1, product 2), then type 127 */
+	uint8_t table[8 + 65 + 66 + 1 + 6] = { 1, 8, 1, 0, 1, 2, 0, 0 };
+	memset(table + 8, 'a', 64);	 /* string 1: 64 bytes and its NUL */
+	memset(table + 8 + 65, 'b', 65); /* string 2: 65 bytes and its NUL */
+	memcpy(table + 8 + 65 + 66 + 1, (uint8_t[]){ 127, 4, 2, 0, 0, 0 }, 6);
+	build(&t, table, sizeof(table));
+	CHECK_EQ_I64(parse(&t), 0);
+	CHECK_EQ_U64(str_len(info.manufacturer), 64);
+	CHECK_EQ_U64(str_len(info.product), 64);
+	CHECK_EQ_U64(info.truncated, SMBIOS_CUT_PRODUCT);
+	unload(&t);
+	load(&t, "ovmf-q35");
+	CHECK_EQ_I64(parse(&t), 0);
+	CHECK_EQ_U64(info.truncated, 0);
 	unload(&t);
 }
