@@ -59,9 +59,11 @@ static void contention_fact(const struct run_results *r, struct verdict_source_f
 		if (!one->measured || !all->measured)
 			return;
 		f->alone_ns_milli = milli_ns(one->estimate_milli, hz);
-		f->alone_se_ns_milli = rate_milli_cycles_to_ns_milli(one->se_milli, hz);
+		/* An SE the engine could not measure travels as 0, the verdict's
+		 * "unknown" (a partial one would claim a precision nobody had). */
+		f->alone_se_ns_milli = one->se_known ? rate_milli_cycles_to_ns_milli(one->se_milli, hz) : 0;
 		f->contended_ns_milli = milli_ns(all->estimate_milli, hz);
-		f->contended_se_ns_milli = rate_milli_cycles_to_ns_milli(all->se_milli, hz);
+		f->contended_se_ns_milli = all->se_known ? rate_milli_cycles_to_ns_milli(all->se_milli, hz) : 0;
 		for (uint32_t l = 0; l < cs->level_count && f->curve_points < VERDICT_MAX_CURVE; l++)
 			if (cs->level[l].measured) {
 				f->curve_cpus[f->curve_points] = cs->level[l].cpus;

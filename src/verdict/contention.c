@@ -164,7 +164,10 @@ void large_guest_to_json(struct json *j, const struct verdict_large_guest *g)
 	json_object_begin(j, "large_guest");
 	json_u64(j, "cpus", g->cpus);
 	json_fixed(j, "predicted_read_ns", (int64_t)g->read_ns_milli, 3);
-	json_fixed(j, "predicted_read_se_ns", (int64_t)g->read_se_ns_milli, 3);
+	if (g->read_se_ns_milli)
+		json_fixed(j, "predicted_read_se_ns", (int64_t)g->read_se_ns_milli, 3);
+	else
+		json_null(j, "predicted_read_se_ns"); /* unknown, never a claimed 0 */
 	json_fixed(j, "alone_read_ns", (int64_t)g->alone_ns_milli, 3);
 	json_fixed(j, "ratio", (int64_t)g->ratio_milli, 3);
 	json_fixed(j, "per_added_cpu_ns", (int64_t)g->per_added_cpu_ns_milli, 3);
