@@ -116,22 +116,23 @@ def debian_mirrors(entries=None):
 
 def parse_policy(text):
     """[(version, origin line)] from `apt-cache policy PACKAGE`, newest
-    first as apt lists them ("500 http://... bookworm/main amd64
-    Packages"); versions only in the status file have no origin here."""
+    first as apt lists them ("500 URI bookworm/main amd64 Packages", the
+    URI of any scheme apt takes: http, https, file, mirror+file...);
+    versions only in the status file (a path, no scheme) have no origin."""
     found, version = [], None
     for line in text.splitlines():
         m = re.match(r"^\s+(?:\*\*\* )?(\S+) \d+$", line)
         if m:
             version = m.group(1)
             continue
-        if version and re.match(r"^\s+\d+ http", line):
+        if version and re.match(r"^\s+\d+ [A-Za-z][A-Za-z0-9+.-]*:", line):
             found.append((version, line.strip()))
     return found
 
 
 def origin_suite(origin):
-    """The suite of an apt policy origin line ("500 http://... sid/main
-    amd64 Packages" -> "sid")."""
+    """The suite of an apt policy origin line ("500 URI sid/main amd64
+    Packages" -> "sid")."""
     m = re.search(r" (\S+)/main ", origin)
     return m.group(1) if m else None
 

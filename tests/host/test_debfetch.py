@@ -2,7 +2,7 @@
 
 Offline: apt's answers are canned from real runs (`apt-cache policy` and
 `apt-cache show` on the private lists of scripts/linux-guest fetch, the
-mirror renamed to a fictitious mirror.example), apt-get itself is a
+host's mirror replaced by a local file: repository path, as apt prints one), apt-get itself is a
 stand-in script on PATH, and the .deb unpacked is one built here with
 dpkg-deb.  The mirror-from-apt-sources test is in
 tests/integration/test_linux_guest.py (OfflineParts).  (Real apt-cache
@@ -24,26 +24,26 @@ import hostlib  # noqa: E402,F401 (sys.path)
 from cptools import debfetch  # noqa: E402
 
 # apt-cache policy linux-image-amd64 qemu-system-x86 on the lists of
-# scripts/linux-guest's suites, 2026-12-01 (host renamed).
+# scripts/linux-guest's suites, 2026-12-01 (the mirror as a local file: one).
 POLICY_KERNEL = """\
 linux-image-amd64:
   Installed: (none)
   Candidate: 7.2.13-1
   Version table:
      7.3~rc7-1~exp1 1
-          1 http://mirror.example/debian experimental/main amd64 Packages
+          1 file:/srv/apt-mirror/debian experimental/main amd64 Packages
      7.2.13-1 500
-        500 http://mirror.example/debian sid/main amd64 Packages
+        500 file:/srv/apt-mirror/debian sid/main amd64 Packages
      6.12.118-1 500
-        500 http://mirror.example/debian-security trixie-security/main amd64 Packages
+        500 file:/srv/apt-mirror/debian-security trixie-security/main amd64 Packages
      6.12.117-1 500
-        500 http://mirror.example/debian trixie/main amd64 Packages
+        500 file:/srv/apt-mirror/debian trixie/main amd64 Packages
      6.12.95-1~bpo12+1 100
-        100 http://mirror.example/debian bookworm-backports/main amd64 Packages
+        100 file:/srv/apt-mirror/debian bookworm-backports/main amd64 Packages
      6.1.192-3 500
-        500 http://mirror.example/debian-security bookworm-security/main amd64 Packages
+        500 file:/srv/apt-mirror/debian-security bookworm-security/main amd64 Packages
      6.1.176-1 500
-        500 http://mirror.example/debian bookworm/main amd64 Packages
+        500 file:/srv/apt-mirror/debian bookworm/main amd64 Packages
 """
 POLICY_QEMU = """\
 qemu-system-x86:
@@ -51,15 +51,15 @@ qemu-system-x86:
   Candidate: 1:11.1.3+ds-1
   Version table:
      1:11.1.3+ds-1 500
-        500 http://mirror.example/debian sid/main amd64 Packages
+        500 file:/srv/apt-mirror/debian sid/main amd64 Packages
      1:10.0.13+ds-0+deb13u1 500
-        500 http://mirror.example/debian trixie/main amd64 Packages
+        500 file:/srv/apt-mirror/debian trixie/main amd64 Packages
      1:10.0.2+ds-2+deb13u1 500
-        500 http://mirror.example/debian-security trixie-security/main amd64 Packages
+        500 file:/srv/apt-mirror/debian-security trixie-security/main amd64 Packages
      1:10.0.2+ds-2+deb13u1~bpo12+1 100
-        100 http://mirror.example/debian bookworm-backports/main amd64 Packages
+        100 file:/srv/apt-mirror/debian bookworm-backports/main amd64 Packages
  *** 1:7.2+dfsg-7+deb12u18+b3 500
-        500 http://mirror.example/debian bookworm/main amd64 Packages
+        500 file:/srv/apt-mirror/debian bookworm/main amd64 Packages
         100 /var/lib/dpkg/status
 """
 # apt-cache show's Depends: lines of the same lists.
@@ -74,8 +74,8 @@ SHOW_IMAGE_72 = "Package: linux-image-7.2.13+deb14-amd64\n" \
     "linux-binary-7.2.13+deb14-amd64 (= 7.2.13-1), " \
     "linux-modules-7.2.13+deb14-amd64 (= 7.2.13-1)\n"
 
-MIRRORS = {"debian": "http://mirror.example/debian",
-           "security": "http://mirror.example/debian-security"}
+MIRRORS = {"debian": "file:/srv/apt-mirror/debian",
+           "security": "file:/srv/apt-mirror/debian-security"}
 
 # A stand-in for apt-get and apt-cache: answers from files next to it.
 # update prints $FAKE_APT/update.out and exits with update.rc; download
@@ -138,7 +138,16 @@ class ParsingTest(unittest.TestCase):
         q = debfetch.parse_policy(POLICY_QEMU)
         self.assertEqual(q[-1][0], "1:7.2+dfsg-7+deb12u18+b3")
         self.assertEqual(len(q), 5)
-        self.assertTrue(all(o.split()[1].startswith("http") for _, o in q))
+        self.assertTrue(all(o.split()[1].startswith(MIRRORS["debian"])
+                            for _, o in q))
+        # Any scheme apt takes is an origin (a host's mirror may be a
+        # local file: tree or a mirror+file: list), a bare path is not.
+        for uri in (MIRRORS["debian"], "mirror+file:/etc/apt/mirrors.txt",
+                    "https:"):
+            self.assertEqual(len(debfetch.parse_policy(
+                "p:\n  Version table:\n     1.0-1 500\n        500 %s "
+                "sid/main amd64 Packages\n        100 /var/lib/dpkg/status\n"
+                % uri)), 1, uri)
         self.assertEqual(debfetch.parse_policy(""), [])
         self.assertIsNone(debfetch.origin_suite("100 /var/lib/dpkg/status"))
 
@@ -160,11 +169,11 @@ class ParsingTest(unittest.TestCase):
                                            "bookworm-backports"),
                                 mirrors=MIRRORS, keyring="/k.gpg")
         self.assertEqual(repo.sources_lines(), [
-            "deb [signed-by=/k.gpg] http://mirror.example/debian "
+            "deb [signed-by=/k.gpg] file:/srv/apt-mirror/debian "
             "bookworm main",
-            "deb [signed-by=/k.gpg] http://mirror.example/debian-security "
+            "deb [signed-by=/k.gpg] file:/srv/apt-mirror/debian-security "
             "bookworm-security main",
-            "deb [signed-by=/k.gpg] http://mirror.example/debian "
+            "deb [signed-by=/k.gpg] file:/srv/apt-mirror/debian "
             "bookworm-backports main"])
         opts = " ".join(repo.options())
         for want in ("Dir::Etc::sourcelist=/x/apt/sources.list",
@@ -195,7 +204,7 @@ class FakeAptTest(unittest.TestCase):
             "PATH": bindir + os.pathsep + os.environ.get("PATH", "")})
         env.start()
         self.addCleanup(env.stop)
-        self.answer("update.out", "Hit:1 http://mirror.example/debian "
+        self.answer("update.out", "Hit:1 file:/srv/apt-mirror/debian "
                     "bookworm InRelease\nReading package lists...\n")
         self.answer("update.rc", "0")
         self.apt = os.path.join(self.tmp, "apt")
@@ -211,11 +220,11 @@ class FakeAptTest(unittest.TestCase):
         repo = self.repo(required=("bookworm",))
         self.assertEqual(repo.update(log=lambda m: None), [])
         with open(os.path.join(self.apt, "sources.list")) as f:
-            self.assertIn("mirror.example/debian bookworm-backports main",
+            self.assertIn("/srv/apt-mirror/debian bookworm-backports main",
                           f.read())
         self.assertTrue(os.path.isdir(os.path.join(self.apt, "lists")))
-        self.answer("update.out", "Hit:1 http://mirror.example/debian "
-                    "bookworm InRelease\nErr:2 http://mirror.example/debian"
+        self.answer("update.out", "Hit:1 file:/srv/apt-mirror/debian "
+                    "bookworm InRelease\nErr:2 file:/srv/apt-mirror/debian"
                     " bookworm-backports InRelease\n  Could not resolve\n")
         self.answer("update.rc", "100")
         logged = []
@@ -286,7 +295,7 @@ class FakeAptTest(unittest.TestCase):
             self.assertEqual(f.read(), b"#!/bin/sh\n")
         with open(os.path.join(self.apt, "sources.list")) as f:
             self.assertEqual(f.read().split("\n")[:-1], [
-                "deb [signed-by=%s] http://mirror.example/debian "
+                "deb [signed-by=%s] file:/srv/apt-mirror/debian "
                 "bookworm-backports main" % __file__])
         with mock.patch.object(debfetch, "DEBIAN_KEYRING", __file__), \
                 self.assertRaises(debfetch.FetchError) as cm:

@@ -367,12 +367,12 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
     def test_mirror_comes_from_the_hosts_apt_sources(self):
         """The kernels are fetched through the host's own Debian mirror
         (cptools/debfetch.py): one-line and deb822 sources, security and
-        disabled stanzas.  The hosts are fictitious (.example); paths are
-        joined at run time."""
+        disabled stanzas.  The sources are local file: repositories (no
+        host is named in the code); paths are joined at run time."""
         deb, sec = "/debian", "/debian-security"
-        mirror, src, off = ("http://mirror.example", "http://src.example",
-                            "http://off.example")
-        secm = "http://sec.example"
+        mirror, src, off = ("file:/srv/mirror", "file:/srv/src",
+                            "file:/srv/off")
+        secm = "file:/srv/sec"
         d = tempfile.mkdtemp(prefix="lg-apt-")
         try:
             with open(os.path.join(d, "mirror.list"), "w") as f:
@@ -390,11 +390,11 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
             self.assertEqual(debfetch.debian_mirrors(entries), {
                 "debian": mirror + deb, "security": secm + sec})
             # No security entry: the main mirror's debian-security tree.
-            m = "http://m.example"
+            m = "file:/srv/m"
             self.assertEqual(debfetch.debian_mirrors(
                 [(m + deb + "/", ["bookworm"])])["security"], m + sec)
             with self.assertRaises(debfetch.FetchError):
-                debfetch.debian_mirrors([("http://ppa.example/other",
+                debfetch.debian_mirrors([("file:/srv/ppa/other",
                                           ["noble"])])
         finally:
             shutil.rmtree(d, ignore_errors=True)
@@ -572,16 +572,16 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
     def test_kernel_names_and_suites(self):
         """Debian 13's kernel and the newest Debian packages are picked
         from their suites; names carry the version by_kernel is read at."""
-        cands = [("7.3~rc7-1~exp1", "1 http://mirror.example/pub/debian experimental/main "
+        cands = [("7.3~rc7-1~exp1", "1 file:/srv/mirror/pub/debian experimental/main "
                   "amd64 Packages"),
-                 ("7.2.13-1", "500 http://mirror.example/pub/debian sid/main amd64 Packages"),
-                 ("6.12.118-1", "500 http://mirror.example/pub/debian-security "
+                 ("7.2.13-1", "500 file:/srv/mirror/pub/debian sid/main amd64 Packages"),
+                 ("6.12.118-1", "500 file:/srv/mirror/pub/debian-security "
                   "trixie-security/main amd64 Packages"),
-                 ("6.12.117-1", "500 http://mirror.example/pub/debian trixie/main amd64 "
+                 ("6.12.117-1", "500 file:/srv/mirror/pub/debian trixie/main amd64 "
                   "Packages"),
-                 ("6.12.95-1~bpo12+1", "100 http://mirror.example/pub/debian "
+                 ("6.12.95-1~bpo12+1", "100 file:/srv/mirror/pub/debian "
                   "bookworm-backports/main amd64 Packages"),
-                 ("6.1.192-3", "500 http://mirror.example/pub/debian bookworm/main amd64 "
+                 ("6.1.192-3", "500 file:/srv/mirror/pub/debian bookworm/main amd64 "
                   "Packages")]
         self.assertEqual(lg.pick_meta_versions(cands), {
             "7.3": "7.3~rc7-1~exp1", "7.2": "7.2.13-1",
