@@ -47,6 +47,8 @@ extern volatile uint64_t timer_irq_tsc; /* timer_asm.S: the handler's first stam
 extern char timer_irq_stub[];
 void timer_irq_c(void);
 
+/* The shots of the timer being measured: two arrays of TIMERS_MAX_SHOTS
+ * stamps, more than the probe's stack should carry. */
 static struct timer_shots shots;
 
 static int lapic_read(uint32_t reg, uint32_t *v)
@@ -186,6 +188,77 @@ static uint64_t await_shot(uint32_t fired_before, uint64_t until)
 	return got;
 }
 
+/* How one timer is armed for a shot `delay` ticks away: the arming write
+ * stamped (t0, t1) and when the shot is due; a fault ends the timer. */
+struct armer {
+	const char *write_fault;  /* reason prefix when the arming write faults */
+	const char *never_fired;  /* reason when armed shots never fired */
+	int (*arm)(const struct armer *a, uint64_t delay, enum tsc_read how, uint64_t *t0, uint64_t *t1,
+		   uint64_t *due);
+	void (*disarm)(void);
+	uint64_t ratio;           /* one-shot: TSC ticks per APIC tick, 32.32 */
+};
+
+static int arm_oneshot(const struct armer *a, uint64_t delay, enum tsc_read how, uint64_t *t0, uint64_t *t1,
+		       uint64_t *due)
+{
+	uint32_t count = timers_apic_count_for(delay, a->ratio);
+	*t0 = rdtsc_ordered_as(how);
+	int fault = lapic_write(LAPIC_TIMER_INITIAL, count);
+	*t1 = rdtsc_ordered_as(how);
+	*due = timers_oneshot_due(*t0, *t1, count, a->ratio);
+	return fault;
+}
+
+static void disarm_oneshot(void) { lapic_write(LAPIC_TIMER_INITIAL, 0); }
+
+static int arm_deadline(const struct armer *a, uint64_t delay, enum tsc_read how, uint64_t *t0, uint64_t *t1,
+			uint64_t *due)
+{
+	(void)a;
+	*due = rdtsc() + delay;
+	*t0 = rdtsc_ordered_as(how);
+	int fault = wrmsr_safe(MSR_IA32_TSC_DEADLINE, *due);
+	*t1 = rdtsc_ordered_as(how);
+	return fault;
+}
+
+static void disarm_deadline(void) { wrmsr_safe(MSR_IA32_TSC_DEADLINE, 0); }
+
+/* Up to n shots, within the time budget and MAX_MISSES misses: each armed,
+ * awaited until it is SHOT_TIMEOUT_NS overdue, and counted. */
+static void shoot(struct timer_result *t, const struct armer *a, uint32_t n, uint64_t hz, uint64_t budget,
+		  enum tsc_read how)
+{
+	timers_shots_init(&shots);
+	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
+	uint64_t begin = rdtsc();
+	for (uint32_t i = 0; i < n && shots.missed < MAX_MISSES; i++) {
+		if (rdtsc() - begin > budget) {
+			t->stopped_budget_ms = t->budget_ms;
+			break;
+		}
+		uint64_t delay = timers_shot_delay(i, t->delay_min_ticks, t->delay_max_ticks);
+		uint32_t before = irq.fired;
+		uint64_t t0, t1, due;
+		int fault = a->arm(a, delay, how, &t0, &t1, &due);
+		if (fault) {
+			t->status = TIMER_ERROR;
+			set_reason(t->reason, a->write_fault, fault_name(fault));
+			return;
+		}
+		uint64_t h = await_shot(before, due + timeout);
+		if (!h)
+			a->disarm();
+		timers_shot(&shots, t1 - t0, due, h);
+	}
+	timers_finish(t, &shots);
+	if (t->status != TIMER_OK) {
+		t->status = TIMER_ERROR;
+		set_reason(t->reason, a->never_fired, NULL);
+	}
+}
+
 static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how)
 {
 	uint64_t ratio = calibrate(t, hz, how);
@@ -196,71 +269,19 @@ static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint6
 		set_reason(t->reason, "the LAPIC timer's current count did not count down", NULL);
 		return;
 	}
-	timers_shots_init(&shots);
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_ONESHOT | TIMER_VECTOR);
-	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
-	uint64_t begin = rdtsc();
-	for (uint32_t i = 0; i < n && shots.missed < MAX_MISSES; i++) {
-		if (rdtsc() - begin > budget) {
-			t->stopped_budget_ms = t->budget_ms;
-			break;
-		}
-		uint64_t delay = timers_shot_delay(i, t->delay_min_ticks, t->delay_max_ticks);
-		uint32_t count = timers_apic_count_for(delay, ratio);
-		uint32_t before = irq.fired;
-		uint64_t t0 = rdtsc_ordered_as(how);
-		int fault = lapic_write(LAPIC_TIMER_INITIAL, count);
-		uint64_t t1 = rdtsc_ordered_as(how);
-		if (fault) {
-			t->status = TIMER_ERROR;
-			set_reason(t->reason, "writing the LAPIC timer's initial count faulted: ", fault_name(fault));
-			return;
-		}
-		uint64_t due = timers_oneshot_due(t0, t1, count, ratio);
-		uint64_t h = await_shot(before, due + timeout);
-		if (!h)
-			lapic_write(LAPIC_TIMER_INITIAL, 0);
-		timers_shot(&shots, t1 - t0, due, h);
-	}
-	timers_finish(t, &shots);
-	if (t->status != TIMER_OK) {
-		t->status = TIMER_ERROR;
-		set_reason(t->reason, "the LAPIC one-shot timer was armed but never fired", NULL);
-	}
+	const struct armer a = { "writing the LAPIC timer's initial count faulted: ",
+				 "the LAPIC one-shot timer was armed but never fired", arm_oneshot, disarm_oneshot,
+				 ratio };
+	shoot(t, &a, n, hz, budget, how);
 }
 
 static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how)
 {
-	timers_shots_init(&shots);
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_DEADLINE | TIMER_VECTOR);
-	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
-	uint64_t begin = rdtsc();
-	for (uint32_t i = 0; i < n && shots.missed < MAX_MISSES; i++) {
-		if (rdtsc() - begin > budget) {
-			t->stopped_budget_ms = t->budget_ms;
-			break;
-		}
-		uint64_t delay = timers_shot_delay(i, t->delay_min_ticks, t->delay_max_ticks);
-		uint32_t before = irq.fired;
-		uint64_t due = rdtsc() + delay;
-		uint64_t t0 = rdtsc_ordered_as(how);
-		int fault = wrmsr_safe(MSR_IA32_TSC_DEADLINE, due);
-		uint64_t t1 = rdtsc_ordered_as(how);
-		if (fault) {
-			t->status = TIMER_ERROR;
-			set_reason(t->reason, "writing IA32_TSC_DEADLINE faulted: ", fault_name(fault));
-			return;
-		}
-		uint64_t h = await_shot(before, due + timeout);
-		if (!h)
-			wrmsr_safe(MSR_IA32_TSC_DEADLINE, 0);
-		timers_shot(&shots, t1 - t0, due, h);
-	}
-	timers_finish(t, &shots);
-	if (t->status != TIMER_OK) {
-		t->status = TIMER_ERROR;
-		set_reason(t->reason, "the TSC-deadline timer was armed but never fired", NULL);
-	}
+	const struct armer a = { "writing IA32_TSC_DEADLINE faulted: ", "the TSC-deadline timer was armed but never fired",
+				 arm_deadline, disarm_deadline, 0 };
+	shoot(t, &a, n, hz, budget, how);
 }
 
 static uint32_t shots_for_mode(enum run_mode m)

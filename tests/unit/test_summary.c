@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check.h"
+#include "verdict_inputs_fixture.h"
 #include "report.h"
 
 static const struct clock_source fake_sources[SOURCE_ID_COUNT] = {
@@ -33,32 +34,6 @@ static const char *const absent_reason[SOURCE_ID_COUNT] = {
 
 static struct platform plat = { .boot = "uefi" };
 static struct run_results run;
-static char input_lines[256][1024];
-
-static bool load_inputs(struct verdict_input *in)
-{
-	FILE *fp = fopen("tests/fixtures/verdict/q35_hpet_off.inputs", "r");
-	unsigned n = 0;
-	if (!fp)
-		return false;
-	memset(in, 0, sizeof *in);
-	in->xen_tsc_mode = -1;
-	in->hv_isolation_type = -1;
-	while (n < 256 && fgets(input_lines[n], sizeof input_lines[0], fp)) {
-		const char *why;
-		input_lines[n][strcspn(input_lines[n], "\n")] = 0;
-		if (input_lines[n][0] == '#' || !input_lines[n][0])
-			continue;
-		if (!verdict_inputs_parse_line(in, input_lines[n], &why)) {
-			fprintf(stderr, "inputs line \"%s\": %s\n", input_lines[n], why);
-			fclose(fp);
-			return false;
-		}
-		n++;
-	}
-	fclose(fp);
-	return n > 20;
-}
 
 static void fill(struct run_results *r, const struct verdict_input *in)
 {
@@ -175,7 +150,7 @@ TEST(summary_of_the_hpet_off_run_fits_and_says_each_thing_once)
 {
 	static struct verdict_input in;
 	char phrase[256];
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	fill(&run, &in);
 	line_count = 0;
 	report_summary(&run, collect);
@@ -217,7 +192,7 @@ TEST(summary_of_the_hpet_off_run_fits_and_says_each_thing_once)
 TEST(summary_for_one_kernel_that_keeps_tsc_has_no_fix)
 {
 	static struct verdict_input in;
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	CHECK(verdict_kernel_set_parse("6.18", 4, &in.kernels));
 	fill(&run, &in);
 	line_count = 0;
@@ -234,7 +209,7 @@ TEST(summary_print_on_request)
 	static struct verdict_input in;
 	if (!getenv("CLOCKPROBE_SHOW_SUMMARY"))
 		return;
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	fill(&run, &in);
 	line_count = 0;
 	report_summary(&run, collect);

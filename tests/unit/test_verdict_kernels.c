@@ -3,35 +3,9 @@
  * and read cost; kernels=lts|all|LIST; no reasoning text ever cut. */
 #include <stdio.h>
 #include "check.h"
+#include "verdict_inputs_fixture.h"
 #include "verdict.h"
 #include "settings.h"
-
-static char input_lines[256][1024];
-
-/* verdict.inputs of a real q35,hpet=off boot (see the fixture's header). */
-static bool load_inputs(struct verdict_input *in)
-{
-	FILE *fp = fopen("tests/fixtures/verdict/q35_hpet_off.inputs", "r");
-	unsigned n = 0;
-	if (!fp)
-		return false;
-	memset(in, 0, sizeof *in);
-	in->xen_tsc_mode = -1;
-	in->hv_isolation_type = -1;
-	while (n < 256 && fgets(input_lines[n], sizeof input_lines[0], fp)) {
-		const char *why;
-		input_lines[n][strcspn(input_lines[n], "\n")] = 0;
-		if (input_lines[n][0] == '#' || !input_lines[n][0])
-			continue;
-		if (!verdict_inputs_parse_line(in, input_lines[n], &why)) {
-			fclose(fp);
-			return false;
-		}
-		n++;
-	}
-	fclose(fp);
-	return n > 20;
-}
 
 static const struct verdict_kernel_range *range_of(const struct verdict *v, const char *rel)
 {
@@ -57,7 +31,7 @@ static struct verdict v, one;
 TEST(hpet_off_ranges_carry_the_fallback)
 {
 	static struct verdict_input in;
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	verdict_decide(&v, &in);
 	CHECK_STR(v.linux_kernel, "6.18");
 	CHECK_STR(v.linux_clocksource, "tsc");
@@ -80,7 +54,7 @@ TEST(hpet_off_ranges_carry_the_fallback)
 TEST(each_range_is_the_verdict_for_its_kernels)
 {
 	static struct verdict_input in;
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	verdict_decide(&v, &in);
 	for (size_t i = 0; i < verdict_release_count(); i++) {
 		static struct verdict_input k;
@@ -141,7 +115,7 @@ TEST(reasoning_is_never_cut_silently)
 	CHECK(verdict_longest_rule_text() <= VERDICT_REASON_LEN);
 	static struct verdict_input in;
 	static char reason[1200];
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	verdict_decide(&v, &in);
 	CHECK_EQ_U64(v.text_cut, 0);
 	for (uint32_t i = 0; i < v.reasoning_count; i++)
@@ -159,7 +133,7 @@ TEST(headline_follows_the_set)
 {
 	static struct verdict_input in;
 	char line[512];
-	CHECK(load_inputs(&in));
+	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
 	verdict_decide(&v, &in);
 	verdict_summary_line(&v, line, sizeof line);
 	CHECK(strstr(line, "Linux 7.1+: tsc ~") == line);
