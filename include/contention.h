@@ -131,8 +131,6 @@ uint32_t contention_outnumbered_from(const struct contention_result *c);
 /* The N/1 ratio of a source's curve (ratio_milli). */
 void contention_source_finish(struct contention_source *s);
 
-/* Integer square root (floor), for the SE of a mean. */
-uint64_t contention_isqrt(unsigned __int128 v);
 
 struct run_results;
 struct measure_ctx;

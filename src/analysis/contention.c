@@ -14,24 +14,6 @@ uint32_t contention_levels(uint32_t n, uint32_t *levels, uint32_t cap)
 	return count;
 }
 
-uint64_t contention_isqrt(unsigned __int128 v)
-{
-	/* Bit by bit: 64 rounds, no division, no floating point. */
-	unsigned __int128 root = 0, bit = (unsigned __int128)1 << 126;
-	while (bit > v)
-		bit >>= 2;
-	while (bit) {
-		if (v >= root + bit) {
-			v -= root + bit;
-			root = (root >> 1) + bit;
-		} else {
-			root >>= 1;
-		}
-		bit >>= 2;
-	}
-	return root > UINT64_MAX ? UINT64_MAX : (uint64_t)root;
-}
-
 /* How many of a sorted array are <= x. */
 static uint32_t count_le(const uint64_t *v, uint32_t n, uint64_t x)
 {
@@ -170,7 +152,7 @@ void contention_level_finish(struct contention_level *l, const uint64_t *const *
 	unsigned __int128 mag = sum < 0 ? (unsigned __int128)-sum : (unsigned __int128)sum;
 	uint64_t q = u128_div_u64(mag + k / 2, k); /* no 128-bit divide helper in the probe */
 	l->estimate_milli = sum < 0 ? -(int64_t)q : (int64_t)q;
-	l->se_milli = (contention_isqrt(var) + k / 2) / k;
+	l->se_milli = (stats_isqrt_u128(var) + k / 2) / k;
 	l->p50 = contention_pooled_percentile(arrays, n_of, k, STATS_P50);
 	l->p99 = contention_pooled_percentile(arrays, n_of, k, STATS_P99);
 	l->all_reading_ppm = contention_all_reading_ppm(start, end, k);

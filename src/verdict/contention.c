@@ -5,28 +5,12 @@
  * contended_*, curve_*) and whether its CPUs really ran together. */
 #include "verdict_model.h"
 #include "json.h"
+#include "stats.h"
 
 /* "more than 2x" must also be more than the noise: the growth over twice
  * the lone cost beyond two standard errors of that difference. */
 #define CONTENDED_FACTOR 2
 #define CONTENDED_SIGMAS 2
-
-static uint64_t isqrt_u128(unsigned __int128 v)
-{
-	unsigned __int128 root = 0, bit = (unsigned __int128)1 << 126;
-	while (bit > v)
-		bit >>= 2;
-	while (bit) {
-		if (v >= root + bit) {
-			v -= root + bit;
-			root = (root >> 1) + bit;
-		} else {
-			root >>= 1;
-		}
-		bit >>= 2;
-	}
-	return root > UINT64_MAX ? UINT64_MAX : (uint64_t)root;
-}
 
 /* " +/- SE", or that there is none: the report gives an SE the engine
  * could not measure (one sample window) as null, and it arrives here as
@@ -56,7 +40,7 @@ static bool contended(const struct verdict_source_fact *f)
 	unsigned __int128 var = (unsigned __int128)f->contended_se_ns_milli * f->contended_se_ns_milli +
 				(unsigned __int128)CONTENDED_FACTOR * CONTENDED_FACTOR * f->alone_se_ns_milli *
 					f->alone_se_ns_milli;
-	return f->contended_ns_milli - limit > CONTENDED_SIGMAS * isqrt_u128(var);
+	return f->contended_ns_milli - limit > CONTENDED_SIGMAS * stats_isqrt_u128(var);
 }
 
 /* "1 CPU 186 ns, 2 CPUs 250 ns, 4 CPUs 420 ns" */

@@ -28,14 +28,14 @@ TEST(levels_double_up_to_every_cpu)
 
 TEST(isqrt_is_the_floor)
 {
-	CHECK_EQ_U64(contention_isqrt(0), 0);
-	CHECK_EQ_U64(contention_isqrt(1), 1);
-	CHECK_EQ_U64(contention_isqrt(15), 3);
-	CHECK_EQ_U64(contention_isqrt(16), 4);
-	CHECK_EQ_U64(contention_isqrt((unsigned __int128)4000000000ull * 4000000000ull), 4000000000ull);
-	CHECK_EQ_U64(contention_isqrt((unsigned __int128)4000000000ull * 4000000000ull - 1), 3999999999ull);
+	CHECK_EQ_U64(stats_isqrt_u128(0), 0);
+	CHECK_EQ_U64(stats_isqrt_u128(1), 1);
+	CHECK_EQ_U64(stats_isqrt_u128(15), 3);
+	CHECK_EQ_U64(stats_isqrt_u128(16), 4);
+	CHECK_EQ_U64(stats_isqrt_u128((unsigned __int128)4000000000ull * 4000000000ull), 4000000000ull);
+	CHECK_EQ_U64(stats_isqrt_u128((unsigned __int128)4000000000ull * 4000000000ull - 1), 3999999999ull);
 	unsigned __int128 top = (unsigned __int128)UINT64_MAX * UINT64_MAX;
-	CHECK_EQ_U64(contention_isqrt(top), UINT64_MAX - 0);
+	CHECK_EQ_U64(stats_isqrt_u128(top), UINT64_MAX - 0);
 }
 
 static int cmp_u64(const void *a, const void *b)
