@@ -60,19 +60,27 @@ static bool first_call_ok(clock_gettime_fn fn, char *why, size_t cap)
 	return true;
 }
 
-void measure_path(struct path_cost *out, clock_gettime_fn fn, const struct measure_cfg *cfg)
+/* An entry point to measure: there, answering, and warmed up. */
+static bool ready(clock_gettime_fn fn, char *why, size_t cap)
 {
-	memset(out, 0, sizeof *out);
 	if (!fn) {
-		snprintf(out->reason, sizeof out->reason, "no such entry point");
-		return;
+		snprintf(why, cap, "no such entry point");
+		return false;
 	}
-	if (!first_call_ok(fn, out->reason, sizeof out->reason))
-		return;
+	if (!first_call_ok(fn, why, cap))
+		return false;
 	struct timespec ts;
 	for (int i = 0; i < WARMUP_CALLS; i++)
 		fn(CLOCK_MONOTONIC, &ts);
+	return true;
+}
 
+void measure_path(struct path_cost *out, clock_gettime_fn fn, const struct measure_cfg *cfg)
+{
+	memset(out, 0, sizeof *out);
+	if (!ready(fn, out->reason, sizeof out->reason))
+		return;
+	struct timespec ts;
 	uint64_t budget_ns = (uint64_t)cfg->budget_ms * 1000000u;
 	if (!cfg->rdtsc_ok) {
 		snprintf(out->reason, sizeof out->reason, "RDTSC is not usable here: per-call cost not bracketed");
@@ -137,15 +145,9 @@ void measure_path(struct path_cost *out, clock_gettime_fn fn, const struct measu
 void measure_deltas(struct delta_stats *out, clock_gettime_fn fn, const struct measure_cfg *cfg)
 {
 	memset(out, 0, sizeof *out);
-	if (!fn) {
-		snprintf(out->reason, sizeof out->reason, "no such entry point");
-		return;
-	}
-	if (!first_call_ok(fn, out->reason, sizeof out->reason))
+	if (!ready(fn, out->reason, sizeof out->reason))
 		return;
 	struct timespec ts;
-	for (int i = 0; i < WARMUP_CALLS; i++)
-		fn(CLOCK_MONOTONIC, &ts);
 	uint64_t *v = cfg->scratch;
 	uint64_t budget_ns = (uint64_t)cfg->budget_ms * 1000000u;
 	fn(CLOCK_MONOTONIC, &ts);
