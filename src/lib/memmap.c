@@ -18,6 +18,34 @@ enum memmap_kind memmap_kind_of_e820_type(uint32_t type)
 	return type == 2 ? MEMMAP_DEVICE : MEMMAP_RAM;
 }
 
+/* One past a range's last byte; a range running past the top ends there. */
+static uint64_t range_end(const struct memmap_range *r)
+{
+	uint64_t end = r->base + r->length;
+	return end < r->base ? UINT64_MAX : end;
+}
+
+/* The refusals' shared words. */
+static void no_map(struct strbuf *sb, const char *map_name, uint64_t addr)
+{
+	sb_str(sb, "no ");
+	sb_str(sb, map_name);
+	sb_str(sb, " to check 0x");
+	sb_hex(sb, addr, 1);
+	sb_str(sb, " against");
+}
+
+static void is_ram(struct strbuf *sb, const char *map_name, uint64_t addr, uint32_t type)
+{
+	sb_str(sb, "0x");
+	sb_hex(sb, addr, 1);
+	sb_str(sb, " is RAM in the ");
+	sb_str(sb, map_name);
+	sb_str(sb, " (type ");
+	sb_u64(sb, type);
+	sb_str(sb, ")");
+}
+
 enum memmap_kind memmap_classify(const struct memmap_range *map, size_t n, uint64_t addr, uint64_t len,
 				 uint32_t *type)
 {
@@ -28,9 +56,7 @@ enum memmap_kind memmap_classify(const struct memmap_range *map, size_t n, uint6
 		return MEMMAP_RAM;
 	for (size_t i = 0; i < n; i++) {
 		const struct memmap_range *r = &map[i];
-		uint64_t r_end = r->base + r->length;
-		if (r_end < r->base)
-			r_end = UINT64_MAX; /* a range running past the top */
+		uint64_t r_end = range_end(r);
 		if (r->length && r->base < end && addr < r_end && r->kind > worst) {
 			worst = r->kind;
 			*type = r->type;
@@ -46,22 +72,12 @@ const char *memmap_write_refusal(const struct memmap_range *map, size_t n, const
 	uint32_t type;
 	sb_init(&sb, buf, cap);
 	if (!n) {
-		sb_str(&sb, "no ");
-		sb_str(&sb, map_name);
-		sb_str(&sb, " to check 0x");
-		sb_hex(&sb, addr, 1);
-		sb_str(&sb, " against");
+		no_map(&sb, map_name, addr);
 		return buf;
 	}
 	if (memmap_classify(map, n, addr, len, &type) != MEMMAP_RAM)
 		return NULL;
-	sb_str(&sb, "0x");
-	sb_hex(&sb, addr, 1);
-	sb_str(&sb, " is RAM in the ");
-	sb_str(&sb, map_name);
-	sb_str(&sb, " (type ");
-	sb_u64(&sb, type);
-	sb_str(&sb, ")");
+	is_ram(&sb, map_name, addr, type);
 	return buf;
 }
 
@@ -72,23 +88,16 @@ const char *memmap_reserved_refusal(const struct memmap_range *map, size_t n, co
 	uint32_t type;
 	sb_init(&sb, buf, cap);
 	if (!n || !len || addr + len < addr) {
-		sb_str(&sb, !n ? "no " : "an empty or wrapping range in the ");
-		sb_str(&sb, map_name);
 		if (!n) {
-			sb_str(&sb, " to check 0x");
-			sb_hex(&sb, addr, 1);
-			sb_str(&sb, " against");
+			no_map(&sb, map_name, addr);
+		} else {
+			sb_str(&sb, "an empty or wrapping range in the ");
+			sb_str(&sb, map_name);
 		}
 		return buf;
 	}
 	if (memmap_classify(map, n, addr, len, &type) == MEMMAP_RAM) {
-		sb_str(&sb, "0x");
-		sb_hex(&sb, addr, 1);
-		sb_str(&sb, " is RAM in the ");
-		sb_str(&sb, map_name);
-		sb_str(&sb, " (type ");
-		sb_u64(&sb, type);
-		sb_str(&sb, ")");
+		is_ram(&sb, map_name, addr, type);
 		return buf;
 	}
 	/* Walk the covering device ranges from addr to the end; each step
@@ -98,9 +107,7 @@ const char *memmap_reserved_refusal(const struct memmap_range *map, size_t n, co
 		uint64_t next = at;
 		for (size_t i = 0; i < n; i++) {
 			const struct memmap_range *r = &map[i];
-			uint64_t r_end = r->base + r->length;
-			if (r_end < r->base)
-				r_end = UINT64_MAX;
+			uint64_t r_end = range_end(r);
 			if (r->kind == MEMMAP_DEVICE && r->length && r->base <= at && at < r_end && r_end > next)
 				next = r_end;
 		}
