@@ -35,7 +35,12 @@ class Sources(ProbeTest):
         self.assertGreaterEqual(rc["at_harness"], 0, name)
         self.assertGreater(rc["harness"]["windows"], 0, name)
         self.assertLessEqual(rc["harness"]["window_p50_min"], rc["harness"]["window_p50_max"], name)
-        self.assertIn(s["read_path"], ("native", "exit", "device_model"), name)
+        # A path is named, or the classifier says why it cannot tell (its
+        # yardsticks overlap on a loaded host: test_baselines_and_read_paths).
+        if s["read_path"] == "unknown":
+            self.assertRegex(s["read_path_basis"], "yardsticks not ordered|overlap", name)
+        else:
+            self.assertIn(s["read_path"], ("native", "exit", "device_model"), name)
         self.assertEqual(s["backward_steps"], 0, name)
         self.assertGreater(s["resolution_ns"], 0, name)
         self.assertGreater(sum(s["histogram"]["log2_bins"]), 0, name)
@@ -110,10 +115,14 @@ class Sources(ProbeTest):
         # move with the host's load (a loaded 2-core run gave 1.96), so
         # only what holds on every run is asserted: a PM-timer read goes
         # through the device model, clearly (25 %) dearer than a CPUID,
-        # which TCG runs as a helper call.
+        # which TCG runs as a helper call.  The interleaved estimates, not
+        # the back-to-back batch means: one preempted batch moved those
+        # 4x (q35 acpi_pm 841 against an estimate of 189; pc's CPUID
+        # batch 174 against 35), and the harness drops such windows.
         for config in ("pc", "q35"):
             r = self.report(config)
-            ratio = self.source(config, "acpi_pm")["throughput_cycles"] / r["baselines"]["cpuid_cycles"]["throughput"]
+            ratio = (self.source(config, "acpi_pm")["read_cost"]["estimate_cycles"] /
+                     r["baselines"]["cpuid_cycles"]["estimate_cycles"])
             self.assertGreater(ratio, 1.25, config)
             self.assertLess(ratio, 20.0, config)
 
