@@ -60,6 +60,7 @@ struct xcpu_selftest {
 	bool honoured;           /* the AP's TSC moved by the written offset */
 	bool tsc_adjust_honoured; /* through IA32_TSC_ADJUST */
 	bool via_tsc_write;      /* TSC_ADJUST absent or ignored: IA32_TSC written */
+	const char *honoured_basis; /* "skew" (the BSP's exchange) or "write_jump" */
 	uint32_t cpu;
 	uint64_t offset_cycles;
 	int64_t measured_skew;

@@ -103,6 +103,7 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		json_u64(j, "cpu", x->selftest.cpu);
 		json_string(j, "method", x->selftest.via_tsc_write ? "IA32_TSC write" : "IA32_TSC_ADJUST");
 		json_bool(j, "honoured", x->selftest.honoured);
+		json_string(j, "honoured_basis", x->selftest.honoured_basis ? x->selftest.honoured_basis : "write_jump");
 		json_bool(j, "tsc_adjust_honoured", x->selftest.tsc_adjust_honoured);
 		json_u64(j, "offset_cycles", x->selftest.offset_cycles);
 		json_u64(j, "warps", x->selftest.warps);
