@@ -109,20 +109,20 @@ struct baselines {
 	struct harness_totals totals;
 };
 
-/* One op's batch pairs (op, then empty, same length), kept while it is
- * measured: scratch the run allocates with the sample buffers.  Two
- * kinds, taken in turn between the sample windows: back-to-back calls
- * (op[], diff[]: the throughput figures) and the per-call loop itself,
- * stamps and pauses included, timed as one batch (calls_diff[]: the
- * estimate's check, free of the TSC's step). */
+/* One op's batch pairs (empty, then op, same length) and the estimate's
+ * check, kept while it is measured: scratch the run allocates with the
+ * sample buffers.  Back-to-back calls between the sample windows (op[],
+ * diff[]: the throughput figures); the held-out window pairs' differences
+ * of whole turns (calls_diff[]: the estimate's check, free of the TSC's
+ * step as the estimate is). */
 #define MEASURE_MAX_BATCH_PAIRS 256
 struct batch_log {
 	uint64_t op[MEASURE_MAX_BATCH_PAIRS], diff[MEASURE_MAX_BATCH_PAIRS];
 	uint32_t n, reads;
 	uint64_t calls_diff[MEASURE_MAX_BATCH_PAIRS]; /* each pair's difference, biased (engine.c) */
 	uint32_t calls_n, calls_reads;
-	/* A checked batch's stamped intervals (op, empty), unused, and
-	 * whole turns; the sample windows' turns land in turns[] too. */
+	/* Where every per-call window pair's stamped intervals (op, empty)
+	 * and whole turns land while timed: one warm place for all of them. */
 	uint64_t stamps[MEASURE_WINDOW_SAMPLES], stamps_h[MEASURE_WINDOW_SAMPLES];
 	uint64_t turns[MEASURE_WINDOW_SAMPLES], turns_h[MEASURE_WINDOW_SAMPLES];
 };

@@ -342,7 +342,11 @@ struct window_pair {
 	uint32_t op_got, h_got;
 };
 
-static void pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w)
+/* One window pair into the estimate's sums and the op's tallies; returns
+ * the pair's difference of whole turns x1000.  A held-out pair (the
+ * check) runs the same statistics into sums and tallies of its own, so
+ * whatever follows it follows the same work. */
+static int64_t pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w)
 {
 	uint32_t k = MIN(w->op_got, w->h_got);
 	uint64_t h_med = window_median(w->h_v, k);
@@ -351,11 +355,12 @@ static void pair_window(struct op_cost *out, struct estimate_sums *e, const stru
 	if (h_med > out->harness_window_p50_max)
 		out->harness_window_p50_max = h_med;
 	out->windows++;
-	add_pair(&e->turns, w->op_c, k, w->h_c, k);
+	int64_t d = add_pair(&e->turns, w->op_c, k, w->h_c, k);
 	add_pair(&e->stamped, w->op_v, k, w->h_v, k);
 	for (uint32_t i = 0; i < k; i++)
 		out->at_harness += w->op_v[i] == h_med;
 	out->below_harness += stats_subtract_harness(w->op_v, k, h_med);
+	return d;
 }
 
 /* Unpaired windows: the harness's own baseline. */
@@ -385,26 +390,40 @@ static void sample_alone(const struct measure_ctx *ctx, struct op_cost *out, uin
 	*taken = n;
 }
 
-/* Batch pairs (op, then empty, same length) taken between the sample
+/* Every timed pair of per-call windows starts with the same untimed
+ * prelude inside its mask (a few calls of the op, then of the empty op,
+ * through the same loop), so the harness window never pays for whatever
+ * ran before the mask: the work before a pair differs (statistics, a
+ * back-to-back batch), and a harness window inflated by it pulled the
+ * estimate and its check apart by 2-2.5 ticks on the tsc row. */
+#define PRELUDE_OP_CALLS 4
+#define PRELUDE_EMPTY_CALLS 16
+
+static void prelude(const struct measure_ctx *ctx, uint64_t (*op)(void))
+{
+	uint64_t st[PRELUDE_EMPTY_CALLS], turns[PRELUDE_EMPTY_CALLS];
+	timed_calls_any(ctx, op, st, turns, PRELUDE_OP_CALLS, UINT64_MAX, true, NULL);
+	timed_calls_any(ctx, empty_op, st, turns, PRELUDE_EMPTY_CALLS, UINT64_MAX, true, NULL);
+}
+
+/* Batch pairs (empty, then op, same length) taken between the sample
  * windows, so the batch figures and the per-call estimate cover the same
  * stretch of time: under TCG the cost of a call changes over a run (the
  * translated-block jump cache), and figures from two different moments
- * disagreed by 2x.  Back-to-back pairs and checked pairs (the per-call
- * loop timed whole) in turn; logged into the plan's struct batch_log. */
-static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void), bool checked,
-			   uint64_t *free_op, uint64_t *free_h)
+ * disagreed by 2x.  Back-to-back pairs, or (checked) one window pair for
+ * the estimate's check where a short run held out too few; logged into
+ * the plan's struct batch_log. */
+static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void), bool checked)
 {
 	if (checked) {
 		if (b->calls_n >= MEASURE_MAX_BATCH_PAIRS || !b->calls_reads)
 			return;
-		/* The stamped intervals go where the next sample window will put
-		 * its own (it overwrites them), so the check touches memory as a
-		 * window does; the batch log's own arrays when there is no room. */
-		uint64_t *st = free_op ? free_op : b->stamps, *st_h = free_h ? free_h : b->stamps_h;
-		/* Empty first, as in a window pair: whichever runs first after
-		 * the mask pays for the cold start. */
+		/* The stamps land where a sample window's land too. */
+		uint64_t *st = b->stamps, *st_h = b->stamps_h;
+		/* As a window pair: the prelude, then empty first. */
 		uint32_t n = b->calls_reads;
 		bool was_on = irq_save();
+		prelude(ctx, op);
 		uint32_t h_got = timed_calls_any(ctx, empty_op, st_h, b->turns_h, n, UINT64_MAX, true, NULL);
 		uint32_t op_got = timed_calls_any(ctx, op, st, b->turns, n, UINT64_MAX, true, NULL);
 		bool clean = !irq_enabled();
@@ -476,38 +495,61 @@ static void batch_figures(struct op_cost *out, struct batch_log *b)
 	}
 }
 
+/* Window pairs held out of the estimate as its check: two in every six,
+ * so both the check and the estimate have pairs that follow a
+ * back-to-back batch (even passes run one) and pairs that do not. */
+static bool held_out(uint32_t pass)
+{
+	return pass % 6 == 1 || pass % 6 == 4;
+}
+
 /* Harness window, then op window, in one masked stretch; the op samples
- * come back with their window's harness median subtracted, and a batch
- * pair follows. */
+ * come back with their window's harness median subtracted.  Every pair
+ * runs the same code on the same memory whether it feeds the estimate or
+ * its check (held_out()): timed into the batch log's stamp arrays and
+ * copied out after the mask, the same prelude, the same statistics after
+ * it.  Each difference between the two once moved one against the other
+ * by 1-7 ticks under TCG: a check writing fresh scratch where windows
+ * wrote warm memory (PIT), a check alone in following a window's
+ * statistics (tsc, HPET). */
 static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, struct estimate_sums *e,
 			  uint64_t (*op)(void), uint32_t *taken, struct batch_log *batches)
 {
 	const struct measure_plan *plan = &ctx->plan;
-	/* Three times the budget: every window pair is half harness, and a
-	 * batch pair follows it. */
+	/* Three times the budget: every window pair is half harness, half the
+	 * passes add a batch pair, a third are held out. */
 	uint64_t deadline = rdtsc() + 3 * plan->budget_cycles;
 	uint32_t n = 0;
-	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
+	for (uint32_t pass = 0; n < plan->samples && pass < 2 * plan->samples; pass++) {
+		bool check = held_out(pass) && batches->calls_n < MEASURE_MAX_BATCH_PAIRS;
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
 		uint64_t *h_v = plan->harness_scratch + n, *op_v = plan->scratch + n;
 		struct window_pair w = { .op_v = op_v, .h_v = h_v, .op_c = batches->turns, .h_c = batches->turns_h };
 		bool was_on = irq_save();
-		w.h_got = timed_calls_any(ctx, empty_op, h_v, w.h_c, want,
+		prelude(ctx, op);
+		w.h_got = timed_calls_any(ctx, empty_op, batches->stamps_h, w.h_c, want,
 					  MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
-		w.op_got = timed_calls_any(ctx, op, op_v, w.op_c, want,
+		w.op_got = timed_calls_any(ctx, op, batches->stamps, w.op_c, want,
 					   MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
 		bool clean = !irq_enabled();
 		irq_restore(was_on);
+		memcpy(h_v, batches->stamps_h, w.h_got * sizeof *h_v);
+		memcpy(op_v, batches->stamps, w.op_got * sizeof *op_v);
 		uint32_t k = MIN(w.h_got, w.op_got);
-		if (clean && k) {
+		/* Before the statistics: the batch pair leaves the turns alone. */
+		if (!(pass & 1))
+			log_batch_pair(ctx, batches, op, false);
+		if (clean && k && check) {
+			/* Its samples are overwritten by the next window's. */
+			struct estimate_sums own = { 0 };
+			struct op_cost tally = { 0 };
+			batches->calls_diff[batches->calls_n++] = biased(pair_window(&tally, &own, &w));
+		} else if (clean && k) {
 			pair_window(out, e, &w);
 			n += k;
 		} else if (!clean) {
 			out->windows_discarded++;
 		}
-		bool room = n + batches->calls_reads <= plan->samples;
-		log_batch_pair(ctx, batches, op, pass & 1, room ? plan->scratch + n : NULL,
-			       room ? plan->harness_scratch + n : NULL);
 		if (rdtsc() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
@@ -515,7 +557,6 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	}
 	*taken = n;
 }
-
 
 static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks)
 {
@@ -580,7 +621,7 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	for (uint32_t i = 0; (batches->n < MEASURE_BATCHES || batches->calls_n < MEASURE_BATCHES) &&
 			     i < 2 * MEASURE_BATCHES; i++) {
-		log_batch_pair(ctx, batches, op, batches->calls_n < batches->n, NULL, NULL);
+		log_batch_pair(ctx, batches, op, batches->calls_n < batches->n);
 		if (rdtsc() > deadline && batches->n && batches->calls_n)
 			break;
 	}
