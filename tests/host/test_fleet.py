@@ -553,8 +553,12 @@ class ScalingTest(Tmp):
         # start-up weighs more on the small run, so the large one's share
         # is the lower one when it scales).
         self.assertLess(large, small * 1.5)
-        # 100,000 in 60 s on 2 cores is 1.2 ms of CPU per report.
-        self.assertLess(large * 1000, 1.2 * 3, "ms of CPU per report")
+        # CPU of the writer and both loading processes together, which the
+        # wall time is on 2 idle cores about half of: 1.3 ms a report
+        # measured at load 1.5, 2.4 ms at load 3.4 (two cores shared with
+        # other jobs slow every process down); 100,000 in 60 s on 2 cores
+        # is 1.2 ms.  The bound leaves room for a loaded machine.
+        self.assertLess(large * 1000, 3.2, "ms of CPU per report")
 
     def test_measurements_view_reads_back_the_long_format(self):
         d = os.path.join(self.tmp, "few")
