@@ -254,14 +254,10 @@ class SqliteSink(_Sink):
     """An SQLite file, written in one transaction (a run is in the file
     whole or not at all).
 
-    The file keeps SQLite's defaults, chosen for a crash: the rollback
-    journal (journal_mode=DELETE) and synchronous=FULL.  A load killed or
-    a machine losing power mid-way leaves the file as it was before the
-    load, and one transaction costs a few fsyncs at COMMIT, however many
-    runs it holds, so nothing faster was there to gain by weakening
-    either (WAL would write the gigabyte of 100,000 runs twice, once to
-    the log and once at the checkpoint; OFF/MEMORY journals can leave a
-    corrupt file)."""
+    SQLite's defaults, kept for a crash: the rollback journal and
+    synchronous=FULL leave a file killed mid-load as it was before, for a
+    few fsyncs per transaction (WAL would write 100,000 runs' gigabyte
+    twice; OFF/MEMORY journals can leave a corrupt file)."""
 
     def __init__(self, path, warn=lambda msg: None):
         super().__init__(warn)
