@@ -467,6 +467,49 @@ def os_cpu():
     return t.user + t.system + t.children_user + t.children_system
 
 
+def _shift(d, by):
+    """Every number of a dict of figures (a read cost's percentiles)
+    moved by one amount: the distribution keeps its shape, its values are
+    this report's own."""
+    for k, v in d.items():
+        if type(v) is int:
+            d[k] = v + int(by * 1000) % 7
+        elif type(v) is float:
+            d[k] = round(v + by, 3)
+
+
+def perturb(r, i):
+    """Report i of a fleet made distinct in its measured content, not only
+    in its run_id: read costs, estimates, drift, elapsed time and start
+    time differ from report to report (as they do between real boots), so
+    no cache of whole reports could make the copies cheap to load.  Only
+    values already there change: the field layout stays the base's."""
+    by = (i % 997 + 1) * 0.001
+    p = r["probe"]
+    p["label"] = "host-%05d" % i
+    # One boot, one run id: copies of one capture are distinct runs.
+    p["run_id"] = "%032x" % (i + 1)
+    if type(p.get("elapsed_ms")) is int:
+        p["elapsed_ms"] += i % 1009
+    if isinstance(p.get("started_utc"), str):
+        s = i % 86400
+        p["started_utc"] = "2026-12-%02dT%02d:%02d:%02dZ" % (
+            1 + i // 86400 % 28, s // 3600, s // 60 % 60, s % 60)
+    for src in r.get("sources") or ():
+        rc = src.get("read_cost") if isinstance(src, dict) else None
+        if not isinstance(rc, dict):
+            continue
+        for unit in ("ns", "cycles"):
+            if isinstance(rc.get(unit), dict):
+                _shift(rc[unit], by)
+        if type(rc.get("estimate_ns")) is float:
+            rc["estimate_ns"] = round(rc["estimate_ns"] + by, 3)
+    for dr in r.get("drift") or ():
+        if isinstance(dr, dict) and type(dr.get("ppm")) is float:
+            dr["ppm"] = round(dr["ppm"] + by / 10, 4)
+    return r
+
+
 def make_fleet(d, n):
     base = []
     for name in (HPET_OFF, "real_q35_max_smp2.log", "kvm_fallback.log",
@@ -474,10 +517,7 @@ def make_fleet(d, n):
         base.append(frame.load_report_file(fx(name))[0])
     os.makedirs(d)
     for i in range(n):
-        r = json.loads(json.dumps(base[i % len(base)]))
-        r["probe"]["label"] = "host-%05d" % i
-        # One boot, one run id: copies of one capture are distinct runs.
-        r["probe"]["run_id"] = "%032x" % (i + 1)
+        r = perturb(json.loads(json.dumps(base[i % len(base)])), i)
         with open(os.path.join(d, "host-%05d.log" % i), "w") as f:
             f.write("noise before\r\n" + frame.frame_report(r))
 
@@ -513,8 +553,12 @@ class ScalingTest(Tmp):
         # start-up weighs more on the small run, so the large one's share
         # is the lower one when it scales).
         self.assertLess(large, small * 1.5)
-        # 100,000 in 60 s on 2 cores is 1.2 ms of CPU per report.
-        self.assertLess(large * 1000, 1.2 * 3, "ms of CPU per report")
+        # CPU of the writer and both loading processes together, which the
+        # wall time is on 2 idle cores about half of: 1.3 ms a report
+        # measured at load 1.5, 2.4 ms at load 3.4 (two cores shared with
+        # other jobs slow every process down); 100,000 in 60 s on 2 cores
+        # is 1.2 ms.  The bound leaves room for a loaded machine.
+        self.assertLess(large * 1000, 3.2, "ms of CPU per report")
 
     def test_measurements_view_reads_back_the_long_format(self):
         d = os.path.join(self.tmp, "few")

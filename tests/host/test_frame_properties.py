@@ -103,6 +103,23 @@ if given is not None:
             self.assertTrue((got is None) != (err is None))
             if got is not None:
                 self.assertIsInstance(got, dict)
+
+        @settings(max_examples=300, deadline=None, derandomize=True,
+                  database=None)
+        @given(st.lists(st.sampled_from(["\r", "\n", "\r\n", "a", "{}",
+                                         "\x1b[31m", "\x1bc", "\u2028",
+                                         "\x85", "\x0b", "\x1c"]),
+                        max_size=16).map("".join))
+        def test_line_split_is_the_regex_split(self, text):
+            # _lines splits with str methods for speed (a fleet load): the
+            # very lines re.split(r"\r\n|\r|\n") gave, and only those (no
+            # split at the other line breaks str.splitlines knows).
+            from cptools.frame import ANSI_RE, _lines
+            import re
+            want = [ANSI_RE.sub("", ln) if "\x1b" in ln else ln
+                    for ln in re.split(r"\r\n|\r|\n", text)]
+            self.assertEqual(_lines(text), want)
+            self.assertEqual(_lines(text.encode("utf-8")), want)
 else:
     class FrameProperties(unittest.TestCase):
         def test_hypothesis_installed(self):
