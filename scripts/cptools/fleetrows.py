@@ -65,18 +65,25 @@ def _layout_id(keys):
 
 
 class LayoutCache:
-    """Layout ids by key list: reports of one probe version share one."""
+    """Layout ids by key list: reports of one probe version share one.
+    The last layout seen is compared first (list equality, no hashing of
+    some 800 freshly built key strings: half the cost of the lookup, and
+    consecutive reports of a fleet mostly share their layout)."""
 
     def __init__(self):
         self.ids = {}
+        self.last_keys, self.last_id = None, None
 
     def get(self, keys):
+        if keys == self.last_keys:
+            return self.last_id, False
         k = tuple(keys)
         lid = self.ids.get(k)
-        if lid is None:
+        new = lid is None
+        if new:
             lid = self.ids[k] = _layout_id(keys)
-            return lid, True
-        return lid, False
+        self.last_keys, self.last_id = keys, lid
+        return lid, new
 
 
 def _vals_json(vals):
