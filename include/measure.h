@@ -120,7 +120,7 @@ struct batch_log {
 	uint64_t op[MEASURE_MAX_BATCH_PAIRS], diff[MEASURE_MAX_BATCH_PAIRS];
 	uint32_t n, reads;
 	uint64_t calls_diff[MEASURE_MAX_BATCH_PAIRS]; /* each pair's difference, biased (engine.c) */
-	uint32_t calls_n, calls_reads;
+	uint32_t calls_n;
 	/* Where every per-call window pair's stamped intervals (op, empty)
 	 * and whole turns land while timed: one warm place for all of them. */
 	uint64_t stamps[MEASURE_WINDOW_SAMPLES], stamps_h[MEASURE_WINDOW_SAMPLES];

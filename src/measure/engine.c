@@ -410,30 +410,9 @@ static void prelude(const struct measure_ctx *ctx, uint64_t (*op)(void))
  * windows, so the batch figures and the per-call estimate cover the same
  * stretch of time: under TCG the cost of a call changes over a run (the
  * translated-block jump cache), and figures from two different moments
- * disagreed by 2x.  Back-to-back pairs, or (checked) one window pair for
- * the estimate's check where a short run held out too few; logged into
- * the plan's struct batch_log. */
-static void log_batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void), bool checked)
+ * disagreed by 2x.  Logged into the plan's struct batch_log. */
+static void batch_pair(const struct measure_ctx *ctx, struct batch_log *b, uint64_t (*op)(void))
 {
-	if (checked) {
-		if (b->calls_n >= MEASURE_MAX_BATCH_PAIRS || !b->calls_reads)
-			return;
-		/* The stamps land where a sample window's land too. */
-		uint64_t *st = b->stamps, *st_h = b->stamps_h;
-		/* As a window pair: the prelude, then empty first. */
-		uint32_t n = b->calls_reads;
-		bool was_on = irq_save();
-		prelude(ctx, op);
-		uint32_t h_got = timed_calls_any(ctx, empty_op, st_h, b->turns_h, n, UINT64_MAX, true, NULL);
-		uint32_t op_got = timed_calls_any(ctx, op, st, b->turns, n, UINT64_MAX, true, NULL);
-		bool clean = !irq_enabled();
-		irq_restore(was_on);
-		if (clean) {
-			struct trimmed_means m = { 0 };
-			b->calls_diff[b->calls_n++] = biased(add_pair(&m, b->turns, op_got, b->turns_h, h_got));
-		}
-		return;
-	}
 	if (b->n >= MEASURE_MAX_BATCH_PAIRS || !b->reads)
 		return;
 	/* Empty first here too: every harness window and batch then follows
@@ -503,15 +482,44 @@ static bool held_out(uint32_t pass)
 	return pass % 6 == 1 || pass % 6 == 4;
 }
 
-/* Harness window, then op window, in one masked stretch; the op samples
- * come back with their window's harness median subtracted.  Every pair
- * runs the same code on the same memory whether it feeds the estimate or
- * its check (held_out()): timed into the batch log's stamp arrays and
- * copied out after the mask, the same prelude, the same statistics after
- * it.  Each difference between the two once moved one against the other
- * by 1-7 ticks under TCG: a check writing fresh scratch where windows
- * wrote warm memory (PIT), a check alone in following a window's
- * statistics (tsc, HPET). */
+/* Harness window, then op window, in one masked stretch after the
+ * prelude, timed into the batch log's stamp arrays (one warm place for
+ * every pair, whether it feeds the estimate or its check); true when no
+ * interrupt came in between. */
+static bool time_window_pair(const struct measure_ctx *ctx, uint64_t (*op)(void), struct batch_log *b,
+			     struct window_pair *w, uint32_t want, uint64_t deadline)
+{
+	const struct measure_plan *plan = &ctx->plan;
+	w->op_c = b->turns;
+	w->h_c = b->turns_h;
+	bool was_on = irq_save();
+	prelude(ctx, op);
+	w->h_got = timed_calls_any(ctx, empty_op, b->stamps_h, w->h_c, want,
+				   MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
+	w->op_got = timed_calls_any(ctx, op, b->stamps, w->op_c, want,
+				    MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
+	bool clean = !irq_enabled();
+	irq_restore(was_on);
+	return clean;
+}
+
+/* A held-out pair: the same statistics as a window's, into sums and
+ * tallies of its own, its difference of whole turns into the check. */
+static void hold_out(struct batch_log *b, const struct window_pair *w)
+{
+	struct estimate_sums own = { 0 };
+	struct op_cost tally = { 0 };
+	if (b->calls_n < MEASURE_MAX_BATCH_PAIRS)
+		b->calls_diff[b->calls_n++] = biased(pair_window(&tally, &own, w));
+}
+
+/* The sample windows: each pair's op samples come back with their
+ * window's harness median subtracted.  Every pair runs the same code on
+ * the same memory after the same work whether it feeds the estimate or
+ * its check (held_out()).  Each difference between the two once moved
+ * one against the other by 1-7 ticks under TCG: a check writing fresh
+ * scratch where windows wrote warm memory (PIT), a check alone in
+ * following a window's statistics (tsc, HPET). */
 static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, struct estimate_sums *e,
 			  uint64_t (*op)(void), uint32_t *taken, struct batch_log *batches)
 {
@@ -521,29 +529,18 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	uint64_t deadline = rdtsc() + 3 * plan->budget_cycles;
 	uint32_t n = 0;
 	for (uint32_t pass = 0; n < plan->samples && pass < 2 * plan->samples; pass++) {
-		bool check = held_out(pass) && batches->calls_n < MEASURE_MAX_BATCH_PAIRS;
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
-		uint64_t *h_v = plan->harness_scratch + n, *op_v = plan->scratch + n;
-		struct window_pair w = { .op_v = op_v, .h_v = h_v, .op_c = batches->turns, .h_c = batches->turns_h };
-		bool was_on = irq_save();
-		prelude(ctx, op);
-		w.h_got = timed_calls_any(ctx, empty_op, batches->stamps_h, w.h_c, want,
-					  MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
-		w.op_got = timed_calls_any(ctx, op, batches->stamps, w.op_c, want,
-					   MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
-		bool clean = !irq_enabled();
-		irq_restore(was_on);
-		memcpy(h_v, batches->stamps_h, w.h_got * sizeof *h_v);
-		memcpy(op_v, batches->stamps, w.op_got * sizeof *op_v);
+		struct window_pair w = { .op_v = plan->scratch + n, .h_v = plan->harness_scratch + n };
+		bool clean = time_window_pair(ctx, op, batches, &w, want, deadline);
+		/* Copied out after the mask, held out or not: the same work. */
+		memcpy(w.h_v, batches->stamps_h, w.h_got * sizeof *w.h_v);
+		memcpy(w.op_v, batches->stamps, w.op_got * sizeof *w.op_v);
 		uint32_t k = MIN(w.h_got, w.op_got);
 		/* Before the statistics: the batch pair leaves the turns alone. */
 		if (!(pass & 1))
-			log_batch_pair(ctx, batches, op, false);
-		if (clean && k && check) {
-			/* Its samples are overwritten by the next window's. */
-			struct estimate_sums own = { 0 };
-			struct op_cost tally = { 0 };
-			batches->calls_diff[batches->calls_n++] = biased(pair_window(&tally, &own, &w));
+			batch_pair(ctx, batches, op);
+		if (clean && k && held_out(pass)) {
+			hold_out(batches, &w); /* its samples: overwritten next */
 		} else if (clean && k) {
 			pair_window(out, e, &w);
 			n += k;
@@ -610,8 +607,6 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 	 * cost is spread alike and the difference is the op alone. */
 	batches->n = batches->calls_n = 0;
 	batches->reads = calls_per_window(ctx, op, MEASURE_BATCH_READS);
-	/* A checked batch is one window's worth of timed calls. */
-	batches->calls_reads = calls_per_window(ctx, op, MEASURE_WINDOW_SAMPLES);
 	sample_paired(ctx, out, &e, op, &n, batches);
 	stats_dist_compute(&out->cycles, plan->scratch, n);
 	stats_dist_compute(&out->harness, plan->harness_scratch, n);
@@ -621,7 +616,14 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 	uint64_t deadline = rdtsc() + plan->budget_cycles;
 	for (uint32_t i = 0; (batches->n < MEASURE_BATCHES || batches->calls_n < MEASURE_BATCHES) &&
 			     i < 2 * MEASURE_BATCHES; i++) {
-		log_batch_pair(ctx, batches, op, batches->calls_n < batches->n);
+		if (batches->calls_n < batches->n) {
+			struct window_pair w = { .op_v = batches->stamps, .h_v = batches->stamps_h };
+			if (time_window_pair(ctx, op, batches, &w, MEASURE_WINDOW_SAMPLES, UINT64_MAX) &&
+			    MIN(w.h_got, w.op_got))
+				hold_out(batches, &w);
+		} else {
+			batch_pair(ctx, batches, op);
+		}
 		if (rdtsc() > deadline && batches->n && batches->calls_n)
 			break;
 	}
