@@ -17,6 +17,15 @@ struct tsc_step {
 };
 
 #define TSC_STEP_MIN_STALLS 8
+#define TSC_STEP_MIN_CLUSTERS 4
+#define TSC_STEP_MAX_CLUSTERS 64
+#define TSC_STEP_CLUSTER_GAP 8 /* ticks: wider than any jitter of one step */
+
+/* The median distance between adjacent cluster centres of intervals of
+ * growing length (v, sorted here), or 0 when they do not cluster
+ * regularly (at least 3/4 of the distances within 15 % of the median);
+ * *clusters_out (when not NULL) the clusters seen. */
+uint64_t tsc_step_clusters(uint64_t *v, uint32_t n, uint32_t *clusters_out);
 
 /* From the clustering result (0 = no regular clusters), the non-zero
  * back-to-back differences (sorted here) and out->stalls: out->ticks,

@@ -22,6 +22,39 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* Intervals of growing length (a spin between two stamps) land in tight
+ * clusters one step apart when the counter moves in steps (an AMD Zen TSC
+ * advances ~25-26 ticks at 100 MHz), and spread evenly when it does not. */
+uint64_t tsc_step_clusters(uint64_t *v, uint32_t n, uint32_t *clusters_out)
+{
+	uint64_t centre[TSC_STEP_MAX_CLUSTERS], dist[TSC_STEP_MAX_CLUSTERS];
+	uint32_t clusters = 0;
+	stats_sort_u64(v, n);
+	for (uint32_t i = 0; i < n && clusters < TSC_STEP_MAX_CLUSTERS;) {
+		uint32_t j = i;
+		while (j + 1 < n && v[j + 1] - v[j] < TSC_STEP_CLUSTER_GAP)
+			j++;
+		centre[clusters++] = v[i] + (v[j] - v[i]) / 2;
+		i = j + 1;
+	}
+	if (clusters_out)
+		*clusters_out = clusters;
+	if (clusters < TSC_STEP_MIN_CLUSTERS)
+		return 0;
+	for (uint32_t i = 1; i < clusters; i++)
+		dist[i - 1] = centre[i] - centre[i - 1];
+	uint32_t nd = clusters - 1;
+	stats_sort_u64(dist, nd);
+	uint64_t step = stats_percentile_sorted(dist, nd, STATS_P50);
+	/* Regular: most neighbours one step apart (15 %); a far outlier (a
+	 * preempted sample) only adds one odd distance. */
+	uint32_t regular = 0;
+	for (uint32_t i = 0; i < nd; i++)
+		if (dist[i] * 100 >= step * 85 && dist[i] * 100 <= step * 115)
+			regular++;
+	return regular * 4 >= nd * 3 ? step : 0;
+}
+
 void tsc_step_decide(struct tsc_step *out, uint64_t clustered, uint64_t *diffs, uint32_t nz)
 {
 	uint64_t g = 0;

@@ -134,13 +134,15 @@ struct guest_step {
 	uint32_t clusters;	/* interval clusters seen */
 	uint32_t pairs, stalls;	/* back-to-back pairs, pairs that read the same value */
 	uint64_t min_nonzero, max_nonzero;	/* of back-to-back differences */
+	uint64_t bound_ticks;	/* their common divisor: the step is at most this */
 };
 
 /* From intervals of growing length (sorted in place) and back-to-back
- * differences (b2b[i] = read[i+1] - read[i], any order; sorted in place):
- * clusters one step apart give the step (the probe's method: an AMD Zen
- * TSC advances ~25 ticks at a time); else repeated reads give the median
- * non-zero difference; else their common divisor bounds it. */
+ * differences (b2b[i] = read[i+1] - read[i], any order; compacted and
+ * sorted in place), by the probe's rules (tsc_step_decide()): clusters
+ * one step apart give the step (an AMD Zen TSC advances ~25 ticks at a
+ * time); else repeated reads give the median non-zero difference; else a
+ * common divisor of 1 is the step and a larger one only bounds it. */
 void guest_step_find(struct guest_step *out, uint64_t *intervals, uint32_t ni,
 		     uint64_t *b2b, uint32_t nb);
 

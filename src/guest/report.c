@@ -207,6 +207,7 @@ static void tsc_json(struct json *j, const struct guest_results *r)
 	json_u64(j, "stalls", r->step.stalls);
 	json_u64(j, "min_nonzero_cycles", r->step.min_nonzero);
 	json_u64(j, "max_nonzero_cycles", r->step.max_nonzero);
+	json_u64(j, "bound_ticks", r->step.bound_ticks);
 	json_object_end(j);
 	json_object_end(j);
 }

@@ -635,8 +635,6 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 #define STEP_READS 4096
 #define STEP_SPINS 96
 #define STEP_ROUNDS 4
-#define STEP_MIN_CLUSTERS 4
-#define STEP_CLUSTER_GAP 8 /* ticks: wider than any jitter of one step */
 
 static void __attribute__((noinline)) spin(uint32_t n)
 {
@@ -644,40 +642,8 @@ static void __attribute__((noinline)) spin(uint32_t n)
 		;
 }
 
-/* Intervals of growing length (a spin between two stamps) land in tight
- * clusters one step apart when the counter moves in steps (an AMD Zen TSC
- * advances ~25-26 ticks at 100 MHz), and spread evenly when it does not.
- * Returns the median distance between adjacent cluster centres, or 0 when
- * the intervals do not cluster regularly. */
-static uint64_t step_from_clusters(uint64_t *v, uint32_t n)
-{
-	uint64_t centre[64], dist[64];
-	uint32_t clusters = 0;
-	stats_sort_u64(v, n);
-	for (uint32_t i = 0; i < n && clusters < ARRAY_SIZE(centre);) {
-		uint32_t j = i;
-		while (j + 1 < n && v[j + 1] - v[j] < STEP_CLUSTER_GAP)
-			j++;
-		centre[clusters++] = (v[i] + v[j]) / 2;
-		i = j + 1;
-	}
-	if (clusters < STEP_MIN_CLUSTERS)
-		return 0;
-	for (uint32_t i = 1; i < clusters; i++)
-		dist[i - 1] = centre[i] - centre[i - 1];
-	uint32_t nd = clusters - 1;
-	stats_sort_u64(dist, nd);
-	uint64_t step = stats_percentile_sorted(dist, nd, STATS_P50);
-	/* Regular: most neighbours one step apart (15 %); a far outlier (a
-	 * preempted sample) only adds one odd distance. */
-	uint32_t regular = 0;
-	for (uint32_t i = 0; i < nd; i++)
-		if (dist[i] * 100 >= step * 85 && dist[i] * 100 <= step * 115)
-			regular++;
-	return regular * 4 >= nd * 3 ? step : 0;
-}
-
-/* The TSC's step.  Quantized counters are found by clustering (above).
+/* The TSC's step.  Quantized counters are found by clustering
+ * (tsc_step_clusters()).
  * Otherwise the step hides below one read's cost: back-to-back reads
  * only bound it by the common divisor of their differences, and what that
  * means is decided in tsc_step_decide() (src/analysis/tsc_step.c). */
@@ -698,7 +664,7 @@ void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 			v[got++] = rdtsc_ordered_as(ctx->read) - t0;
 		}
 	irq_restore(was_on);
-	uint64_t clustered = step_from_clusters(v, got);
+	uint64_t clustered = tsc_step_clusters(v, got, NULL);
 
 	/* Back to back with the same ordered read, so consecutive values are
 	 * in order and the differences are the read's own. */

@@ -180,13 +180,24 @@ TEST(step_without_clusters)
 	CHECK_EQ_U64(s.ticks, 30);
 	CHECK_EQ_U64(s.stalls, 20);
 	CHECK(strstr(s.method, "repeat"));
-	/* Never repeating: the common divisor bounds it. */
+	/* Never repeating: the common divisor only bounds it (the probe's
+	 * rule: under -icount every difference is a multiple of 2 without
+	 * the TSC stepping by 2), and a divisor of 1 is the step. */
 	for (int i = 0; i < 300; i++)
 		iv[i] = 100 + (uint64_t)i;
 	for (int i = 0; i < 40; i++)
 		b2b[i] = 36 + 12 * (uint64_t)(i % 3);
 	guest_step_find(&s, iv, 300, b2b, 40);
-	CHECK_EQ_U64(s.ticks, 12);
+	CHECK_EQ_U64(s.ticks, 0);
+	CHECK_EQ_U64(s.bound_ticks, 12);
+	CHECK(strstr(s.method, "bound"));
+	for (int i = 0; i < 300; i++)
+		iv[i] = 100 + (uint64_t)i;
+	for (int i = 0; i < 40; i++)
+		b2b[i] = 36 + (uint64_t)(i % 3);
+	guest_step_find(&s, iv, 300, b2b, 40);
+	CHECK_EQ_U64(s.ticks, 1);
+	CHECK_EQ_U64(s.bound_ticks, 1);
 	/* Always the same difference (-icount): not observable. */
 	for (int i = 0; i < 40; i++)
 		b2b[i] = 7;
