@@ -262,9 +262,9 @@ class OfflineCrashSkips:
         with mock.patch.object(lg, "boot_guest",
                                lambda config, k: dict(guests[k])), \
                 mock.patch.object(lg, "boot_probe",
-                                  lambda config: (report, None)), \
+                                  lambda config, **kw: (report, None)), \
                 mock.patch.dict(qemu.DEFAULT_IMAGES,
-                                {"uefi": os.path.abspath(__file__)}):
+                                {"pvh": os.path.abspath(__file__)}):
             case.run(result)
         return result
 
@@ -439,7 +439,7 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                            "linux_clocksource": "tsc"}]}}
         saved = lg.boot_guest, lg.boot_probe
         lg.boot_guest = fake_guest
-        lg.boot_probe = lambda config: (report, None)
+        lg.boot_probe = lambda config, **kw: (report, None)
         try:
             row = lg.compare_config("q35-qemu64-smp2", ["6.1", "6.12"])
         finally:
@@ -471,7 +471,7 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                            "available_clocksource": "tsc acpi_pm"}]}}
         with mock.patch.object(lg, "boot_guest", fake_guest), \
                 mock.patch.object(lg, "boot_probe",
-                                  lambda config: (report, None)):
+                                  lambda config, **kw: (report, None)):
             row = lg.compare_config("q35-qemu64-smp2", ["6.1", "6.12"])
         self.assertEqual(len(row["mismatches"]), 1, row["mismatches"])
         self.assertIn("on 6.12: probe predicts available='tsc acpi_pm'",
@@ -611,7 +611,7 @@ class OfflineParts(OfflineBootRetry, OfflineCrashSkips,
                            "linux_clocksource": "tsc"}]}}
         with mock.patch.object(lg, "boot_guest", fake_guest), \
                 mock.patch.object(lg, "boot_probe",
-                                  lambda config: (report, None)):
+                                  lambda config, **kw: (report, None)):
             row = lg.compare_config("q35-qemu64-smp2", ["6.1", "6.12"])
         self.assertEqual(row["mismatches"], [])
         self.assertEqual(len(row["crashed"]), 1, row["crashed"])
@@ -777,7 +777,7 @@ class RealGuests(unittest.TestCase):
                                          evidence))
         if not guests:
             self.skip_crashed(config, crashed)
-        image = qemu.DEFAULT_IMAGES["uefi"]
+        image = qemu.DEFAULT_IMAGES[lg.probe_boot("seabios")]
         if not os.path.isfile(image):
             self.skipTest("probe image %s missing (make all)" % image)
         report, err = probe_report(config)
