@@ -13,9 +13,8 @@
    and each row's report against docs/report-schema.json, one test each.
 
 Set CLOCKPROBE_TESTS=unit,host to run a subset; exit status is non-zero on
-any failure.  The unit and host suites, then the matrix rows, run in a
-child process beside the integration boots (CLOCKPROBE_SERIAL=1: one after
-the other).
+any failure.  The unit and host suites run in a child process beside the
+boots (CLOCKPROBE_SERIAL=1: one after the other).
 """
 import glob
 import json
@@ -133,8 +132,7 @@ def run_matrix_fast():
 
 
 def start_beside(parts):
-    """The unit and host suites (and the matrix rows, when the integration
-    boots run too) in a child process beside the boots.
+    """The unit and host suites in a child process beside the boots.
 
     The boots (integration, matrix) and the host tools' tests each keep
     about one of this machine's cores busy, so running them one after the
@@ -175,12 +173,6 @@ def main():
     passed = failed = skipped = 0
     beside = None
     quick = [w for w in ("unit", "host") if w in wanted]
-    if quick and "integration" in wanted and "matrix" in wanted:
-        # The matrix rows too: the child's lane (unit, host, matrix) is
-        # still shorter than the integration boots', and its boots land
-        # where that lane is mostly waiting on real Linux guests (their
-        # 8 s settles), not beside the shared boots' busy start.
-        quick.append("matrix")
     if quick and ("integration" in wanted or "matrix" in wanted) and \
             os.environ.get("CLOCKPROBE_SERIAL") != "1":
         beside = start_beside(quick)
