@@ -49,22 +49,28 @@ void harness_pairing_json(struct json *j, const struct op_cost *c)
 
 /* A figure x1000 with its standard error x1000, both to the SE's
  * precision (two significant digits of it): key and key's _se twin, in
- * TSC ticks as `cycles_key`, in ns as `ns_key` (hz 0: no ns). */
-static void measured_json(struct json *j, const char *cycles_key, const char *cycles_se_key, const char *ns_key,
-			  const char *ns_se_key, int64_t milli, uint64_t se_milli, uint64_t hz)
+ * TSC ticks as `cycles_key`, in ns as `ns_key` (NULL: no ns; a NULL SE
+ * key: no SE).  An SE the measurement could not give (se_known false) is
+ * null, not a claimed 0. */
+void measured_json(struct json *j, const char *cycles_key, const char *cycles_se_key, const char *ns_key,
+		   const char *ns_se_key, int64_t milli, uint64_t se_milli, bool se_known, uint64_t hz)
 {
 	unsigned dec = stats_se_decimals(se_milli);
 	json_fixed(j, cycles_key, stats_round_milli(milli, dec), dec);
-	if (cycles_se_key)
+	if (cycles_se_key && se_known)
 		json_fixed(j, cycles_se_key, stats_round_milli((int64_t)se_milli, dec), dec);
+	else if (cycles_se_key)
+		json_null(j, cycles_se_key);
 	if (!ns_key)
 		return;
 	uint64_t ns = rate_milli_cycles_to_ns_milli(milli > 0 ? (uint64_t)milli : 0, hz);
 	uint64_t ns_se = rate_milli_cycles_to_ns_milli(se_milli, hz);
 	unsigned ns_dec = stats_se_decimals(ns_se);
 	json_fixed(j, ns_key, stats_round_milli((int64_t)ns, ns_dec), ns_dec);
-	if (ns_se_key)
+	if (ns_se_key && se_known)
 		json_fixed(j, ns_se_key, stats_round_milli((int64_t)ns_se, ns_dec), ns_dec);
+	else if (ns_se_key)
+		json_null(j, ns_se_key);
 }
 
 /* The unbiased figure and what it rests on, for every measured op. */
@@ -76,14 +82,14 @@ void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 		json_null(j, "step_ticks");
 	json_bool(j, "below_resolution", c->below_resolution);
 	measured_json(j, "estimate_cycles", "estimate_se_cycles", "estimate_ns", "estimate_se_ns", c->estimate_milli,
-		      c->estimate_se_milli, hz);
+		      c->estimate_se_milli, true, hz);
 	measured_json(j, "estimate_untrimmed_cycles", NULL, NULL, NULL, c->estimate_untrimmed_milli,
-		      c->estimate_se_milli, hz);
+		      c->estimate_se_milli, true, hz);
 	json_u64(j, "estimate_windows", c->windows);
 	measured_json(j, "estimate_stamped_cycles", "estimate_stamped_se_cycles", NULL, NULL, c->stamped_milli,
-		      c->stamped_se_milli, hz);
+		      c->stamped_se_milli, true, hz);
 	measured_json(j, "estimate_batch_cycles", "estimate_batch_se_cycles", "estimate_batch_ns", "estimate_batch_se_ns",
-		      (int64_t)c->estimate_batch_milli, c->estimate_batch_se_milli, hz);
+		      (int64_t)c->estimate_batch_milli, c->estimate_batch_se_milli, true, hz);
 	json_u64(j, "estimate_batch_pairs", c->estimate_batch_pairs);
 	json_string(j, "estimate_method", c->estimate_method ? c->estimate_method : "none");
 	json_u64(j, "estimate_trimmed", c->estimate_trimmed);
@@ -98,7 +104,7 @@ static void throughput_json(struct json *j, const char *raw_key, const char *net
 	unsigned dec = stats_se_decimals(c->throughput_net_se_milli);
 	json_fixed(j, raw_key, stats_round_milli((int64_t)c->throughput_milli, dec), dec);
 	measured_json(j, net_key, net_se_key, net_ns_key, net_se_ns_key, (int64_t)c->throughput_net_milli,
-		      c->throughput_net_se_milli, hz);
+		      c->throughput_net_se_milli, true, hz);
 }
 
 static void json_u64_or_null(struct json *j, const char *key, uint64_t v, bool measured)

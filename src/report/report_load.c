@@ -3,29 +3,6 @@
 #include "report_parts.h"
 #include "contention.h"
 
-/* A figure x1000 and its SE x1000 in TSC ticks and ns, to the SE's
- * precision (two significant digits of it). */
-static void figure_json(struct json *j, const char *key, const char *se_key, const char *ns_key,
-			const char *se_ns_key, int64_t milli, uint64_t se_milli, bool se_known, uint64_t hz)
-{
-	unsigned dec = stats_se_decimals(se_milli);
-	json_fixed(j, key, stats_round_milli(milli, dec), dec);
-	/* An SE the engine could not give is null, not a claimed 0
-	 * (struct contention_cpu.se_known). */
-	if (se_known)
-		json_fixed(j, se_key, stats_round_milli((int64_t)se_milli, dec), dec);
-	else
-		json_null(j, se_key);
-	uint64_t ns = rate_milli_cycles_to_ns_milli(milli > 0 ? (uint64_t)milli : 0, hz);
-	uint64_t se_ns = rate_milli_cycles_to_ns_milli(se_milli, hz);
-	unsigned ns_dec = stats_se_decimals(se_ns);
-	json_fixed(j, ns_key, stats_round_milli((int64_t)ns, ns_dec), ns_dec);
-	if (se_known)
-		json_fixed(j, se_ns_key, stats_round_milli((int64_t)se_ns, ns_dec), ns_dec);
-	else
-		json_null(j, se_ns_key);
-}
-
 static const struct contention_source *source_curve(const struct contention_result *c, enum source_id id)
 {
 	for (uint32_t i = 0; c && i < c->source_count; i++)
@@ -40,7 +17,7 @@ static void level_json(struct json *j, const struct contention_level *l, const s
 	json_object_begin(j, NULL);
 	json_u64(j, "cpus", l->cpus);
 	json_u64(j, "measured_cpus", l->measured);
-	figure_json(j, "estimate_cycles", "se_cycles", "estimate_ns", "se_ns", l->estimate_milli, l->se_milli,
+	measured_json(j, "estimate_cycles", "se_cycles", "estimate_ns", "se_ns", l->estimate_milli, l->se_milli,
 		    l->se_known, hz);
 	json_u64(j, "p50_cycles", l->p50);
 	json_u64(j, "p99_cycles", l->p99);

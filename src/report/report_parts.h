@@ -18,6 +18,8 @@ void dist_json(struct json *j, const char *key, const struct dist *d, uint64_t h
 void histogram_json(struct json *j, const struct log2_hist *h);
 void harness_pairing_json(struct json *j, const struct op_cost *c);
 void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz);
+void measured_json(struct json *j, const char *cycles_key, const char *cycles_se_key, const char *ns_key,
+		   const char *ns_se_key, int64_t milli, uint64_t se_milli, bool se_known, uint64_t hz);
 /* A hardware identifier (leaf, address, flags) as "0x..." text, written
  * next to its number: people compare these with datasheets and dmesg. */
 void hex_json(struct json *j, const char *key, uint64_t value);
