@@ -48,13 +48,11 @@ struct shared {
 	uint32_t selftest_cpu;
 	struct xcpu_selftest *st;
 	uint64_t selftest_adjust;    /* IA32_TSC_ADJUST before the selftest */
-	/* The BSP's skew measurement of the selftest AP, published before the
-	 * AP undoes its offset: the AP's own before/after TSC difference
-	 * cannot tell a moved TSC from a preempted vCPU. */
+	/* Set once the BSP's skew measurement of the selftest AP (its
+	 * cpus[].skew) is final, before the AP undoes its offset: the AP's own
+	 * before/after TSC difference cannot tell a moved TSC from a preempted
+	 * vCPU. */
 	volatile uint32_t selftest_settled;
-	volatile bool selftest_skew_valid;
-	volatile int64_t selftest_skew;
-	volatile uint64_t selftest_skew_bound;
 };
 
 static struct shared sh;
@@ -194,10 +192,11 @@ static void ap_selftest_apply(uint32_t cpu)
 /* The skew decides where its bound is under a quarter of the offset. */
 static void ap_selftest_settle(struct xcpu_selftest *st, uint32_t me)
 {
-	if (!wait_for(&sh.selftest_settled, 1, rdtsc() + sh.deadline_cycles, me) || !sh.selftest_skew_valid ||
-	    sh.selftest_skew_bound >= SELFTEST_OFFSET / 4)
+	const struct warp_skew *k = &sh.cpus[me].skew;
+	if (!wait_for(&sh.selftest_settled, 1, rdtsc() + sh.deadline_cycles, me) || !k->valid ||
+	    k->bound >= SELFTEST_OFFSET / 4)
 		return;
-	int64_t skew = sh.selftest_skew;
+	int64_t skew = k->offset;
 	uint64_t mag = skew < 0 ? (uint64_t)-skew : (uint64_t)skew;
 	uint64_t miss = mag > SELFTEST_OFFSET ? mag - SELFTEST_OFFSET : SELFTEST_OFFSET - mag;
 	st->honoured = miss < SELFTEST_OFFSET / 4;
@@ -306,12 +305,8 @@ static void bsp_pair(struct crosscpu_result *out, uint32_t ap)
 				uint64_t t2 = rdtsc_ordered_as(sh.cpus[sh.bsp].read);
 				warp_skew_add(&c->skew, t0, sh.pong_t1, t2);
 			}
-			if (sh.selftest && ap == sh.selftest_cpu) {
-				sh.selftest_skew_valid = c->skew.valid;
-				sh.selftest_skew = c->skew.offset;
-				sh.selftest_skew_bound = c->skew.bound;
+			if (sh.selftest && ap == sh.selftest_cpu)
 				__atomic_store_n(&sh.selftest_settled, 1, __ATOMIC_RELEASE);
-			}
 		} else {
 			uint32_t ran = warp_loop(sh.bsp, phase == PHASE_WARP_KVMCLOCK);
 			if (phase == PHASE_WARP_TSC)
