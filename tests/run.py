@@ -141,7 +141,7 @@ def start_beside(parts):
     reads as one block; CLOCKPROBE_SERIAL=1 runs everything in order."""
     import tempfile
     log = tempfile.TemporaryFile(mode="w+")
-    env = dict(os.environ, CLOCKPROBE_TESTS=",".join(parts), CLOCKPROBE_SERIAL="1")
+    env = dict(os.environ, CLOCKPROBE_TESTS=",".join(parts))
     proc = subprocess.Popen([sys.executable, os.path.abspath(__file__)], cwd=REPO,
                             env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     return proc, log
