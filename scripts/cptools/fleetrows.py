@@ -9,6 +9,7 @@ import hashlib
 import math
 
 from . import fleet
+from .flatshape import Shapes
 from .longformat import flat_digest, flatten, values_json
 from .untrusted import cap
 
@@ -66,20 +67,24 @@ def _layout_id(keys):
 
 class LayoutCache:
     """Layout ids by key list: reports of one probe version share one.
-    The few layouts seen last are compared first (list equality, no
-    hashing of some 800 freshly built key strings: half the cost of the
-    lookup; a fleet's reports mostly share a handful of layouts)."""
+    The few layouts seen last are compared first (the very list a shape's
+    flatten gives, else list equality, no hashing of some 800 freshly
+    built key strings: half the cost of the lookup; a fleet's reports
+    mostly share a handful of layouts).  It keeps the fleet's report
+    shapes too (flatshape.Shapes): what a loading process learns of the
+    fleet, in one place."""
 
     RECENT = 8
 
     def __init__(self):
         self.ids = {}
         self.recent = []    # [(keys, id)], the latest first
+        self.shapes = Shapes()
 
     def get(self, keys):
         n = len(keys)
         for i, (k, lid) in enumerate(self.recent):
-            if len(k) == n and k == keys:
+            if k is keys or (len(k) == n and k == keys):
                 if i:
                     self.recent.insert(0, self.recent.pop(i))
                 return lid, False
@@ -163,7 +168,7 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
             watch[seq] = (rid, seq, _num(rec.get("elapsed_tsc_s")),
                           _num(rec.get("elapsed_rtc_s")))
     rows["watch"] = [watch[k] for k in sorted(watch)]
-    keys, vals = flatten(run.report)
+    keys, vals = layouts.shapes.flatten(run.report)
     lid, new = layouts.get(keys)
     text = _vals_json(vals)
     digest = run.cached_digest()
