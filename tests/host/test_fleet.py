@@ -229,6 +229,24 @@ class FailOnTest(unittest.TestCase):
 
 
 class SqliteTest(Tmp):
+    def test_a_run_without_a_verdict_over_the_set_is_named(self):
+        """No --fail-on: the load still says which runs have no verdict
+        over the set (their headline is empty) and why, once per reason."""
+        db = os.path.join(self.tmp, "nv.db")
+        rc, _, err = run("--sqlite", db, fx("hyperv.json"),
+                         fx("kvm_good.json"))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err.count("have no verdict over the set"), 1, err)
+        self.assertIn("compare: kernels lts: 1 run(s) have no verdict over "
+                      "the set (headline left empty): by_kernel covers none "
+                      "of 5.10", err)
+        con = sqlite3.connect(db)
+        self.addCleanup(con.close)
+        self.assertEqual(sorted(con.execute(
+            "SELECT headline IS NULL FROM verdicts")), [(0,), (1,)])
+        rc, _, err = run("--kernels", "6.1", fx("hyperv.json"))
+        self.assertNotIn("no verdict", err)
+
     def test_matrix_reports_and_readme_queries(self):
         db = os.path.join(self.tmp, "fleet.db")
         d = os.path.join(self.tmp, "m")
