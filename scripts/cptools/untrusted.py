@@ -27,6 +27,7 @@ TEXT_CAP = 64 * 1024
 HTML_CAP = 300
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
+_FORMULA_CHARS = frozenset(_FORMULA_START)     # each is one character
 _NUMBER_RE = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 
 
@@ -79,6 +80,14 @@ def csv_cell(value):
     Numbers stay numbers (a negative drift is data, and so is the text
     "-3"); any other string that starts like a formula (= + - @ | %, tab,
     CR, LF) gets a leading apostrophe."""
+    t = type(value)
+    if t is str:    # most cells: the exact type first, no cap call
+        text = value if len(value) <= TEXT_CAP else cap(value)
+        if text[:1] in _FORMULA_CHARS and not _NUMBER_RE.fullmatch(text):
+            return "'" + text
+        return text
+    if t is int:
+        return str(value)
     if value is None:
         return ""
     if isinstance(value, bool):
