@@ -57,6 +57,9 @@ struct op_cost {
 	 * highest and the tenth with the lowest difference left out), so the
 	 * net figure is never above the raw one. */
 	uint64_t throughput_milli;
+	/* The standard error of throughput_milli, x1000: of the kept op
+	 * batches' mean (the harness alone: of its trimmed batch mean). */
+	uint64_t throughput_se_milli;
 	uint64_t throughput_net_milli;
 	/* The standard error of throughput_net_milli, x1000 (Tukey-McLaughlin
 	 * over the pairs, stats_trimmed_mean_se). */

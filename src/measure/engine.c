@@ -188,8 +188,10 @@ static uint32_t batch_cut(uint32_t n)
 	return n < 3 ? 0 : MAX(1u, n / 10);
 }
 
-/* Trimmed mean over several batches, each timed with interrupts masked. */
-static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads)
+/* Trimmed mean over several batches, each timed with interrupts masked,
+ * per read x1000, and its standard error into *se_out. */
+static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t reads,
+				 uint64_t *se_out)
 {
 	uint64_t per_batch[MEASURE_BATCHES];
 	uint64_t deadline = rdtsc() + ctx->plan.budget_cycles;
@@ -204,11 +206,13 @@ static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(v
 		if (rdtsc() > deadline && n)
 			break;
 	}
+	*se_out = 0;
 	if (!n)
 		return 0;
 	stats_sort_u64(per_batch, n);
 	uint64_t mean_milli, se_milli;
 	stats_trimmed_mean_se(per_batch, n, batch_cut(n), &mean_milli, &se_milli);
+	*se_out = (se_milli + reads / 2) / reads;
 	return mean_milli / reads;
 }
 
@@ -462,9 +466,18 @@ static void batch_figures(struct op_cost *out, struct batch_log *b)
 	out->throughput_net_milli = net_milli / b->reads;
 	out->throughput_net_se_milli = (net_se_milli + b->reads / 2) / b->reads;
 	unsigned __int128 sum = 0;
-	for (uint32_t i = cut; i < b->n - cut; i++)
+	uint64_t kept_op[MEASURE_MAX_BATCH_PAIRS];
+	for (uint32_t i = cut; i < b->n - cut; i++) {
 		sum += b->op[i];
+		kept_op[i - cut] = b->op[i];
+	}
 	out->throughput_milli = u128_div_u64(sum * 1000 + (uint64_t)b->reads * kept / 2, (uint64_t)b->reads * kept);
+	/* The raw mean's SE: of the same kept batches, nothing more cut (one
+	 * batch a preempted vCPU stretched shows here, as it moves the mean). */
+	uint64_t raw_mean_milli, raw_se_milli;
+	stats_sort_u64(kept_op, kept);
+	stats_trimmed_mean_se(kept_op, kept, 0, &raw_mean_milli, &raw_se_milli);
+	out->throughput_se_milli = (raw_se_milli + b->reads / 2) / b->reads;
 	out->batch_pairs = b->n;
 	out->batch_pairs_trimmed = 2 * cut;
 	if (b->calls_n) {
@@ -722,8 +735,8 @@ void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 	stats_dist_compute(&b->harness.cycles, plan->scratch, n);
 	log2_hist_init(&b->harness.hist);
 	log2_hist_add_all(&b->harness.hist, plan->scratch, n);
-	b->harness.throughput_milli =
-		throughput_milli(ctx, empty_op, calls_per_window(ctx, empty_op, MEASURE_BATCH_READS));
+	b->harness.throughput_milli = throughput_milli(
+		ctx, empty_op, calls_per_window(ctx, empty_op, MEASURE_BATCH_READS), &b->harness.throughput_se_milli);
 	b->harness.step_ticks = ctx->step_ticks;
 
 	measure_op(ctx, &b->rdtsc_raw, op_rdtsc_raw);

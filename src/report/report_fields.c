@@ -98,11 +98,14 @@ void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 
 /* The batch figures, net with its standard error and raw to the same
  * precision (a throughput quantized to step / reads has no more). */
-static void throughput_json(struct json *j, const char *raw_key, const char *net_key, const char *net_se_key,
-			    const char *net_ns_key, const char *net_se_ns_key, const struct op_cost *c, uint64_t hz)
+static void throughput_json(struct json *j, const char *raw_key, const char *raw_se_key, const char *net_key,
+			    const char *net_se_key, const char *net_ns_key, const char *net_se_ns_key,
+			    const struct op_cost *c, uint64_t hz)
 {
 	unsigned dec = stats_se_decimals(c->throughput_net_se_milli);
 	json_fixed(j, raw_key, stats_round_milli((int64_t)c->throughput_milli, dec), dec);
+	unsigned raw_dec = stats_se_decimals(c->throughput_se_milli);
+	json_fixed(j, raw_se_key, stats_round_milli((int64_t)c->throughput_se_milli, raw_dec), raw_dec);
 	measured_json(j, net_key, net_se_key, net_ns_key, net_se_ns_key, (int64_t)c->throughput_net_milli,
 		      c->throughput_net_se_milli, true, hz);
 }
@@ -124,11 +127,13 @@ void baseline_json(struct json *j, const char *key, const struct op_cost *c, uin
 	json_u64_or_null(j, "min", c->cycles.min, !quantized);
 	json_u64_or_null(j, "p50", c->cycles.p50, !quantized);
 	if (paired)
-		throughput_json(j, "throughput", "throughput_net", "throughput_net_se", "throughput_net_ns",
-				"throughput_net_se_ns", c, hz);
+		throughput_json(j, "throughput", "throughput_se", "throughput_net", "throughput_net_se",
+				"throughput_net_ns", "throughput_net_se_ns", c, hz);
 	else {
 		/* The harness itself: nothing subtracted, no pairs. */
 		json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
+		unsigned se_dec = stats_se_decimals(c->throughput_se_milli);
+		json_fixed(j, "throughput_se", stats_round_milli((int64_t)c->throughput_se_milli, se_dec), se_dec);
 		json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
 	}
 	json_u64(j, "samples", c->cycles.n);
@@ -182,8 +187,8 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	estimate_json(j, &s->cost, hz);
 	harness_pairing_json(j, &s->cost);
 	json_object_end(j);
-	throughput_json(j, "throughput_cycles", "throughput_net_cycles", "throughput_net_se_cycles", "throughput_net_ns",
-			"throughput_net_se_ns", &s->cost, hz);
+	throughput_json(j, "throughput_cycles", "throughput_se_cycles", "throughput_net_cycles",
+			"throughput_net_se_cycles", "throughput_net_ns", "throughput_net_se_ns", &s->cost, hz);
 	json_u64(j, "throughput_batch_pairs", s->cost.batch_pairs);
 	json_u64(j, "throughput_batch_pairs_trimmed", s->cost.batch_pairs_trimmed);
 	/* resolution: the smallest step the counter makes, in ns.  Two

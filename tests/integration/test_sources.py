@@ -32,6 +32,7 @@ class Sources(ProbeTest):
             self.assertIsNotNone(rc[key], (name, key))
             self.assertGreaterEqual(rc[key], 0, (name, key))
         self.assertIsNotNone(s["throughput_net_se_cycles"], name)
+        self.assertIsNotNone(s["throughput_se_cycles"], name)
         self.assertGreaterEqual(rc["at_harness"], 0, name)
         self.assertGreater(rc["harness"]["windows"], 0, name)
         self.assertLessEqual(rc["harness"]["window_p50_min"], rc["harness"]["window_p50_max"], name)
@@ -92,8 +93,11 @@ class Sources(ProbeTest):
         r = self.report("q35_max")
         b = r["baselines"]
         for key in ("harness_cycles", "cpuid_cycles", "unassigned_port_cycles"):
-            for field in ("min", "p50", "throughput"):
+            for field in ("min", "p50", "throughput", "throughput_se"):
                 self.assertIn(field, b[key], key)
+            # Every figure says how precise it is: the single-batch-mean
+            # throughput too (a preempted batch shows in its SE).
+            self.assertGreaterEqual(b[key]["throughput_se"], 0, key)
         # An unassigned port costs more than the empty harness: read from
         # the figures that are net of the harness and carry an SE.  (The
         # two plain batch throughputs are one batch each: a clean clone's
