@@ -53,9 +53,12 @@ struct contention_source {
 	enum source_id id;
 	uint32_t level_count;
 	struct contention_level level[CONTENTION_MAX_LEVELS];
-	/* The N-CPU estimate over the 1-CPU one, x1000; 0 = not defined (no
-	 * second level, or a 1-CPU estimate of 0). */
+	/* The N-CPU estimate over the 1-CPU one, x1000, when ratio_known (0 is
+	 * then a measured ratio: the top level's estimate is 0); else
+	 * ratio_reason says why there is none (NULL: never computed). */
 	uint64_t ratio_milli;
+	bool ratio_known;
+	const char *ratio_reason;
 };
 
 /* Who ran while k CPUs were asked to run together: each CPU's share of a

@@ -161,11 +161,24 @@ void contention_level_finish(struct contention_level *l, const uint64_t *const *
 void contention_source_finish(struct contention_source *s)
 {
 	s->ratio_milli = 0;
+	s->ratio_known = false;
+	s->ratio_reason = "one level only: nothing contended to compare";
 	if (s->level_count < 2)
 		return;
 	const struct contention_level *one = &s->level[0], *all = &s->level[s->level_count - 1];
-	if (!one->measured || !all->measured || one->estimate_milli <= 0 || all->estimate_milli < 0)
+	s->ratio_reason = "a level was not measured";
+	if (!one->measured || !all->measured)
 		return;
+	s->ratio_reason = "the 1-CPU estimate is not above zero: nothing to divide by";
+	if (one->estimate_milli <= 0)
+		return;
+	/* Below zero is the harness's noise (the SE beside it says how much),
+	 * not a cost: no ratio, where a top estimate of 0 is a ratio of 0. */
+	s->ratio_reason = "the highest level's estimate is below zero (noise about the harness: see its SE)";
+	if (all->estimate_milli < 0)
+		return;
+	s->ratio_reason = NULL;
+	s->ratio_known = true;
 	s->ratio_milli = mul_div_u64((uint64_t)all->estimate_milli, 1000, (uint64_t)one->estimate_milli);
 }
 

@@ -65,10 +65,15 @@ void contention_source_json(struct json *j, const struct source_result *s, const
 	for (uint32_t i = 0; cs && i < cs->level_count; i++)
 		level_json(j, &cs->level[i], i < c->level_count ? &c->presence[i] : NULL, r, hz);
 	json_array_end(j);
-	if (cs && cs->ratio_milli)
+	if (cs && cs->ratio_known) {
 		json_fixed(j, "contention_ratio", (int64_t)cs->ratio_milli, 3);
-	else
+		json_null(j, "contention_ratio_reason");
+	} else {
 		json_null(j, "contention_ratio");
+		json_string(j, "contention_ratio_reason",
+			    !cs ? "no contention curve for this source" :
+			    cs->ratio_reason ? cs->ratio_reason : "not computed: the stage ended before its curves were finished");
+	}
 }
 
 void contention_json(struct json *j, const struct run_results *r)
@@ -145,6 +150,10 @@ static void curve_line(struct strbuf *sb, const char *name, const struct content
 		}
 	}
 	sb_str(sb, " CPUs at once (");
+	if (!cs->ratio_known) {
+		sb_str(sb, "no ratio)");
+		return;
+	}
 	sb_fixed(sb, (int64_t)(cs->ratio_milli / 100), 1);
 	sb_str(sb, "x)");
 }

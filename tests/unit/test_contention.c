@@ -7,6 +7,7 @@
 #include "stats.h"
 #include "verdict.h"
 #include <stdlib.h>
+#include <string.h>
 
 TEST(levels_double_up_to_every_cpu)
 {
@@ -190,15 +191,27 @@ TEST(ratio_and_first_outnumbered_level)
 	s->level[2] = (struct contention_level){ .cpus = 4, .measured = 4, .estimate_milli = 239000, .all_reading_ppm = 250000 };
 	contention_source_finish(s);
 	CHECK_EQ_U64(s->ratio_milli, 1795);
+	CHECK(s->ratio_known && s->ratio_reason == NULL);
 	CHECK_EQ_U64(contention_outnumbered_from(&c), 4);
 	c.presence[1] = (struct contention_presence){ .cpus = 2, .measured = true, .outnumbered = true };
 	CHECK_EQ_U64(contention_outnumbered_from(&c), 2);
+	/* A top level at 0 is a measured ratio of 0; below 0, noise: none. */
+	s->level[2].estimate_milli = 0;
+	contention_source_finish(s);
+	CHECK_EQ_U64(s->ratio_milli, 0);
+	CHECK(s->ratio_known && s->ratio_reason == NULL);
+	s->level[2].estimate_milli = -300;
+	contention_source_finish(s);
+	CHECK(!s->ratio_known && s->ratio_reason != NULL && strstr(s->ratio_reason, "below zero"));
+	s->level[2].estimate_milli = 239000;
 	s->level[0].estimate_milli = 0;
 	contention_source_finish(s);
 	CHECK_EQ_U64(s->ratio_milli, 0);
+	CHECK(!s->ratio_known && s->ratio_reason != NULL && strstr(s->ratio_reason, "1-CPU"));
 	s->level_count = 1;
 	contention_source_finish(s);
 	CHECK_EQ_U64(s->ratio_milli, 0);
+	CHECK(!s->ratio_known && s->ratio_reason != NULL && strstr(s->ratio_reason, "one level"));
 }
 
 /* ---- the verdict ---- */
