@@ -96,6 +96,14 @@ void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 	json_u64(j, "at_harness", c->at_harness);
 }
 
+/* A standard error x1000 alone, to its own precision (two significant
+ * digits), beside a figure written to another's. */
+static void se_json(struct json *j, const char *key, uint64_t se_milli)
+{
+	unsigned dec = stats_se_decimals(se_milli);
+	json_fixed(j, key, stats_round_milli((int64_t)se_milli, dec), dec);
+}
+
 /* The batch figures, net with its standard error and raw to the same
  * precision (a throughput quantized to step / reads has no more). */
 static void throughput_json(struct json *j, const char *raw_key, const char *raw_se_key, const char *net_key,
@@ -104,8 +112,7 @@ static void throughput_json(struct json *j, const char *raw_key, const char *raw
 {
 	unsigned dec = stats_se_decimals(c->throughput_net_se_milli);
 	json_fixed(j, raw_key, stats_round_milli((int64_t)c->throughput_milli, dec), dec);
-	unsigned raw_dec = stats_se_decimals(c->throughput_se_milli);
-	json_fixed(j, raw_se_key, stats_round_milli((int64_t)c->throughput_se_milli, raw_dec), raw_dec);
+	se_json(j, raw_se_key, c->throughput_se_milli);
 	measured_json(j, net_key, net_se_key, net_ns_key, net_se_ns_key, (int64_t)c->throughput_net_milli,
 		      c->throughput_net_se_milli, true, hz);
 }
@@ -132,8 +139,7 @@ void baseline_json(struct json *j, const char *key, const struct op_cost *c, uin
 	else {
 		/* The harness itself: nothing subtracted, no pairs. */
 		json_fixed(j, "throughput", (int64_t)c->throughput_milli, 3);
-		unsigned se_dec = stats_se_decimals(c->throughput_se_milli);
-		json_fixed(j, "throughput_se", stats_round_milli((int64_t)c->throughput_se_milli, se_dec), se_dec);
+		se_json(j, "throughput_se", c->throughput_se_milli);
 		json_fixed(j, "throughput_net", (int64_t)c->throughput_net_milli, 3);
 	}
 	json_u64(j, "samples", c->cycles.n);
