@@ -81,20 +81,17 @@ def csv_cell(value):
     "-3"); any other string that starts like a formula (= + - @ | %, tab,
     CR, LF) gets a leading apostrophe."""
     t = type(value)
-    if t is str:    # most cells: the exact type first, no cap call
-        text = value if len(value) <= TEXT_CAP else cap(value)
-        if text[:1] in _FORMULA_CHARS and not _NUMBER_RE.fullmatch(text):
-            return "'" + text
-        return text
-    if t is int:
+    if t is int:    # most cells are str or int: exact types first
         return str(value)
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value) if isinstance(value, float) else str(value)
-    text = cap(value)
-    if text.startswith(_FORMULA_START) and not _NUMBER_RE.fullmatch(text):
+    if t is not str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return repr(value) if isinstance(value, float) else str(value)
+        value = str(value)
+    text = value if len(value) <= TEXT_CAP else cap(value)
+    if text[:1] in _FORMULA_CHARS and not _NUMBER_RE.fullmatch(text):
         return "'" + text
     return text
