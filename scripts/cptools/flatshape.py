@@ -150,7 +150,6 @@ class _Compiler:
                 out.append(base + i)
 
     def build(self, report):
-        self.n = 0
         self.emit("ek(r)")
         self.emit("ev(r.values())")
         self.keys += report
