@@ -7,13 +7,32 @@
 #define CP_KVM_PV_MEASURE_H
 #include "kvm_pv.h"
 #include "measure.h"
+#include "platform.h"
 
 #define KVM_PAIRING_SAMPLES 16
 
 struct probe_facts;
 
+/* The first hypercall, handed to an AP: it lives in the run's results,
+ * never on a stack, because an AP the host never lets out of the
+ * instruction still holds a pointer to it. */
+struct kvm_pairing_first_call {
+	int vmmcall;
+	int fault;
+	struct kvm_pairing_sample sample;
+	bool returned;            /* written by the AP, after the rest */
+};
+
 struct kvm_pairing_result {
 	bool attempted;           /* CPUID showed KVM: the hypercall was made */
+	bool not_issued;          /* KVM is there, but the call was not made (reason says why) */
+	/* Where the first call ran: "ap" (the default: an AP that may be
+	 * abandoned), "bsp" (pairing=bsp), NULL when none ran. */
+	const char *first_on;
+	uint32_t first_cpu, first_apic_id;
+	bool first_lost;          /* the AP never came back from the instruction */
+	uint64_t first_deadline_ms, first_waited_us;
+	struct kvm_pairing_first_call first;
 	const char *reason;       /* why not, or why no figures; NULL when measured */
 	const char *instruction;  /* "vmcall" | "vmmcall" */
 	int fault;                /* vector the first hypercall raised, 0 when none */
@@ -24,9 +43,17 @@ struct kvm_pairing_result {
 	struct kvm_pairing_summary summary;
 };
 
-/* After the frequency stage: needs the measured TSC rate. */
-void kvm_pairing_run(struct kvm_pairing_result *out, const struct measure_ctx *ctx, const struct probe_facts *f,
-		     uint64_t tsc_hz);
+/* How long the AP has to come back from the first call: a hypercall
+ * that returns costs microseconds even emulated; a quarter of a second
+ * covers waking the AP on a loaded host. */
+#define KVM_PAIRING_FIRST_DEADLINE_MS 250
+
+/* After the frequency stage: needs the measured TSC rate.  The first call
+ * runs on an AP of cpus[] (src/measure/kvm_pv.c says why); returns false
+ * when that AP did not come back (out->reason says so, and the caller
+ * names it in errors[]). */
+bool kvm_pairing_run(struct kvm_pairing_result *out, const struct measure_ctx *ctx, const struct probe_facts *f,
+		     const struct platform_cpu *cpus, unsigned cpu_count, uint64_t tsc_hz);
 
 /* Steal time around one window: the area the host writes while it is
  * registered, and what begin found.  Held by the run (identity-mapped,

@@ -69,6 +69,13 @@ struct run_identity {
 };
 struct watch_result;
 
+#define RUN_MAX_STAGES 24
+
+struct stage_time {
+	const char *name;
+	uint64_t start_tsc, end_tsc;
+};
+
 struct run_results {
 	/* Every source this probe knows, measured or not (a source's own
 	 * report section stands in every report); sources[] below holds the
@@ -110,6 +117,11 @@ struct run_results {
 	uint32_t errors_dropped; /* results_error() calls past MAX_RUN_ERRORS */
 	struct run_error errors[MAX_RUN_ERRORS];
 	uint64_t elapsed_ms;
+	/* Each stage of src/main.c's list, in order, with the TSC at its
+	 * start and end (end 0: still running as the report was built), so
+	 * a report says where the run's time went. */
+	struct stage_time stages[RUN_MAX_STAGES];
+	uint32_t stage_count;
 	uint32_t faults_caught;  /* by the fault guard, as the report is built */
 	struct uart serial;      /* the UART the report goes to */
 	struct watch_result *watch; /* NULL unless watch= was asked for */

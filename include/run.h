@@ -31,6 +31,16 @@ struct run {
 /* The fault guard, COM1 and the settings: what even discovery needs. */
 struct run *run_start(struct platform *plat);
 
+/* One entry of src/main.c's stage list. */
+struct run_stage {
+	const char *name; /* the progress line's and probe.stages[]'s name */
+	void (*fn)(struct run *run, struct measure_ctx *ctx);
+};
+
+/* Runs one stage: its progress line first (so a stage that never ends is
+ * the last one named on the console), its start and end on the TSC. */
+void run_stage(struct run *run, struct measure_ctx *ctx, const struct run_stage *stage);
+
 void stage_check_fault_guard(struct run *run, struct measure_ctx *ctx);
 void stage_discover(struct run *run, struct measure_ctx *ctx);
 void stage_announce(struct run *run, struct measure_ctx *ctx);

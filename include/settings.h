@@ -28,6 +28,12 @@ enum run_mode { MODE_QUICK, MODE_DEFAULT, MODE_THOROUGH };
 #define SETTINGS_EXPLICIT_FREQ_WINDOW (1u << 1)
 #define SETTINGS_EXPLICIT_GAPS_WINDOW (1u << 2)
 
+enum pairing_where {
+	PAIRING_AUTO, /* first on an AP with a deadline; not at all with no AP that answers */
+	PAIRING_BSP,  /* pairing=bsp: on the boot CPU without that test (may never return) */
+	PAIRING_OFF,  /* pairing=off: never issued */
+};
+
 struct settings {
 	enum run_mode mode;
 	uint32_t samples;        /* per-read cost samples per source */
@@ -37,6 +43,10 @@ struct settings {
 	bool dump;               /* raw CPUID leaves and ACPI tables in the report */
 	bool selftest;           /* offset one AP's TSC to prove the warp test */
 	bool gaps_all_cpus;
+	/* Where KVM's clock-pairing hypercall may first be issued: a host can
+	 * show the KVM signature yet retry the instruction forever, and only
+	 * an AP can be abandoned (src/measure/kvm_pv.c). */
+	enum pairing_where pairing;
 	uint16_t serial_port;    /* 0 = SPCR, else COM1 */
 	bool serial_from_settings;
 	int32_t wait_key_seconds; /* -1 = automatic (no wait under a harness) */

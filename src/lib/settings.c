@@ -180,6 +180,19 @@ static bool set_gaps_all_cpus(struct settings *s, const char *v, size_t n, bool 
 	return parse_bool(v, n, has_value, &s->gaps_all_cpus);
 }
 
+static bool set_pairing(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	if (word_is(v, n, "auto"))
+		s->pairing = PAIRING_AUTO;
+	else if (word_is(v, n, "bsp"))
+		s->pairing = PAIRING_BSP;
+	else if (word_is(v, n, "off"))
+		s->pairing = PAIRING_OFF;
+	else
+		return false;
+	return true;
+}
+
 static bool set_serial(struct settings *s, const char *v, size_t n, bool has_value)
 {
 	static const struct { const char *name; uint16_t port; } named[] = {
@@ -279,6 +292,7 @@ static const struct setting_key {
 	{ "dump", set_dump, "expected on/off", true },
 	{ "selftest", set_selftest, "expected on/off", true },
 	{ "gaps_all_cpus", set_gaps_all_cpus, "expected on/off", true },
+	{ "pairing", set_pairing, "pairing must be auto, bsp or off", false },
 	{ "serial", set_serial, "serial must be com1..com4 or an I/O port", false },
 	{ "wait", set_wait, "wait must be 0..3600 seconds", false },
 	{ "resend", set_resend, "resend must be 0..3600 seconds", false },

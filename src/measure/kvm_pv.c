@@ -24,31 +24,117 @@ static const char *kvm_absent(const struct probe_facts *f)
 	return NULL;
 }
 
-void kvm_pairing_run(struct kvm_pairing_result *out, const struct measure_ctx *ctx, const struct probe_facts *f,
-		     uint64_t tsc_hz)
+/* The first call, on an AP (SysV convention; the platform wraps it),
+ * through the fault guard loaded on that CPU for the call alone. */
+static void first_call_on_ap(void *arg)
+{
+	struct kvm_pairing_first_call *c = arg;
+	struct descriptor_table_ptr firmware_idt;
+	sidt(&firmware_idt);
+	fault_guard_load_on_this_cpu();
+	c->fault = kvm_clock_pairing_once(c->vmmcall, &c->sample);
+	lidt(&firmware_idt);
+	__atomic_store_n(&c->returned, true, __ATOMIC_RELEASE);
+}
+
+static int first_ap(const struct platform_cpu *cpus, unsigned cpu_count)
+{
+	for (unsigned i = 0; i < cpu_count && i < PLATFORM_MAX_CPUS; i++)
+		if (!cpus[i].bsp && cpus[i].enabled && cpus[i].healthy)
+			return (int)i;
+	return -1;
+}
+
+/* A host can show the KVM signature and still never finish the
+ * instruction: a nested KVM of the PVM kind rewrites VMMCALL into VMCALL
+ * and retries it forever, and the guest sees neither an exit nor a fault.
+ * Nothing the boot CPU runs can be abandoned, and it carries the report;
+ * an AP can.  So the first call goes to an AP with a deadline, and the
+ * boot CPU issues the hypercall only once an AP came back from it.
+ * Returns false when the AP did not (it is left inside the instruction:
+ * the platform gives it no more work). */
+static bool first_call(struct kvm_pairing_result *out, const struct probe_facts *f, const struct platform_cpu *cpus,
+		       unsigned cpu_count, int vmmcall)
+{
+	struct platform *p = f->plat;
+	out->first.vmmcall = vmmcall;
+	if (f->settings.pairing == PAIRING_BSP) {
+		out->first_on = "bsp";
+		out->first.fault = kvm_clock_pairing_once(vmmcall, &out->first.sample);
+		out->first.returned = true;
+		return true;
+	}
+	int ap = first_ap(cpus, cpu_count);
+	if (ap < 0 || !p || !p->ap_start || !p->aps_wait) {
+		out->not_issued = true;
+		out->reason = ap >= 0 ? "not issued: this boot path cannot run code on another CPU, and a first call "
+					"on the boot CPU could never be abandoned (pairing=bsp issues it there)"
+				      : cpu_count < 2 ? "not issued: one CPU only, and a first call on the boot CPU could "
+							"never be abandoned if the host retries it forever (pairing=bsp "
+							"issues it there)"
+						      : "not issued: no AP answered to try it on, and a first call on the "
+							"boot CPU could never be abandoned (pairing=bsp issues it there)";
+		return true;
+	}
+	out->first_on = "ap";
+	out->first_cpu = (uint32_t)ap;
+	out->first_apic_id = cpus[ap].apic_id;
+	out->first_deadline_ms = KVM_PAIRING_FIRST_DEADLINE_MS;
+	uint64_t t0 = rdtsc();
+	if (p->ap_start((unsigned)ap, first_call_on_ap, &out->first, KVM_PAIRING_FIRST_DEADLINE_MS * 1000)) {
+		out->not_issued = true;
+		out->first_on = NULL;
+		out->reason = "not issued: the AP to try it on did not take the work";
+		return true;
+	}
+	p->aps_wait(KVM_PAIRING_FIRST_DEADLINE_MS * 1000);
+	out->first_waited_us = facts_ms_to_cycles(f, 1) ? (rdtsc() - t0) * 1000 / facts_ms_to_cycles(f, 1) : 0;
+	if (__atomic_load_n(&out->first.returned, __ATOMIC_ACQUIRE))
+		return true;
+	out->first_lost = true;
+	out->reason = vmmcall ? "the first VMMCALL, on an AP, did not come back within its deadline: this host shows "
+				"KVM but does not complete the hypercall (a nested KVM that retries it forever); the AP "
+				"is left there and the boot CPU never issues it"
+			      : "the first VMCALL, on an AP, did not come back within its deadline: this host shows "
+				"KVM but does not complete the hypercall (a nested KVM that retries it forever); the AP "
+				"is left there and the boot CPU never issues it";
+	return false;
+}
+
+bool kvm_pairing_run(struct kvm_pairing_result *out, const struct measure_ctx *ctx, const struct probe_facts *f,
+		     const struct platform_cpu *cpus, unsigned cpu_count, uint64_t tsc_hz)
 {
 	memset(out, 0, sizeof *out);
 	if ((out->reason = kvm_absent(f)))
-		return;
-	out->attempted = true;
+		return true;
+	if (f->settings.pairing == PAIRING_OFF) {
+		out->not_issued = true;
+		out->reason = "not issued: pairing=off";
+		return true;
+	}
 	int vmmcall = f->cpu.is_amd || f->cpu.is_hygon;
 	out->instruction = vmmcall ? "vmmcall" : "vmcall";
 	out->tsc_hz = tsc_hz;
-	struct kvm_pairing_sample first;
-	out->fault = kvm_clock_pairing_once(vmmcall, &first);
-	out->first_ret = first.ret;
+	if (!first_call(out, f, cpus, cpu_count, vmmcall))
+		return false;
+	if (out->not_issued)
+		return true;
+	out->attempted = true;
+	out->fault = out->first.fault;
+	out->first_ret = out->first.sample.ret;
 	if (out->fault) {
 		out->reason = vmmcall ? "VMMCALL raised a fault" : "VMCALL raised a fault";
-		return;
+		return true;
 	}
 	if (out->first_ret) {
 		out->reason = out->first_ret == (uint64_t)-KVM_EOPNOTSUPP
 				      ? "the host refused (eopnotsupp): its clocksource is not TSC-based, or the TSC "
 					"is in catch-up mode"
 				      : "the host refused the hypercall (see first_result)";
-		return;
+		return true;
 	}
-	/* Pairings spread over ~48 ms: the host clock against the TSC. */
+	/* Pairings spread over ~48 ms, on the boot CPU (whose TSC the rest of
+	 * the report is in): the host clock against the TSC. */
 	uint64_t spacing = facts_ms_to_cycles(f, 3);
 	for (unsigned i = 0; i < KVM_PAIRING_SAMPLES; i++) {
 		uint64_t until = rdtsc() + spacing;
@@ -63,6 +149,7 @@ void kvm_pairing_run(struct kvm_pairing_result *out, const struct measure_ctx *c
 	struct measure_ctx few = *ctx;
 	few.plan.samples = MIN(ctx->plan.samples, 512u);
 	measure_op(&few, &out->cost, vmmcall ? kvm_clock_pairing_vmmcall : kvm_clock_pairing_vmcall);
+	return true;
 }
 
 void kvm_steal_begin(struct kvm_steal_session *s, const struct probe_facts *f)

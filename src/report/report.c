@@ -3,6 +3,28 @@
  * Built from the run's results alone; deliver.c hands it to the sink. */
 #include "report_parts.h"
 
+/* Where the run's time went, stage by stage (src/main.c's list): a stage
+ * still running as this report is built (the report stage itself, the
+ * watch before its final report) has no figure yet. */
+static void stages_json(struct json *j, const struct run_results *r)
+{
+	uint64_t hz = results_tsc_hz(r);
+	json_array_begin(j, "stages");
+	for (uint32_t i = 0; i < r->stage_count && i < RUN_MAX_STAGES; i++) {
+		const struct stage_time *t = &r->stages[i];
+		bool done = t->end_tsc >= t->start_tsc && t->end_tsc;
+		json_object_begin(j, NULL);
+		json_string(j, "name", t->name);
+		json_bool(j, "complete", done);
+		if (done)
+			json_fixed(j, "elapsed_ms", (int64_t)(rate_cycles_to_ns(t->end_tsc - t->start_tsc, hz) / 1000), 3);
+		else
+			json_null(j, "elapsed_ms");
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 bool report_build_json(struct json *j, const struct run_results *r)
 {
 	json_object_begin(j, NULL);
@@ -31,6 +53,7 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_u64(j, "ve_vc_firmware_gates", r->selfcheck.ve_vc_firmware_has);
 	json_u64(j, "ve_vc_gates_kept", r->selfcheck.ve_vc_kept);
 	json_object_end(j);
+	stages_json(j, r);
 	json_object_end(j);
 	platform_json(j, r);
 	baselines_json(j, r);

@@ -139,9 +139,22 @@ void kvm_clock_pairing_json(struct json *j, const struct run_results *r)
 	uint64_t hz = tsc_hz_for_ns(r);
 	json_object_begin(j, "kvm_clock_pairing");
 	bool ok = p->attempted && !p->reason;
-	json_string(j, "status", ok ? "ok" : p->attempted ? "error" : "absent");
+	json_string(j, "status", ok ? "ok" : p->attempted || p->first_lost ? "error" : p->not_issued ? "not_issued" : "absent");
 	if (!ok)
 		json_string(j, "reason", p->reason ? p->reason : "not run");
+	/* Where the first call ran and whether it came back. */
+	json_object_begin(j, "first_call");
+	json_string(j, "on", p->first_on);
+	if (p->first_on && p->first_on[0] == 'a') {
+		json_u64(j, "cpu", p->first_cpu);
+		json_u64(j, "apic_id", p->first_apic_id);
+		json_u64(j, "deadline_ms", p->first_deadline_ms);
+		json_u64(j, "waited_us", p->first_waited_us);
+	}
+	json_bool(j, "returned", p->first_on && !p->first_lost);
+	json_object_end(j);
+	if (p->attempted || p->first_lost)
+		json_string(j, "instruction", p->instruction);
 	if (p->attempted) {
 		json_string(j, "instruction", p->instruction);
 		json_string(j, "first_fault", fault_name(p->fault));

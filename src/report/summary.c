@@ -304,6 +304,41 @@ static void warnings_block(const struct verdict *v, const char *headline_fix,
 	}
 }
 
+/* Where the time went (probe.stages[]): the stages that took 1 % of the
+ * run or more, in run order; the rest summed. */
+static void summary_stage_times(const struct run_results *r, uint64_t hz,
+				void (*emit)(const char *line, bool screen))
+{
+	char buf[640];
+	struct strbuf sb;
+	uint64_t total = 0, rest = 0;
+	for (uint32_t i = 0; i < r->stage_count && i < RUN_MAX_STAGES; i++)
+		if (r->stages[i].end_tsc > r->stages[i].start_tsc)
+			total += r->stages[i].end_tsc - r->stages[i].start_tsc;
+	if (!total || !hz)
+		return;
+	line_start(&sb, buf, sizeof buf);
+	sb_str(&sb, "Time by stage (ms):");
+	for (uint32_t i = 0; i < r->stage_count && i < RUN_MAX_STAGES; i++) {
+		const struct stage_time *t = &r->stages[i];
+		if (t->end_tsc <= t->start_tsc)
+			continue;
+		uint64_t d = t->end_tsc - t->start_tsc;
+		if (d * 100 < total) {
+			rest += d;
+			continue;
+		}
+		sb_char(&sb, ' ');
+		sb_str(&sb, t->name);
+		sb_char(&sb, ' ');
+		sb_u64(&sb, rate_cycles_to_ns(d, hz) / 1000000);
+		sb_char(&sb, ',');
+	}
+	sb_str(&sb, " others ");
+	sb_u64(&sb, rate_cycles_to_ns(rest, hz) / 1000000);
+	summary_emit_wrapped(buf, 2, false, emit);
+}
+
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
 {
 	char buf[240];
@@ -422,6 +457,8 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_str(&sb, ", unassigned port ");
 	sb_baseline_p50(&sb, &r->baselines.port);
 	emit(buf, false);
+
+	summary_stage_times(r, hz, emit);
 
 	if (r->harness_anomaly_reason) {
 		line_start(&sb, buf, sizeof buf);

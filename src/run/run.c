@@ -37,6 +37,20 @@ static void fatal_fault(int vector, uint64_t rip, uint64_t error_code)
 	run_fail(&the_run, vector, rip, error_code);
 }
 
+void run_stage(struct run *run, struct measure_ctx *ctx, const struct run_stage *stage)
+{
+	struct run_results *r = &run->results;
+	struct stage_time *t = r->stage_count < RUN_MAX_STAGES ? &r->stages[r->stage_count++] : NULL;
+	progress(stage->name);
+	if (t) {
+		t->name = stage->name;
+		t->start_tsc = rdtsc();
+	}
+	stage->fn(run, ctx);
+	if (t)
+		t->end_tsc = rdtsc();
+}
+
 struct run *run_start(struct platform *plat)
 {
 	struct run_results *r = &the_run.results;
@@ -132,7 +146,6 @@ void stage_baselines(struct run *run, struct measure_ctx *ctx)
 {
 	if (!run->measuring)
 		return;
-	progress("baselines");
 	measure_baselines(ctx, &run->results.baselines);
 }
 
@@ -176,7 +189,6 @@ void stage_frequency(struct run *run, struct measure_ctx *ctx)
 	struct run_results *r = &run->results;
 	if (!run->timed)
 		return;
-	progress("frequency and drift");
 	freq_measure(&r->freq, r, ctx, r->facts.settings.freq_window_ms);
 }
 
@@ -193,14 +205,16 @@ void stage_clock_pairing(struct run *run, struct measure_ctx *ctx)
 			r->pairing.reason = NOT_TIMED;
 		return;
 	}
-	kvm_pairing_run(&r->pairing, ctx, &r->facts, results_tsc_hz(r));
+	if (!kvm_pairing_run(&r->pairing, ctx, &r->facts, r->cpus, MIN(r->cpu_count, PLATFORM_MAX_CPUS),
+			     results_tsc_hz(r)))
+		results_error(r, "KVM_HYPERCALL_NO_RETURN",
+			      "the first clock-pairing hypercall never came back on its AP (kvm_clock_pairing.reason)");
 }
 
 void stage_cross_cpu(struct run *run, struct measure_ctx *ctx)
 {
 	if (!run->timed)
 		return;
-	progress("cross-CPU");
 	crosscpu_run(&run->results.xcpu, &run->results);
 }
 
@@ -213,7 +227,6 @@ void stage_gaps(struct run *run, struct measure_ctx *ctx)
 			r->steal.reason = NOT_TIMED;
 		return;
 	}
-	progress("gaps");
 	/* The host's own account of steal over the very same window (KVM,
 	 * registered for it alone). */
 	kvm_steal_begin(&run->steal, f);
@@ -233,7 +246,6 @@ void stage_contention(struct run *run, struct measure_ctx *ctx)
 	struct platform *p = r->facts.plat;
 	if (!run->timed)
 		return;
-	progress("contention");
 	struct contention_result *c = p->alloc_pages ? p->alloc_pages(sizeof *c) : NULL;
 	if (!c) {
 		results_error(r, "NO_MEMORY", "cannot allocate the contention stage's results");
@@ -257,8 +269,6 @@ void stage_timers(struct run *run, struct measure_ctx *ctx)
 	}
 	timers_prepare(&r->timers, r);
 	bool firmware_owns_timer = p->leave_firmware != NULL;
-	if (!firmware_owns_timer)
-		progress("timers");
 	timers_measure(&r->timers, r, "boot", firmware_owns_timer);
 }
 
@@ -339,7 +349,7 @@ void stage_watch(struct run *run, struct measure_ctx *ctx)
 			progress("timers");
 			timers_measure(&r->timers, r, "exit_boot_services", false);
 		}
-		progress("watch");
+		progress("watch: recording");
 		w->reason = NULL;
 		watch_run(w, r, ctx, send_watch_record, run);
 	}
