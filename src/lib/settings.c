@@ -7,7 +7,7 @@
 static const struct {
 	uint32_t samples, freq_window_ms, gaps_window_ms, source_budget_ms;
 } mode_defaults[] = {
-	[MODE_QUICK] = { 1024, 50, 50, 300 },
+	[MODE_QUICK] = { 1024, 50, 50, 100 },
 	[MODE_DEFAULT] = { 4096, 200, 250, 300 },
 	[MODE_THOROUGH] = { 65536, 1000, 2000, 5000 },
 };

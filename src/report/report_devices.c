@@ -142,6 +142,15 @@ void kvm_clock_pairing_json(struct json *j, const struct run_results *r)
 	json_string(j, "status", ok ? "ok" : p->attempted || p->first_lost ? "error" : p->not_issued ? "not_issued" : "absent");
 	if (!ok)
 		json_string(j, "reason", p->reason ? p->reason : "not run");
+	if (p->attempted || p->first_lost)
+		json_string(j, "instruction", p->instruction);
+	if (p->attempted) {
+		json_string(j, "first_fault", fault_name(p->fault));
+		if (!p->fault) {
+			json_string(j, "first_result", kvm_hc_result_name(p->first_ret));
+			hex_json(j, "first_result_hex", p->first_ret);
+		}
+	}
 	/* Where the first call ran and whether it came back. */
 	json_object_begin(j, "first_call");
 	json_string(j, "on", p->first_on);
@@ -153,16 +162,6 @@ void kvm_clock_pairing_json(struct json *j, const struct run_results *r)
 	}
 	json_bool(j, "returned", p->first_on && !p->first_lost);
 	json_object_end(j);
-	if (p->attempted || p->first_lost)
-		json_string(j, "instruction", p->instruction);
-	if (p->attempted) {
-		json_string(j, "instruction", p->instruction);
-		json_string(j, "first_fault", fault_name(p->fault));
-		if (!p->fault) {
-			json_string(j, "first_result", kvm_hc_result_name(p->first_ret));
-			hex_json(j, "first_result_hex", p->first_ret);
-		}
-	}
 	if (!ok) {
 		json_null(j, "cost_cycles");
 		json_null(j, "offset_ns");
