@@ -6,7 +6,8 @@
  * nested, emulating hypervisor: 3-8 us a spin makes 4e9 spins hours), so
  * each cap is the loop's own deadline budget over the measured cost of
  * one spin, times a margin.  Pure arithmetic: the measurement itself is
- * src/measure/spincost.c. */
+ * src/measure/spincost.c.  Inline: the compiler sees the floor at each
+ * loop (a cap never under 1000, or 2 reads). */
 #ifndef CP_SPINCAP_H
 #define CP_SPINCAP_H
 #include "util.h"
@@ -41,5 +42,26 @@ uint32_t spin_measure_next(uint32_t iterations, uint64_t ticks);
  * spin: the cap is then 4x the budget in ticks, the scale of the fixed
  * caps it replaces, so an unknown cost never makes a cap end a wait that
  * a real deadline would have ended. */
-uint64_t spin_cap(uint64_t budget_cycles, uint64_t spin_cycles);
+static inline uint64_t spin_cap(uint64_t budget_cycles, uint64_t spin_cycles)
+{
+	uint64_t spins = budget_cycles / (spin_cycles ? spin_cycles : 1);
+	if (spins > UINT64_MAX / SPIN_CAP_MARGIN)
+		return UINT64_MAX;
+	spins *= SPIN_CAP_MARGIN;
+	return spins < SPIN_CAP_FLOOR ? SPIN_CAP_FLOOR : spins;
+}
+
+/* A TSC read takes at least this many ticks: budget / 4 reads is what
+ * the back-to-back read loops (gap scans) were always bounded by. */
+#define SPIN_READ_MIN_CYCLES 4
+/* The cap of a back-to-back TSC read loop (no pause: the timed spin is
+ * no measure of it, a pause alone can cost several reads) whose own
+ * round costs loop_cycles (measured on that loop; 0 = unknown): spin_cap
+ * at that cost, never above budget / SPIN_READ_MIN_CYCLES + 2. */
+static inline uint64_t spin_cap_reads(uint64_t budget_cycles, uint64_t loop_cycles)
+{
+	uint64_t reads = budget_cycles / SPIN_READ_MIN_CYCLES + 2;
+	uint64_t cap = spin_cap(budget_cycles, loop_cycles);
+	return cap < reads ? cap : reads;
+}
 #endif

@@ -17,12 +17,3 @@ uint32_t spin_measure_next(uint32_t iterations, uint64_t ticks)
 		return SPIN_MEASURE_FIRST;
 	return iterations > SPIN_MEASURE_MAX / 2 ? SPIN_MEASURE_MAX : iterations * 2;
 }
-
-uint64_t spin_cap(uint64_t budget_cycles, uint64_t spin_cycles)
-{
-	uint64_t spins = budget_cycles / (spin_cycles ? spin_cycles : 1);
-	if (spins > UINT64_MAX / SPIN_CAP_MARGIN)
-		return UINT64_MAX;
-	spins *= SPIN_CAP_MARGIN;
-	return spins < SPIN_CAP_FLOOR ? SPIN_CAP_FLOOR : spins;
-}

@@ -90,3 +90,21 @@ TEST(spin_cap_saturates)
 	CHECK_EQ_U64(spin_cap(UINT64_MAX, 2), UINT64_MAX); /* (2^64-1)/2 x 4 overflows */
 	CHECK_EQ_U64(spin_cap(UINT64_MAX, 8), UINT64_MAX / 8 * 4);
 }
+
+TEST(spin_cap_reads_bounds)
+{
+	/* A 1 s window at 4 GHz, 25 ticks a round: 4e9 / 25 x 4 = 6.4e8,
+	 * under the old 4e9 / 4 + 2 = 1e9 + 2. */
+	CHECK_EQ_U64(spin_cap_reads(4000000000ull, 25), 640000000);
+	/* Unknown cost (0), or a round cheaper than 16 ticks: the old bound. */
+	CHECK_EQ_U64(spin_cap_reads(4000000000ull, 0), 1000000002);
+	CHECK_EQ_U64(spin_cap_reads(4000000000ull, 4), 1000000002);
+	CHECK_EQ_U64(spin_cap_reads(4000000000ull, 16), 1000000000);
+	/* A slow emulated round (8 us = 32000 ticks): 500000 rounds, not 1e9. */
+	CHECK_EQ_U64(spin_cap_reads(4000000000ull, 32000), 500000);
+	/* Tiny windows: the old bound (below the spin floor) wins. */
+	CHECK_EQ_U64(spin_cap_reads(0, 25), 2);
+	CHECK_EQ_U64(spin_cap_reads(400, 25), 102);
+	/* No overflow at the top. */
+	CHECK_EQ_U64(spin_cap_reads(UINT64_MAX, 0), UINT64_MAX / 4 + 2);
+}
