@@ -47,6 +47,9 @@ struct ap_group {
 	uint64_t (*now)(void); /* the clock every deadline is in */
 	void (*relax)(void);   /* one spin's pause; may be NULL */
 	uint64_t ticks_per_ms; /* of now(); for the deadlines and the reasons */
+	/* now() ticks one spin of relax() costs (facts.spin_cycles), 0 =
+	 * unknown: each wait's iteration cap is its budget over it (spincap.h). */
+	uint64_t spin_cycles;
 	uint32_t n;
 	uint64_t arrive_ms, arrive_deadline; /* ap_group_open's */
 	uint32_t released;     /* 0 until the BSP lets the members go */
@@ -61,9 +64,10 @@ struct ap_group {
 	struct ap_member m[AP_GROUP_MAX];
 };
 
-/* Zeroes the group for work fn, timed by now (ticks_per_ms of it). */
+/* Zeroes the group for work fn, timed by now (ticks_per_ms of it); one
+ * spin costs spin_cycles of now() (0 = unknown: 1 a spin). */
 void ap_group_init(struct ap_group *g, void (*fn)(void *arg), uint64_t (*now)(void), void (*relax)(void),
-		   uint64_t ticks_per_ms);
+		   uint64_t ticks_per_ms, uint64_t spin_cycles);
 /* One member; NULL when the group is full. */
 struct ap_member *ap_group_add(struct ap_group *g, uint32_t cpu, uint32_t apic_id, void *arg);
 

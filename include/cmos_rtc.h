@@ -22,10 +22,12 @@ struct cmos_rtc_edge {
 	uint64_t unix_seconds;    /* the second that just began */
 };
 
-/* Waits for the next change of second (bounded by max_cycles of TSC and an
- * iteration count), then reads the whole time.  A clock that never ticks,
+/* Waits for the next change of second (bounded by max_cycles of TSC and
+ * max_polls polls: the caller's facts_spin_cap of max_cycles, which ends
+ * the wait should the TSC stop), then reads the whole time.  A clock that never ticks,
  * or reads as garbage, comes back !ok with the reason.  idle (may be NULL)
  * runs between polls, so the caller's periodic work goes on during the
  * wait of up to a second. */
-void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*idle)(void *ctx), void *ctx);
+void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, uint64_t max_polls, void (*idle)(void *ctx),
+			void *ctx);
 #endif

@@ -6,10 +6,6 @@
 
 #define CMOS_INDEX_PORT 0x70
 #define CMOS_DATA_PORT 0x71
-/* Each poll is two port accesses (~1-50 us even when trapped); 2^26 polls
- * outlast any sane max_cycles, and end a loop whose TSC stands still. */
-#define EDGE_POLL_LIMIT (1u << 26)
-
 uint8_t cmos_rtc_read(uint8_t reg)
 {
 	outb(CMOS_INDEX_PORT, reg);
@@ -34,13 +30,15 @@ static const char *read_unix_seconds(uint64_t *unix_seconds)
 	return why;
 }
 
-void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, void (*idle)(void *ctx), void *ctx)
+void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, uint64_t max_polls, void (*idle)(void *ctx),
+			void *ctx)
 {
 	memset(out, 0, sizeof *out);
 	uint64_t start = rdtsc(), prev = start;
 	uint8_t first = 0xff;
 	bool have_first = false, saw_uip = false;
-	for (uint32_t polls = 0; polls < EDGE_POLL_LIMIT; polls++) {
+	/* max_polls: max_cycles at the spin cost (the caller's), for a TSC that stands still. */
+	for (uint64_t polls = 0; polls < max_polls; polls++) {
 		bool uip = cmos_rtc_read(RTC_REG_STATUS_A) & RTC_A_UPDATE_IN_PROGRESS;
 		uint8_t sec = uip ? 0 : cmos_rtc_read(RTC_REG_SECONDS);
 		/* Stamped after the read: the edge lies between the previous

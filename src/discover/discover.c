@@ -133,14 +133,16 @@ static void discover_vmware(struct run_results *r)
 
 /* 10 ms against the PM timer when the FADT names one: enough for loop
  * deadlines (the real frequency measurement comes later). */
-static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm)
+static uint64_t calibrate_rough(const struct acpi_pm_timer_info *pm, uint64_t spin_cycles)
 {
 	if (!pm->present || pm->gas.space_id != ACPI_SPACE_IO || !pm->gas.address || pm->gas.address > IOPORT_LAST_DWORD)
 		return 0;
 	uint16_t port = (uint16_t)pm->gas.address;
 	uint32_t start = inl(port) & 0xffffff;
 	uint64_t t0 = rdtsc();
-	for (uint32_t i = 0; i < 10000000; i++) {
+	/* Capped at the spins its own 1 s bound allows (a stopped TSC). */
+	uint64_t cap = spin_cap(FACTS_ASSUMED_TSC_HZ, spin_cycles);
+	for (uint64_t i = 0; i < cap; i++) {
 		uint32_t now = inl(port) & 0xffffff;
 		uint32_t ticks = (now - start) & 0xffffff;
 		if (ticks >= ROUGH_CALIBRATION_PM_TICKS)
@@ -182,7 +184,7 @@ static void rough_tsc_rate(struct run_results *r)
 	} else if (f->cpu.leaf15.valid && rough_rate_ok(r, f->cpu.leaf15.tsc_hz, "CPUID 0x15")) {
 		f->tsc_hz_rough = f->cpu.leaf15.tsc_hz;
 		f->tsc_hz_rough_source = "CPUID 0x15";
-	} else if (rough_rate_ok(r, hz = calibrate_rough(&f->acpi.pm_timer), "the ACPI PM timer calibration")) {
+	} else if (rough_rate_ok(r, hz = calibrate_rough(&f->acpi.pm_timer, f->spin_cycles), "the ACPI PM timer calibration")) {
 		f->tsc_hz_rough = hz;
 		f->tsc_hz_rough_source = "10 ms against the ACPI PM timer";
 	} else {

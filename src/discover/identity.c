@@ -7,9 +7,9 @@
 #include "cmos_rtc.h"
 
 /* An update cycle lasts 244 us after UIP rises, at most ~2 ms in all;
- * both bounds end a missing RTC (every port reads 0xff) quickly. */
+ * the deadline and the spin cap sized from it end a missing RTC (every
+ * port reads 0xff) quickly. */
 #define RTC_UIP_WAIT_MS 10
-#define RTC_UIP_POLL_LIMIT 200000
 #define RTC_READ_ATTEMPTS 3
 /* Intel's DRNG guide: RDRAND fails only when drained, and 10 retries make
  * a failure a sign of a broken generator; RDSEED may need more patience. */
@@ -19,7 +19,9 @@
 static bool rtc_wait_idle(const struct probe_facts *f)
 {
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, RTC_UIP_WAIT_MS);
-	for (uint32_t i = 0; i < RTC_UIP_POLL_LIMIT && rdtsc() < deadline; i++) {
+	/* The wait's own 10 ms at the spin cost: ends it should the TSC stop. */
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, RTC_UIP_WAIT_MS));
+	for (uint64_t i = 0; i < cap && rdtsc() < deadline; i++) {
 		if (!(cmos_rtc_read(RTC_REG_STATUS_A) & RTC_A_UPDATE_IN_PROGRESS))
 			return true;
 		cpu_relax();

@@ -8,11 +8,12 @@
  * it is either counted and released, or left out and leaves: never
  * both. */
 #include "apgroup.h"
+#include "spincap.h"
 #include "strbuf.h"
 
 /* Every spin is bounded by a count too, so a clock that stopped cannot
- * hold a CPU forever (the deadline alone would). */
-#define SPIN_LIMIT 400000000u
+ * hold a CPU forever (the deadline alone would): the wait's own budget in
+ * spins at the group's spin cost (spincap.h). */
 
 static uint32_t load(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
@@ -29,13 +30,14 @@ static void spin_once(const struct ap_group *g)
 }
 
 void ap_group_init(struct ap_group *g, void (*fn)(void *arg), uint64_t (*now)(void), void (*relax)(void),
-		   uint64_t ticks_per_ms)
+		   uint64_t ticks_per_ms, uint64_t spin_cycles)
 {
 	memset(g, 0, sizeof *g);
 	g->fn = fn;
 	g->now = now;
 	g->relax = relax;
 	g->ticks_per_ms = ticks_per_ms ? ticks_per_ms : 1;
+	g->spin_cycles = spin_cycles;
 }
 
 struct ap_member *ap_group_add(struct ap_group *g, uint32_t cpu, uint32_t apic_id, void *arg)
@@ -69,8 +71,11 @@ void ap_group_member_main(void *member)
 	/* The BSP may have given up on us already (MISSED): then leave. */
 	if (!move(&m->state, AP_MEMBER_STARTING, AP_MEMBER_ARRIVED))
 		return;
-	for (uint32_t spins = 0; !load(&g->released); spins++) {
-		if (g->now() > __atomic_load_n(&g->member_deadline, __ATOMIC_ACQUIRE) || spins > SPIN_LIMIT) {
+	/* Capped at the spins from arrival to the member deadline. */
+	uint64_t member_deadline = __atomic_load_n(&g->member_deadline, __ATOMIC_ACQUIRE);
+	uint64_t cap = spin_cap(member_deadline > m->arrived_at ? member_deadline - m->arrived_at : 0, g->spin_cycles);
+	for (uint64_t spins = 0; !load(&g->released); spins++) {
+		if (g->now() > __atomic_load_n(&g->member_deadline, __ATOMIC_ACQUIRE) || spins > cap) {
 			if (move(&m->state, AP_MEMBER_ARRIVED, AP_MEMBER_STRANDED))
 				return;
 			break; /* cannot happen: only this CPU moves ARRIVED */
@@ -128,11 +133,13 @@ uint32_t ap_group_gather(struct ap_group *g)
 		uint32_t s = load(&g->m[i].state);
 		g->started += s != AP_MEMBER_NOT_STARTED && s != AP_MEMBER_IDLE;
 	}
-	for (uint32_t spins = 0;; spins++) {
+	/* Capped at the spins the whole arrival window allows. */
+	uint64_t cap = spin_cap(arrive_ms * g->ticks_per_ms, g->spin_cycles);
+	for (uint64_t spins = 0;; spins++) {
 		uint32_t waiting = 0;
 		for (uint32_t i = 0; i < g->n; i++)
 			waiting += load(&g->m[i].state) == AP_MEMBER_STARTING;
-		if (!waiting || g->now() > g->arrive_deadline || spins > SPIN_LIMIT)
+		if (!waiting || g->now() > g->arrive_deadline || spins > cap)
 			break;
 		spin_once(g);
 	}
@@ -163,14 +170,15 @@ uint32_t ap_group_gather(struct ap_group *g)
 bool ap_group_finish(struct ap_group *g, uint64_t finish_ms)
 {
 	uint64_t deadline = g->now() + finish_ms * g->ticks_per_ms;
+	uint64_t cap = spin_cap(finish_ms * g->ticks_per_ms, g->spin_cycles); /* the finish wait in spins */
 	uint32_t busy = 0;
-	for (uint32_t spins = 0;; spins++) {
+	for (uint64_t spins = 0;; spins++) {
 		busy = 0;
 		for (uint32_t i = 0; i < g->n; i++) {
 			uint32_t s = load(&g->m[i].state);
 			busy += s == AP_MEMBER_ARRIVED || s == AP_MEMBER_RUNNING;
 		}
-		if (!busy || g->now() > deadline || spins > SPIN_LIMIT)
+		if (!busy || g->now() > deadline || spins > cap)
 			break;
 		spin_once(g);
 	}

@@ -25,7 +25,6 @@
 #include "strbuf.h"
 
 #define ARRIVE_MS 500
-#define SPIN_LIMIT 400000000u
 /* Every ok source, then the presence scan. */
 #define MAX_ITEMS (SOURCE_ID_COUNT + 1)
 
@@ -52,6 +51,9 @@ struct job {
 	uint64_t presence_cycles, gap_threshold;
 	uint64_t wait_cycles;     /* longest any one wait may take */
 	uint64_t stage_deadline;  /* no worker waits past it */
+	/* Iteration caps (spincap.h): a wait's wait_cycles in spins, the
+	 * whole stage's in spins, a presence window's in scan rounds. */
+	uint64_t wait_spin_cap, stage_spin_cap, presence_read_cap;
 	struct worker *w;
 };
 
@@ -65,14 +67,16 @@ static uint32_t load(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQ
 static void store(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
 /* Spins until *p == want (or, with differ, != want); false past the
- * deadline or the spin count, or once quit is set. */
-static bool wait_value(const struct job *job, const uint32_t *p, uint32_t want, bool differ, uint64_t deadline)
+ * deadline or the spin count (cap: the deadline's budget in spins), or
+ * once quit is set. */
+static bool wait_value(const struct job *job, const uint32_t *p, uint32_t want, bool differ, uint64_t deadline,
+		       uint64_t cap)
 {
-	for (uint32_t spins = 0;; spins++) {
+	for (uint64_t spins = 0;; spins++) {
 		uint32_t v = load(p);
 		if (differ ? v != want : v == want)
 			return true;
-		if (load(&job->quit) || rdtsc() > deadline || spins > SPIN_LIMIT)
+		if (load(&job->quit) || rdtsc() > deadline || spins > cap)
 			return false;
 		cpu_relax();
 	}
@@ -80,7 +84,7 @@ static bool wait_value(const struct job *job, const uint32_t *p, uint32_t want, 
 
 /* A back-to-back TSC loop with interrupts masked: what this CPU did not
  * run of the window is the sum of its gaps. */
-static void presence_scan(struct worker *w, uint64_t window, uint64_t threshold)
+static void presence_scan(struct worker *w, uint64_t window, uint64_t threshold, uint64_t max_reads)
 {
 	struct gaps g;
 	bool was_on = irq_save();
@@ -91,9 +95,8 @@ static void presence_scan(struct worker *w, uint64_t window, uint64_t threshold)
 		prev = rdtsc();
 	gaps_init(&g, threshold, prev);
 	uint64_t start = prev;
-	/* A TSC read costs a few cycles at least: W / 4 reads bound the loop
-	 * should the counter stop. */
-	for (uint64_t i = 0; i < window / 4 + 2; i++) {
+	/* max_reads (the job's presence_read_cap) bounds the loop should the counter stop. */
+	for (uint64_t i = 0; i < max_reads; i++) {
 		uint64_t now = rdtsc();
 		gaps_feed(&g, prev, now);
 		prev = now;
@@ -113,8 +116,9 @@ static bool until_all(const struct job *job, const uint32_t *counter, uint32_t k
 {
 	uint64_t acc = 0;
 	bool ok = true;
-	for (uint32_t spins = 0; load(counter) < k; spins++) {
-		if (load(&job->quit) || rdtsc() > deadline || spins > SPIN_LIMIT) {
+	/* Every caller's deadline is wait_cycles away: that wait in spins. */
+	for (uint64_t spins = 0; load(counter) < k; spins++) {
+		if (load(&job->quit) || rdtsc() > deadline || spins > job->wait_spin_cap) {
 			ok = false;
 			break;
 		}
@@ -149,7 +153,7 @@ static bool do_level(struct job *job, struct worker *w)
 		if (!until_all(job, &job->measured[i], k, job->op[i], rdtsc() + job->wait_cycles))
 			return false;
 	}
-	presence_scan(w, job->presence_cycles, job->gap_threshold);
+	presence_scan(w, job->presence_cycles, job->gap_threshold, job->presence_read_cap);
 	__atomic_add_fetch(&job->measured[job->reads], 1, __ATOMIC_ACQ_REL);
 	return true;
 }
@@ -165,7 +169,7 @@ static void worker_main(void *arg)
 	fault_guard_load_on_this_cpu();
 	uint32_t seen = a->first_level;
 	for (;;) {
-		if (!wait_value(job, &job->level, seen, true, job->stage_deadline))
+		if (!wait_value(job, &job->level, seen, true, job->stage_deadline, job->stage_spin_cap))
 			break;
 		seen = load(&job->level);
 		if (a->pos >= job->k)
@@ -204,7 +208,7 @@ static bool run_level(struct contention_result *out, const struct run_results *r
 	bool ok = do_level(job, &job->w[0]);
 	uint64_t deadline = rdtsc() + job->wait_cycles;
 	for (uint32_t p = 1; p < k; p++)
-		if (!wait_value(job, &job->w[p].level_done, level, false, deadline)) {
+		if (!wait_value(job, &job->w[p].level_done, level, false, deadline, job->wait_spin_cap)) {
 			name_cpu(out, r, p, ok ? "did not finish its level in time" : "did not keep up with a level");
 			return false;
 		}
@@ -354,7 +358,12 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 	/* Every wait of every level at its limit, twice over: no worker is
 	 * left spinning past this. */
 	uint64_t waits = (uint64_t)out->level_count * (src_count + 3);
-	job->stage_deadline = rdtsc() + waits * 2 * job->wait_cycles + facts_ms_to_cycles(&r->facts, 2 * ARRIVE_MS);
+	uint64_t stage_cycles = waits * 2 * job->wait_cycles + facts_ms_to_cycles(&r->facts, 2 * ARRIVE_MS);
+	job->stage_deadline = rdtsc() + stage_cycles;
+	job->wait_spin_cap = facts_spin_cap(&r->facts, job->wait_cycles);
+	job->stage_spin_cap = facts_spin_cap(&r->facts, stage_cycles);
+	/* The presence scan's round is the gap scan's (the same loop), not a spin. */
+	job->presence_read_cap = spin_cap_reads(job->presence_cycles, r->gaps.loop_cycles);
 	for (uint32_t s = 0; s < src_count; s++) {
 		out->src[s].id = (enum source_id)measured_src[s];
 		out->src[s].measured = true;
@@ -393,7 +402,7 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 		uint64_t l0 = rdtsc();
 		if (k > joined) {
 			struct ap_group *g = &groups[groups_used++];
-			ap_group_init(g, worker_main, tsc_now, tsc_relax, cycles_per_ms);
+			ap_group_init(g, worker_main, tsc_now, tsc_relax, cycles_per_ms, r->facts.spin_cycles);
 			for (uint32_t pos = joined; pos < k; pos++) {
 				args[pos] = (struct worker_arg){ job, pos, job->level };
 				job->w[pos].level_done = job->level;

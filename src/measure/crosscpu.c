@@ -35,6 +35,7 @@ struct shared {
 	volatile uint32_t ping_seq, pong_seq;
 	volatile uint64_t pong_t1;
 	uint64_t deadline_cycles;    /* per wait */
+	uint64_t spin_cap;           /* per wait: deadline_cycles' spins (facts_spin_cap) */
 	uint32_t iterations;         /* warp loop rounds per CPU and phase */
 	uint32_t bsp_cpuid[8];
 	struct warp_state warp;      /* touched under lock only */
@@ -57,17 +58,17 @@ struct shared {
 
 static struct shared sh;
 
-/* Spins are bounded twice: by the TSC deadline and by a count, so a TSC
- * that stopped cannot hold a CPU here forever. */
-#define SPIN_LIMIT 100000000u
+/* Spins are bounded twice: by the TSC deadline and by a count (sh.spin_cap,
+ * a wait's deadline_cycles at the measured spin cost), so a TSC that
+ * stopped cannot hold a CPU here forever. */
 
 /* False when the partner held the lock past the deadline: the caller then
  * stops without observing (an unlocked reading could be a false warp) and
  * without dropping a lock it does not hold. */
 static bool lock_take(uint64_t deadline)
 {
-	for (uint32_t spins = 0; __atomic_exchange_n(&sh.lock, 1, __ATOMIC_ACQUIRE); spins++) {
-		if (rdtsc() > deadline || spins > SPIN_LIMIT)
+	for (uint64_t spins = 0; __atomic_exchange_n(&sh.lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (rdtsc() > deadline || spins > sh.spin_cap) /* cap: the wait's own budget in spins */
 			return false;
 		cpu_relax();
 	}
@@ -139,8 +140,9 @@ static uint32_t warp_loop(uint32_t cpu, bool kvmclock)
  * never answers for the next one. */
 static bool wait_for(volatile uint32_t *v, uint32_t want, uint64_t deadline, uint32_t me)
 {
-	for (uint32_t spins = 0; *v != want; spins++) {
-		if (rdtsc() > deadline || spins > SPIN_LIMIT || sh.stop || (me != UINT32_MAX && sh.turn != me))
+	for (uint64_t spins = 0; *v != want; spins++) {
+		/* cap: the wait's own budget (sh.deadline_cycles) in spins */
+		if (rdtsc() > deadline || spins > sh.spin_cap || sh.stop || (me != UINT32_MAX && sh.turn != me))
 			return false;
 		cpu_relax();
 	}
@@ -434,6 +436,7 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	sh.cpus = out->cpu;
 	sh.n = out->cpu_count;
 	sh.deadline_cycles = facts_ms_to_cycles(&r->facts, plan->wait_ms);
+	sh.spin_cap = facts_spin_cap(&r->facts, sh.deadline_cycles);
 	sh.iterations = plan->iterations;
 	sh.kvmclock = !plan->recheck && results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock.registered;
 	sh.selftest = out->selftest.requested;

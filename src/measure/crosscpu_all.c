@@ -19,7 +19,6 @@
 #define ALL_WINDOW_MS 20
 #define ALL_MAX_ROUNDS 10000000u /* Linux's bound on the loop, beside its time */
 #define ALL_ARRIVE_MS 500 /* under TCG on a loaded host 200 ms left 5 of 7 APs out */
-#define SPIN_LIMIT 100000000u
 /* A vCPU that waits this long for a lock every CPU hands on within
  * microseconds was not running: the host ran something else. */
 #define COSCHED_GAP_US 1000
@@ -43,6 +42,7 @@ struct all_arg {
 struct all_job {
 	volatile uint32_t lock;
 	uint64_t window_cycles;
+	uint64_t lock_spin_cap;  /* a lock wait's budget (two windows) in spins: facts_spin_cap */
 	/* Under the lock only. */
 	struct warp_state warp;
 	uint64_t rounds, handoffs, ap_ap_handoffs;
@@ -58,8 +58,9 @@ static void tsc_relax(void) { cpu_relax(); }
 
 static bool lock_take(struct all_job *jb, uint64_t deadline)
 {
-	for (uint32_t spins = 0; __atomic_exchange_n(&jb->lock, 1, __ATOMIC_ACQUIRE); spins++) {
-		if (rdtsc() > deadline || spins > SPIN_LIMIT)
+	/* Bounded by the deadline and by the wait's budget in spins (a TSC that stopped). */
+	for (uint64_t spins = 0; __atomic_exchange_n(&jb->lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		if (rdtsc() > deadline || spins > jb->lock_spin_cap)
 			return false;
 		cpu_relax();
 	}
@@ -193,8 +194,12 @@ void crosscpu_all_cpus(struct crosscpu_result *out, struct run_results *r, uint3
 	}
 	a->window_ms = ALL_WINDOW_MS;
 	jb->window_cycles = facts_ms_to_cycles(&r->facts, ALL_WINDOW_MS);
+	/* all_loop's lock waits end at its window's end plus one window: at
+	 * most two windows from the loop's start. */
+	jb->lock_spin_cap = facts_spin_cap(&r->facts, 2 * jb->window_cycles);
 	warp_init(&jb->warp);
-	ap_group_init(&jb->group, all_member, tsc_now, tsc_relax, cycles_per_ms ? cycles_per_ms : 1);
+	ap_group_init(&jb->group, all_member, tsc_now, tsc_relax, cycles_per_ms ? cycles_per_ms : 1,
+		      r->facts.spin_cycles);
 	jb->slot[0] = (struct all_slot){ .index = bsp, .is_bsp = true, .read = out->cpu[bsp].read };
 	jb->n = 1;
 	for (uint32_t i = 0; i < out->cpu_count && jb->n < XCPU_MAX; i++) {

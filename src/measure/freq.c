@@ -73,8 +73,9 @@ static void one_window(struct freq_result *out, struct reference *refs, const st
 	uint64_t follow = facts_ms_to_cycles(f, FOLLOW_EVERY_CYCLES_MS);
 	uint64_t next = start + follow;
 	/* Bounded by the deadline and by an iteration cap (a frozen TSC ends
-	 * it through the cap). */
-	for (uint64_t spins = 0; spins < 4000000000ull; spins++) {
+	 * it through the cap), the window's spins at the measured spin cost. */
+	uint64_t cap = facts_spin_cap(f, window);
+	for (uint64_t spins = 0; spins < cap; spins++) {
 		uint64_t now = rdtsc();
 		if (now - start >= window)
 			break;

@@ -7,9 +7,9 @@
 #include "results.h"
 #include "strbuf.h"
 
-/* A TSC read costs at least a few cycles, so a window of W cycles never
- * needs more than W / 4 reads; the cap only matters if the TSC stopped. */
-#define GAPSCAN_MIN_CYCLES_PER_READ 4
+/* The scan's cap only matters if the TSC stopped: the window's rounds at
+ * the loop's own measured round (loop_cycles), never above W / 4 reads
+ * (a TSC read costs at least a few cycles): spin_cap_reads. */
 /* Warm-up: the first deltas of a cold loop (code not yet translated under
  * TCG, the first recorded gap's bookkeeping) looked like gaps at offset 0
  * in every report.  The same loop runs first on a throwaway record that
@@ -67,9 +67,9 @@ void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_
 	uint64_t threshold = gaps_threshold_for_loop(tsc_hz, MAX(out->loop_cycles, step_ticks));
 	/* The real scan's own paths, over a short window, thrown away. */
 	gaps_init(&warm, threshold, 0);
-	scan(&warm, window / 64, window / GAPSCAN_MIN_CYCLES_PER_READ + 2, NULL, 0);
+	scan(&warm, window / 64, spin_cap_reads(window / 64, out->loop_cycles), NULL, 0);
 	gaps_init(&out->g, threshold, 0);
-	uint64_t last = scan(&out->g, window, window / GAPSCAN_MIN_CYCLES_PER_READ + 2, NULL, 0);
+	uint64_t last = scan(&out->g, window, spin_cap_reads(window, out->loop_cycles), NULL, 0);
 	out->interrupts_leaked = irq_enabled();
 	irq_restore(was_on);
 	gaps_finish(&out->g, last);

@@ -170,7 +170,8 @@ void kvm_steal_begin(struct kvm_steal_session *s, const struct probe_facts *f)
 	/* KVM fills the area on the vCPU's next entry: a bounded wait. */
 	volatile struct kvm_steal_time *area = &s->area;
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 10);
-	while (!area->version && rdtsc() < deadline)
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, 10)); /* the 10 ms at the spin cost: a stopped TSC */
+	for (uint64_t spins = 0; !area->version && rdtsc() < deadline && spins < cap; spins++)
 		cpu_relax();
 	if (!area->version) {
 		s->reason = "the steal-time area stayed empty after registration";

@@ -143,7 +143,7 @@ void timers_prepare(struct timers_result *out, struct run_results *r)
 /* TSC ticks per APIC tick x 2^32: the timer counting down from its top,
  * masked, over CALIBRATION_NS, each reading bracketed by the CPU's ordered
  * TSC read (how: the one it proved, tsc_order.h). */
-static uint64_t calibrate(struct timer_result *t, uint64_t hz, enum tsc_read how)
+static uint64_t calibrate(struct timer_result *t, uint64_t hz, enum tsc_read how, uint64_t spin_cycles)
 {
 	uint32_t c0 = 0, c1 = 0;
 	uint64_t window = rate_ns_to_cycles(CALIBRATION_NS, hz);
@@ -153,7 +153,9 @@ static uint64_t calibrate(struct timer_result *t, uint64_t hz, enum tsc_read how
 	uint64_t a0 = rdtsc_ordered_as(how);
 	lapic_read(LAPIC_TIMER_CURRENT, &c0);
 	uint64_t a1 = rdtsc_ordered_as(how);
-	while (rdtsc() - a1 < window)
+	/* The window's spins at the spin cost: ends it should the TSC stop. */
+	uint64_t cap = spin_cap(window, spin_cycles);
+	for (uint64_t spins = 0; rdtsc() - a1 < window && spins < cap; spins++)
 		cpu_relax();
 	uint64_t b0 = rdtsc_ordered_as(how);
 	lapic_read(LAPIC_TIMER_CURRENT, &c1);
@@ -169,11 +171,11 @@ static uint64_t calibrate(struct timer_result *t, uint64_t hz, enum tsc_read how
 
 /* Waits, interrupts on, until the handler ran or `until` passed; the
  * handler's first stamp, 0 when it did not run. */
-static uint64_t await_shot(uint32_t fired_before, uint64_t until)
+static uint64_t await_shot(uint32_t fired_before, uint64_t until, uint64_t cap)
 {
 	uint64_t got = 0;
 	__asm__ volatile("sti" ::: "memory");
-	for (uint32_t spins = 0; spins < 400000000u; spins++) {
+	for (uint64_t spins = 0; spins < cap; spins++) {
 		if (irq.fired != fired_before) {
 			got = timer_irq_tsc;
 			break;
@@ -228,10 +230,13 @@ static void disarm_deadline(void) { wrmsr_safe(MSR_IA32_TSC_DEADLINE, 0); }
 /* Up to n shots, within the time budget and MAX_MISSES misses: each armed,
  * awaited until it is SHOT_TIMEOUT_NS overdue, and counted. */
 static void shoot(struct timer_result *t, const struct armer *a, uint32_t n, uint64_t hz, uint64_t budget,
-		  enum tsc_read how)
+		  enum tsc_read how, uint64_t spin_cycles)
 {
 	timers_shots_init(&shots);
 	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
+	/* A shot's wait is at most the longest delay plus the timeout: its
+	 * spins at the spin cost cap it should the TSC stop. */
+	uint64_t wait_cap = spin_cap(t->delay_max_ticks + timeout, spin_cycles);
 	uint64_t begin = rdtsc();
 	for (uint32_t i = 0; i < n && shots.missed < MAX_MISSES; i++) {
 		if (rdtsc() - begin > budget) {
@@ -247,7 +252,7 @@ static void shoot(struct timer_result *t, const struct armer *a, uint32_t n, uin
 			set_reason(t->reason, a->write_fault, fault_name(fault));
 			return;
 		}
-		uint64_t h = await_shot(before, due + timeout);
+		uint64_t h = await_shot(before, due + timeout, wait_cap);
 		if (!h)
 			a->disarm();
 		timers_shot(&shots, t1 - t0, due, h);
@@ -259,9 +264,10 @@ static void shoot(struct timer_result *t, const struct armer *a, uint32_t n, uin
 	}
 }
 
-static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how)
+static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how,
+			  uint64_t spin_cycles)
 {
-	uint64_t ratio = calibrate(t, hz, how);
+	uint64_t ratio = calibrate(t, hz, how, spin_cycles);
 	t->tsc_per_apic_tick_fp32 = ratio;
 	t->apic_hz = timers_apic_hz(ratio, hz);
 	if (!ratio) {
@@ -273,15 +279,16 @@ static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint6
 	const struct armer a = { "writing the LAPIC timer's initial count faulted: ",
 				 "the LAPIC one-shot timer was armed but never fired", arm_oneshot, disarm_oneshot,
 				 ratio };
-	shoot(t, &a, n, hz, budget, how);
+	shoot(t, &a, n, hz, budget, how, spin_cycles);
 }
 
-static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how)
+static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how,
+			   uint64_t spin_cycles)
 {
 	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_DEADLINE | TIMER_VECTOR);
 	const struct armer a = { "writing IA32_TSC_DEADLINE faulted: ", "the TSC-deadline timer was armed but never fired",
 				 arm_deadline, disarm_deadline, 0 };
-	shoot(t, &a, n, hz, budget, how);
+	shoot(t, &a, n, hz, budget, how, spin_cycles);
 }
 
 static uint32_t shots_for_mode(enum run_mode m)
@@ -393,12 +400,12 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 	out->ran = true;
 
 	shots_oneshot(&out->lapic_oneshot, n, hz, rate_ns_to_cycles(out->lapic_oneshot.budget_ms * 1000000ull, hz),
-		      r->facts.tsc_read);
+		      r->facts.tsc_read, r->facts.spin_cycles);
 	lapic_write(LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
 	lapic_write(LAPIC_TIMER_INITIAL, 0);
 	if (out->deadline_cpuid) {
 		shots_deadline(&out->tsc_deadline, n, hz, rate_ns_to_cycles(out->tsc_deadline.budget_ms * 1000000ull, hz),
-			       r->facts.tsc_read);
+			       r->facts.tsc_read, r->facts.spin_cycles);
 		wrmsr_safe(MSR_IA32_TSC_DEADLINE, 0);
 	}
 

@@ -19,9 +19,6 @@
 #define FOLLOW_MS 5              /* narrow counters: far below the PIT's 55 ms wrap */
 #define WATCHDOG_TICK_MS 500     /* Linux's WATCHDOG_INTERVAL */
 #define RTC_EDGE_MAX_MS 1500     /* one second plus slack for a slow poll */
-/* Loop iterations per second of waiting: a spin is at least a few ns, so
- * this ends a wait whose TSC stopped, long after any real deadline. */
-#define SPINS_PER_SECOND 400000000ull
 /* The per-interval re-checks, a tenth of the boot-time warp test and a
  * short gap scan: tens of ms of an interval of seconds.  A partner CPU
  * that does not answer costs at most RECHECK_STALL_MS. */
@@ -155,7 +152,8 @@ static void periodic(void *arg)
 static void wait_until(struct watch_ctx *c, uint64_t target)
 {
 	uint64_t now = rdtsc();
-	uint64_t bound = ((target > now ? target - now : 0) / c->tsc_hz + 2) * SPINS_PER_SECOND;
+	/* The wait's own ticks at the spin cost: ends it should the TSC stop. */
+	uint64_t bound = facts_spin_cap(&c->r->facts, target > now ? target - now : 0);
 	for (uint64_t spins = 0; spins < bound; spins++) {
 		if (rdtsc() >= target)
 			return;
@@ -361,7 +359,8 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	/* Start on an RTC second edge so wall time is known to the poll's
 	 * resolution rather than to a whole second. */
 	uint64_t edge_max = rate_ns_to_cycles(RTC_EDGE_MAX_MS * 1000000ull, c.tsc_hz);
-	cmos_rtc_wait_edge(&c.rtc_first, edge_max, NULL, NULL);
+	uint64_t edge_polls = facts_spin_cap(&r->facts, edge_max); /* the edge wait's spin cap */
+	cmos_rtc_wait_edge(&c.rtc_first, edge_max, edge_polls, NULL, NULL);
 	c.rtc_ok = c.rtc_first.ok;
 	c.rtc_last = c.rtc_first;
 	w->rtc_valid = c.rtc_ok;
@@ -386,7 +385,7 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 		wait_until(&c, c.watch_start_tsc + seq * interval_cycles - lead);
 		struct cmos_rtc_edge edge = { 0 };
 		if (c.rtc_ok)
-			cmos_rtc_wait_edge(&edge, edge_max, periodic, &c);
+			cmos_rtc_wait_edge(&edge, edge_max, edge_polls, periodic, &c);
 		struct watch_interval *iv = &w->last;
 		memset(iv, 0, sizeof *iv);
 		iv->seq = seq;

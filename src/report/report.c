@@ -44,6 +44,11 @@ bool report_build_json(struct json *j, const struct run_results *r)
 	json_string(j, "mode", settings_mode_name(r->facts.settings.mode));
 	json_u64(j, "samples_setting", r->facts.settings.samples);
 	json_u64(j, "faults_caught", r->faults_caught);
+	if (r->facts.spin_cycles)
+		json_u64(j, "spin_cycles", r->facts.spin_cycles);
+	else
+		json_null(j, "spin_cycles");
+	json_string(j, "spin_cycles_basis", r->facts.spin_cycles_basis);
 	json_object_begin(j, "fault_guard");
 	json_string(j, "noncanonical_read", fault_name(r->selfcheck.noncanonical_vector));
 	json_u64(j, "bogus_msr", r->selfcheck.bogus_msr);

@@ -63,6 +63,7 @@ struct run *run_start(struct platform *plat)
 	con.plat = plat;
 	fault_set_fatal_handler(fatal_fault);
 	fault_guard_install();
+	facts_measure_spin_cycles(f); /* before any bounded wait: every spin cap is sized by it */
 	/* COM1 at once, so a fault during discovery is still told; the UART
 	 * the firmware's tables name (SPCR) or the settings ask for is chosen
 	 * after discovery. */

@@ -41,7 +41,8 @@ static bool counter_moves(const struct probe_facts *f)
 {
 	uint32_t first = mmio_read32(hpet_base + HPET_COUNTER);
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 1);
-	for (int i = 0; i < 100000 && rdtsc() < deadline; i++)
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, 1)); /* the 1 ms at the spin cost: a stopped TSC */
+	for (uint64_t i = 0; i < cap && rdtsc() < deadline; i++)
 		if (mmio_read32(hpet_base + HPET_COUNTER) != first)
 			return true;
 	return false;

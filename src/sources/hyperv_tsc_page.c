@@ -78,7 +78,8 @@ static enum source_status hv_tsc_page_prepare(struct source_desc *d, const struc
 	page = (volatile struct hv_ref_tsc_page *)page_memory;
 	/* The hypervisor fills the page on the MSR write; allow it a moment. */
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 10);
-	while (!page->tsc_sequence && rdtsc() < deadline)
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, 10)); /* the 10 ms at the spin cost: a stopped TSC */
+	for (uint64_t spins = 0; !page->tsc_sequence && rdtsc() < deadline && spins < cap; spins++)
 		cpu_relax();
 	if (!page->tsc_sequence) {
 		str_copy(d->reason, sizeof d->reason,

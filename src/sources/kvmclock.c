@@ -126,7 +126,8 @@ static enum source_status kvmclock_prepare(struct source_desc *d, const struct p
 	active = true;
 	/* The host fills the page on its next entry; give it a bounded wait. */
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 10);
-	for (uint32_t spins = 0; !bsp_area.tsc_to_system_mul && rdtsc() < deadline && spins < 10000000; spins++)
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, 10)); /* the 10 ms at the spin cost: a stopped TSC */
+	for (uint64_t spins = 0; !bsp_area.tsc_to_system_mul && rdtsc() < deadline && spins < cap; spins++)
 		cpu_relax();
 	if (!bsp_area.tsc_to_system_mul) {
 		str_copy(d->reason, sizeof d->reason, "pvclock page stayed empty after registration");

@@ -31,7 +31,8 @@ static bool channel_counts(const struct probe_facts *f, uint16_t port, uint8_t l
 	uint64_t first = pit_read_latched();
 	/* 2 ms is ~2400 ticks: any live channel moves. */
 	uint64_t deadline = rdtsc() + facts_ms_to_cycles(f, 2);
-	for (int i = 0; i < 20000 && rdtsc() < deadline; i++) {
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, 2)); /* the 2 ms at the spin cost: a stopped TSC */
+	for (uint64_t i = 0; i < cap && rdtsc() < deadline; i++) {
 		uint64_t v = pit_read_latched();
 		if (v != first)
 			return true;

@@ -6,6 +6,7 @@
  * leaves on its own deadline. */
 #include "check.h"
 #include "apgroup.h"
+#include "spincap.h"
 #include <pthread.h>
 #include <time.h>
 
@@ -68,7 +69,7 @@ static struct ap_group g;
 static void setup(uint32_t n)
 {
 	memset(&w, 0, sizeof w);
-	ap_group_init(&g, count_work, now_ns, NULL, NS_PER_MS);
+	ap_group_init(&g, count_work, now_ns, NULL, NS_PER_MS, 0);
 	for (uint32_t i = 0; i < n; i++)
 		CHECK(ap_group_add(&g, i + 1, 10 + i, (void *)(uintptr_t)i) != NULL);
 }
@@ -165,9 +166,44 @@ TEST(a_member_whose_release_never_comes_leaves_on_its_own_deadline)
 
 TEST(the_group_has_a_cap)
 {
-	ap_group_init(&g, count_work, now_ns, NULL, NS_PER_MS);
+	ap_group_init(&g, count_work, now_ns, NULL, NS_PER_MS, 0);
 	for (uint32_t i = 0; i < AP_GROUP_MAX; i++)
 		CHECK(ap_group_add(&g, i, i, NULL) != NULL);
 	CHECK(ap_group_add(&g, 999, 999, NULL) == NULL);
 	CHECK_EQ_U64(g.n, AP_GROUP_MAX);
+}
+
+/* A clock that stopped: the deadlines never come, and the iteration caps
+ * (the wait's budget over the group's spin cost, spincap.h) end the
+ * waits.  At 1 ms a spin a 1000 ms arrival wait allows 4000 spins. */
+static uint64_t frozen_calls;
+static uint64_t frozen_now(void)
+{
+	__atomic_add_fetch(&frozen_calls, 1, __ATOMIC_RELAXED);
+	return 5;
+}
+
+TEST(a_stopped_clock_ends_each_wait_by_its_spin_cap)
+{
+	memset(&w, 0, sizeof w);
+	ap_group_init(&g, count_work, frozen_now, NULL, NS_PER_MS, NS_PER_MS);
+	CHECK(ap_group_add(&g, 1, 10, (void *)(uintptr_t)0) != NULL);
+	ap_group_open(&g, 1000);
+	ap_group_starting(&g.m[0]); /* never arrives */
+	frozen_calls = 0;
+	CHECK_EQ_U64(ap_group_gather(&g), 0);
+	/* One now() a spin, spins 0 .. 4001 (the loop leaves at spins >
+	 * cap, cap 4000), and one for released_at. */
+	CHECK_EQ_U64(frozen_calls, (4000 + 2) + 1);
+	CHECK_STR(g.reason, "CPU 1 (APIC id 10) never reached the start barrier in 1000 ms");
+	/* A member working past a stopped clock: the finish wait ends too. */
+	w.hold = 1;
+	CHECK_EQ_U64(g.m[0].state, AP_MEMBER_MISSED);
+	g.m[0].state = AP_MEMBER_RUNNING;
+	frozen_calls = 0;
+	CHECK(!ap_group_finish(&g, 10));
+	/* 10 ms at 1 ms a spin is 10 x 4 = 40 spins, under the floor of
+	 * 1000: the deadline's now(), then spins 0 .. 1001. */
+	CHECK_EQ_U64(frozen_calls, 1 + (SPIN_CAP_FLOOR + 2));
+	w.hold = 0;
 }
