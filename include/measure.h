@@ -34,6 +34,12 @@ struct op_cost {
 	 * whole span, hundreds of steps of a counter that moves in steps, so
 	 * no quantization is left in the mean. */
 	int64_t estimate_milli;
+	/* estimate_milli is never below 0 (a read costs something): where the
+	 * difference came out negative (noise about the harness, or a read
+	 * cheaper than the harness's own variation) it is 0 and this says so,
+	 * with the difference as measured. */
+	bool estimate_clamped;
+	int64_t estimate_signed_milli;
 	/* Its standard error, x1000: from how the per-window differences
 	 * scatter around it (stats.h, struct window_se: the cluster variance,
 	 * so drift between windows counts). */
@@ -108,6 +114,14 @@ struct baselines {
 	uint16_t unassigned_port;
 	uint16_t kernel_port_number;
 	struct tsc_step step;
+	/* An RDTSC-free loop of dependent adds, timed whole with interrupts
+	 * masked: what one plain instruction costs on this vCPU.  It tells an
+	 * RDTSC that exits from a vCPU that runs everything slowly (a
+	 * hypervisor that emulates the guest's every instruction). */
+	struct ref_loop {
+		uint32_t iterations, insns_per_iteration, rounds;
+		uint64_t ticks_min, ticks_max; /* one round's TSC ticks: fewest, most */
+	} ref_loop;
 	/* Every op's harness windows, the sources' included. */
 	struct harness_totals totals;
 };

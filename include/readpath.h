@@ -44,6 +44,9 @@ enum read_path {
 	READ_PATH_DEVICE_MODEL,
 	READ_PATH_UNKNOWN,
 	READ_PATH_HARDWARE,	/* no hypervisor: the read goes to hardware */
+	/* The vCPU emulates every instruction (vcpu_emulated) and the read
+	 * costs about what any emulated instruction costs: no exit of its own. */
+	READ_PATH_EMULATED,
 };
 
 /* Per-read costs in TSC cycles (per-read throughput, or p50 with the
@@ -67,7 +70,25 @@ struct read_path_baselines {
 	 * label hardware needs this and a cheap CPUID, else it is unknown. */
 	bool port_fits_hardware;
 	bool rdtsc_traps;	/* the harness showed a trapping RDTSC */
+	/* The vCPU runs a plain instruction in insn_ps picoseconds or more
+	 * (vcpu_emulated): then the reads that execute RDTSC are labelled by
+	 * what RDTSC costs against rdtsc_insns plain instructions. */
+	bool all_emulated;
+	uint64_t insn_ticks_milli;	/* one plain instruction, TSC ticks x1000 */
 };
+
+/* One plain instruction's cost in picoseconds from the reference loop
+ * (ticks for insns instructions at tsc_hz); 0 when unknown. */
+uint64_t ref_loop_insn_ps(uint64_t ticks, uint64_t insns, uint64_t tsc_hz);
+/* No core takes 20 ns for a dependent add (hardware: about a cycle, QEMU
+ * TCG a few ns): a vCPU that does runs its code through an emulator. */
+#define VCPU_EMULATED_INSN_PS 20000
+bool vcpu_emulated(uint64_t insn_ps);
+/* On an emulated vCPU every instruction goes through the emulator, CPUID
+ * too (it costs tens of plain instructions there, not a thousand as a
+ * hardware VM exit does): a TSC read dearer than this many CPUIDs traps on
+ * its own, on top of the emulation. */
+#define EMULATED_RDTSC_EXIT_CPUIDS 2
 
 bool read_path_baselines_usable(const struct read_path_baselines *b);
 /* CPUID costs no more than RDTSC but a port read does: an emulator

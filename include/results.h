@@ -97,6 +97,12 @@ struct run_results {
 	struct serialization serialization;
 	/* Why the empty harness looks wrong (an RDTSC that traps), or NULL. */
 	const char *harness_anomaly_reason;
+	/* One plain instruction's cost from the baselines' reference loop (ps,
+	 * 0 unknown), and whether that makes this a vCPU whose every
+	 * instruction is emulated (vcpu_emulated); the words in vcpu_text. */
+	uint64_t insn_ps;
+	bool vcpu_emulated;
+	char vcpu_text[200];
 	struct baselines baselines;
 	struct source_result sources[MAX_SOURCES];
 	unsigned source_count;

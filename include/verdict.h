@@ -214,6 +214,11 @@ struct verdict_input {
 	 * cost is distorted.  The reason is quoted in the reasoning. */
 	bool harness_anomaly;
 	const char *harness_anomaly_reason;
+	/* The probe's vCPU emulates every instruction (a plain one took
+	 * insn_ps picoseconds): what a guest pays for every instruction,
+	 * its clock reads included. */
+	bool vcpu_emulated;
+	uint64_t insn_ps;
 
 	/* Linux reads these too (docs/verdict-rules.md, "Inputs"). */
 	enum verdict_tri tsc_known_freq;	/* a frequency Linux takes as known */

@@ -158,6 +158,17 @@ void contention_level_finish(struct contention_level *l, const uint64_t *const *
 	l->all_reading_ppm = contention_all_reading_ppm(start, end, k);
 }
 
+/* A level's estimate as the report prints it (to its SE's precision),
+ * x1000: the ratio is computed from the very figures printed beside it. */
+static int64_t as_printed_milli(const struct contention_level *l)
+{
+	unsigned dec = stats_se_decimals(l->se_milli);
+	int64_t r = stats_round_milli(l->estimate_milli, dec);
+	for (unsigned i = dec; i < 3; i++)
+		r *= 10;
+	return r;
+}
+
 void contention_source_finish(struct contention_source *s)
 {
 	s->ratio_milli = 0;
@@ -169,17 +180,18 @@ void contention_source_finish(struct contention_source *s)
 	s->ratio_reason = "a level was not measured";
 	if (!one->measured || !all->measured)
 		return;
+	int64_t one_p = as_printed_milli(one), all_p = as_printed_milli(all);
 	s->ratio_reason = "the 1-CPU estimate is not above zero: nothing to divide by";
-	if (one->estimate_milli <= 0)
+	if (one_p <= 0)
 		return;
 	/* Below zero is the harness's noise (the SE beside it says how much),
 	 * not a cost: no ratio, where a top estimate of 0 is a ratio of 0. */
 	s->ratio_reason = "the highest level's estimate is below zero (noise about the harness: see its SE)";
-	if (all->estimate_milli < 0)
+	if (all_p < 0)
 		return;
 	s->ratio_reason = NULL;
 	s->ratio_known = true;
-	s->ratio_milli = mul_div_u64((uint64_t)all->estimate_milli, 1000, (uint64_t)one->estimate_milli);
+	s->ratio_milli = mul_div_u64((uint64_t)all_p, 1000, (uint64_t)one_p);
 }
 
 uint32_t contention_outnumbered_from(const struct contention_result *c)

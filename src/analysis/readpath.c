@@ -136,6 +136,22 @@ enum read_path read_path_judge(const struct read_path_baselines *b, uint64_t cos
 			    "nothing exits");
 		return READ_PATH_HARDWARE;
 	}
+	if (b->all_emulated && reads_tsc && b->insn_ticks_milli) {
+		/* Everything goes through the emulator here, CPUID too; RDTSC
+		 * exits on its own only if it is clearly dearer than that. */
+		bool exits = b->cpuid && (unsigned __int128)b->rdtsc > (unsigned __int128)b->cpuid * EMULATED_RDTSC_EXIT_CPUIDS;
+		sb_str(&sb, "this vCPU emulates every instruction (a plain one costs ");
+		sb_u64(&sb, (b->insn_ticks_milli + 500) / 1000);
+		sb_str(&sb, " ticks): this read costs ");
+		sb_u64(&sb, b->rdtsc);
+		sb_str(&sb, " ticks, about ");
+		sb_u64(&sb, (b->rdtsc * 1000 + b->insn_ticks_milli / 2) / b->insn_ticks_milli);
+		sb_str(&sb, " plain instructions, CPUID ");
+		sb_u64(&sb, b->cpuid);
+		sb_str(&sb, exits ? ": more than twice CPUID, so RDTSC exits on top of the emulation"
+				  : ": no more than twice CPUID, no exit of its own beyond the emulation");
+		return exits ? READ_PATH_EXIT : READ_PATH_EMULATED;
+	}
 	if (b->rdtsc_traps && reads_tsc) {
 		sb_str(&sb, "RDTSC traps (harness anomaly) and this read executes RDTSC");
 		return READ_PATH_EXIT;
@@ -180,10 +196,26 @@ const char *read_path_name(enum read_path path)
 		return "device_model";
 	case READ_PATH_HARDWARE:
 		return "hardware";
+	case READ_PATH_EMULATED:
+		return "emulated";
 	case READ_PATH_UNKNOWN:
 		break;
 	}
 	return "unknown";
+}
+
+uint64_t ref_loop_insn_ps(uint64_t ticks, uint64_t insns, uint64_t tsc_hz)
+{
+	if (!ticks || !insns || !tsc_hz || ticks == UINT64_MAX || insns > UINT32_MAX || tsc_hz > UINT32_MAX * 8ull)
+		return 0;
+	/* ticks * 1e12 / (insns * hz): the divisor fits 64 bits (insns and
+	 * hz bounded above); the quotient saturates. */
+	return u128_div_u64((unsigned __int128)ticks * 1000000000000ull, insns * tsc_hz);
+}
+
+bool vcpu_emulated(uint64_t insn_ps)
+{
+	return insn_ps >= VCPU_EMULATED_INSN_PS;
 }
 
 /* No CPU's RDTSC takes a microsecond; a trapped one takes several. */

@@ -576,11 +576,14 @@ static void fill_estimate(struct op_cost *out, const struct estimate_sums *e, ui
 	}
 	if (pooled(&e->turns, &m, &se, &untrimmed)) {
 		out->estimate_milli = m > 0 ? m : 0;
+		out->estimate_signed_milli = m;
+		out->estimate_clamped = m < 0;
 		out->estimate_se_milli = se; /* taken about the unclamped difference */
 		out->estimate_untrimmed_milli = untrimmed > 0 ? untrimmed : 0;
 		out->estimate_method = "interleaved_turns";
 	} else {
 		out->estimate_milli = (int64_t)out->throughput_net_milli;
+		out->estimate_signed_milli = out->estimate_milli;
 		out->estimate_se_milli = out->throughput_net_se_milli;
 		out->estimate_method = "batch_net";
 	}
@@ -719,6 +722,41 @@ static uint64_t op_rdtsc_raw(void) { return rdtsc(); }
 static uint64_t op_port_read(void) { return inb(unassigned_port); }
 static uint64_t op_kernel_port_read(void) { return inb(ELCR_PORT); }
 
+/* Three instructions an iteration (add, sub, jnz), none of which any
+ * hypervisor intercepts: a hardware core runs one in about a cycle. */
+#define REF_LOOP_ITERATIONS 1000
+#define REF_LOOP_INSNS 3
+#define REF_LOOP_ROUNDS 5
+
+static uint64_t __attribute__((noinline)) ref_loop_run(uint32_t n)
+{
+	uint64_t acc = 1;
+	__asm__ volatile("1:\n\taddq %[acc], %[acc]\n\tsubl $1, %[n]\n\tjnz 1b" : [acc] "+r"(acc), [n] "+r"(n));
+	return acc;
+}
+
+/* The fewest ticks of a few rounds (bounded by the window deadline each):
+ * a round that took an interrupt or a preemption only adds. */
+static void measure_ref_loop(const struct measure_ctx *ctx, struct ref_loop *out)
+{
+	out->iterations = REF_LOOP_ITERATIONS;
+	out->insns_per_iteration = REF_LOOP_INSNS;
+	out->ticks_min = UINT64_MAX;
+	keep(ref_loop_run(16));
+	uint64_t deadline = rdtsc() + 4 * ctx->plan.window_deadline_cycles * REF_LOOP_ROUNDS;
+	for (uint32_t i = 0; i < REF_LOOP_ROUNDS && (i == 0 || rdtsc() < deadline); i++) {
+		bool was_on = irq_save();
+		uint64_t t0 = rdtsc_ordered_as(ctx->read);
+		keep(ref_loop_run(REF_LOOP_ITERATIONS));
+		uint64_t t1 = rdtsc_ordered_as(ctx->read);
+		irq_restore(was_on);
+		uint64_t d = t1 > t0 ? t1 - t0 : 0;
+		out->ticks_min = MIN(out->ticks_min, d);
+		out->ticks_max = MAX(out->ticks_max, d);
+		out->rounds++;
+	}
+}
+
 void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 {
 	const struct measure_plan *plan = &ctx->plan;
@@ -726,6 +764,7 @@ void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 	memset(b, 0, sizeof *b);
 	measure_tsc_step(&b->step, ctx);
 	ctx->step_ticks = b->step.ticks;
+	measure_ref_loop(ctx, &b->ref_loop);
 	for (int i = 0; i < 16; i++)
 		keep(empty_op());
 	sample_alone(ctx, &b->harness, empty_op, &n);

@@ -63,10 +63,12 @@ void measured_json(struct json *j, const char *cycles_key, const char *cycles_se
 		json_null(j, cycles_se_key);
 	if (!ns_key)
 		return;
-	uint64_t ns = rate_milli_cycles_to_ns_milli(milli > 0 ? (uint64_t)milli : 0, hz);
+	/* The ns figure keeps the sign of the ticks it comes from. */
+	uint64_t mag = milli < 0 ? (uint64_t)0 - (uint64_t)milli : (uint64_t)milli;
+	int64_t ns = (int64_t)rate_milli_cycles_to_ns_milli(mag, hz);
 	uint64_t ns_se = rate_milli_cycles_to_ns_milli(se_milli, hz);
 	unsigned ns_dec = stats_se_decimals(ns_se);
-	json_fixed(j, ns_key, stats_round_milli((int64_t)ns, ns_dec), ns_dec);
+	json_fixed(j, ns_key, stats_round_milli(milli < 0 ? -ns : ns, ns_dec), ns_dec);
 	if (ns_se_key && se_known)
 		json_fixed(j, ns_se_key, stats_round_milli((int64_t)ns_se, ns_dec), ns_dec);
 	else if (ns_se_key)
@@ -83,6 +85,15 @@ void estimate_json(struct json *j, const struct op_cost *c, uint64_t hz)
 	json_bool(j, "below_resolution", c->below_resolution);
 	measured_json(j, "estimate_cycles", "estimate_se_cycles", "estimate_ns", "estimate_se_ns", c->estimate_milli,
 		      c->estimate_se_milli, true, hz);
+	/* A negative difference is not printed as 0 without a word. */
+	json_bool(j, "estimate_clamped", c->estimate_clamped);
+	if (c->estimate_clamped)
+		measured_json(j, "estimate_signed_cycles", NULL, "estimate_signed_ns", NULL, c->estimate_signed_milli,
+			      c->estimate_se_milli, true, hz);
+	else {
+		json_null(j, "estimate_signed_cycles");
+		json_null(j, "estimate_signed_ns");
+	}
 	measured_json(j, "estimate_untrimmed_cycles", NULL, NULL, NULL, c->estimate_untrimmed_milli,
 		      c->estimate_se_milli, true, hz);
 	json_u64(j, "estimate_windows", c->windows);
@@ -264,6 +275,26 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_u64(j, "windows", b->totals.windows);
 	json_u64(j, "window_p50_min", b->totals.window_p50_min);
 	json_u64(j, "window_p50_max", b->totals.window_p50_max);
+	json_object_end(j);
+	/* What one plain instruction costs: tells an exiting RDTSC from a vCPU
+	 * that emulates everything. */
+	json_object_begin(j, "ref_loop");
+	json_u64(j, "iterations", b->ref_loop.iterations);
+	json_u64(j, "insns_per_iteration", b->ref_loop.insns_per_iteration);
+	json_u64(j, "rounds", b->ref_loop.rounds);
+	if (b->ref_loop.rounds) {
+		json_u64(j, "ticks_min", b->ref_loop.ticks_min);
+		json_u64(j, "ticks_max", b->ref_loop.ticks_max);
+	} else {
+		json_null(j, "ticks_min");
+		json_null(j, "ticks_max");
+	}
+	if (r->insn_ps)
+		json_fixed(j, "insn_ns", (int64_t)r->insn_ps, 3);
+	else
+		json_null(j, "insn_ns");
+	json_bool(j, "vcpu_emulated", r->vcpu_emulated);
+	json_string(j, "vcpu_emulated_reason", r->vcpu_emulated ? r->vcpu_text : NULL);
 	json_object_end(j);
 	json_bool(j, "harness_anomaly", r->harness_anomaly_reason != NULL);
 	if (r->harness_anomaly_reason)

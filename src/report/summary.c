@@ -104,11 +104,17 @@ static int64_t ns_tenths(uint64_t ns_milli)
  * "15.3+-0.4" (two significant digits of the SE, at most 3 decimals). */
 static void sb_estimate_ns(struct strbuf *sb, const struct op_cost *c, uint64_t tsc_hz)
 {
-	uint64_t ns = rate_milli_cycles_to_ns_milli(c->estimate_milli > 0 ? (uint64_t)c->estimate_milli : 0, tsc_hz);
+	/* A negative difference is shown as measured, sign and SE, never as
+	 * a 0 that was never measured. */
+	int64_t est = c->estimate_clamped ? c->estimate_signed_milli : c->estimate_milli;
+	uint64_t mag = est < 0 ? (uint64_t)0 - (uint64_t)est : (uint64_t)est;
+	uint64_t ns = rate_milli_cycles_to_ns_milli(mag, tsc_hz);
 	uint64_t se = rate_milli_cycles_to_ns_milli(c->estimate_se_milli, tsc_hz);
 	unsigned dec = stats_se_decimals(se);
 	if (!se && dec == 3)
 		dec = 1; /* exact (or no SE): the column's usual tenth */
+	if (est < 0)
+		sb_char(sb, '-');
 	sb_fixed(sb, stats_round_milli((int64_t)ns, dec), dec);
 	if (se) {
 		sb_str(sb, "+-");
@@ -126,7 +132,7 @@ static void sb_baseline_p50(struct strbuf *sb, const struct op_cost *c)
 	}
 	unsigned dec = stats_se_decimals(c->estimate_se_milli);
 	sb_str(sb, "<step, est. ");
-	sb_fixed(sb, stats_round_milli(c->estimate_milli > 0 ? c->estimate_milli : 0, dec), dec);
+	sb_fixed(sb, stats_round_milli(c->estimate_clamped ? c->estimate_signed_milli : c->estimate_milli, dec), dec);
 	if (c->estimate_se_milli) {
 		sb_str(sb, "+-");
 		sb_fixed(sb, stats_round_milli((int64_t)c->estimate_se_milli, dec), dec);

@@ -2,6 +2,7 @@
  * (harness, RDTSC, CPUID, the two ports) gathered from its results and
  * handed to the read-path rules (src/analysis/readpath.c).  Pure. */
 #include "results.h"
+#include "strbuf.h"
 
 /* (p90 - p50) / p50 of a yardstick's samples, per mille: its own spread
  * widens the boundaries it draws. */
@@ -40,6 +41,24 @@ void results_judge_read_paths(struct run_results *r)
 	r->harness_anomaly_reason = harness_anomaly(b->harness.cycles.p50, b->cpuid.cycles.p50, r->facts.tsc_hz_rough,
 					     !rb.cpuid_cheap);
 	rb.rdtsc_traps = r->harness_anomaly_reason != NULL;
+	/* A vCPU slow at everything is not an RDTSC that exits: the
+	 * reference loop (no RDTSC, nothing a hypervisor intercepts) says
+	 * which. */
+	const struct ref_loop *ref = &b->ref_loop;
+	uint64_t insns = (uint64_t)ref->iterations * ref->insns_per_iteration;
+	r->insn_ps = ref->rounds ? ref_loop_insn_ps(ref->ticks_min, insns, r->facts.tsc_hz_rough) : 0;
+	r->vcpu_emulated = vcpu_emulated(r->insn_ps);
+	if (r->vcpu_emulated) {
+		struct strbuf sb;
+		sb_init(&sb, r->vcpu_text, sizeof r->vcpu_text);
+		sb_str(&sb, "this vCPU emulates every instruction: an RDTSC-free loop runs a plain one in ");
+		sb_u64(&sb, (r->insn_ps + 500) / 1000);
+		sb_str(&sb, " ns (a hardware core: under 1 ns), so every cost here is mostly the emulator's");
+		r->harness_anomaly_reason = r->vcpu_text;
+		rb.rdtsc_traps = true; /* no native yardstick either way */
+		rb.all_emulated = true;
+		rb.insn_ticks_milli = insns ? ref->ticks_min * 1000 / insns : 0;
+	}
 	for (unsigned i = 0; i < r->source_count; i++) {
 		struct source_result *s = &r->sources[i];
 		if (s->status == SOURCE_OK)

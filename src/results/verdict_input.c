@@ -25,6 +25,9 @@ static enum verdict_read_path path_of(enum read_path p)
 	case READ_PATH_EXIT: return VERDICT_PATH_EXIT;
 	case READ_PATH_DEVICE_MODEL: return VERDICT_PATH_DEVICE_MODEL;
 	/* Bare metal: no exit to speak of, and nothing the rules read. */
+	/* Emulated like every instruction: neither native nor an exit; the
+	 * verdict reads it from vcpu_emulated instead. */
+	case READ_PATH_EMULATED:
 	case READ_PATH_HARDWARE:
 	case READ_PATH_UNKNOWN: break;
 	}
@@ -215,6 +218,8 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	}
 	in->harness_anomaly = r->harness_anomaly_reason != NULL;
 	in->harness_anomaly_reason = r->harness_anomaly_reason;
+	in->vcpu_emulated = r->vcpu_emulated;
+	in->insn_ps = r->insn_ps;
 	if (r->gaps.measured) {
 		in->gaps_measured = true;
 		in->gap_count = r->gaps.g.count;

@@ -83,6 +83,15 @@ static void note_harness_anomaly(const struct facts *f, struct model *m, struct 
 	sb_str(&sb, f->in->harness_anomaly_reason ? f->in->harness_anomaly_reason : "no reason given");
 	sb_str(&sb, "); confidence at most medium");
 	add_reason(v, line, NULL);
+	if (!f->in->vcpu_emulated)
+		return;
+	/* What a guest pays here is the emulation itself. */
+	sb_init(&sb, line, sizeof(line));
+	sb_str(&sb, "this hypervisor emulates the guest's every instruction (");
+	sb_u64(&sb, (f->in->insn_ps + 500) / 1000);
+	sb_str(&sb, " ns each, a hardware core under 1 ns): a Linux guest here pays that on every instruction, "
+		    "its clock reads included, and the read costs above are dominated by it");
+	add_reason(v, line, NULL);
 }
 
 /* ---- by_kernel ---------------------------------------------------------- */

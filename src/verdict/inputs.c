@@ -100,6 +100,8 @@ static const struct field fields[] = {
 	F("contention_outnumbered", K_TRI, contention_outnumbered),
 	F("harness_anomaly", K_BOOL, harness_anomaly),
 	F("harness_anomaly_reason", K_STR, harness_anomaly_reason),
+	F("vcpu_emulated", K_BOOL, vcpu_emulated),
+	F("insn_ps", K_U64, insn_ps),
 };
 
 static const char *const vendor_names[] = {

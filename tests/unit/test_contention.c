@@ -342,3 +342,26 @@ TEST(contention_inputs_round_trip_through_the_line_format)
 	CHECK(in.contention_outnumbered == VERDICT_YES);
 	CHECK(!verdict_inputs_parse_line(&in, bad, &why));
 }
+
+/* The ratio comes from the estimates as printed beside it (to their SE's
+ * precision): 24.6 / 2.9, not 24.580 / 2.936 (a clean clone printed 8.352
+ * beside levels whose printed figures give 8.475). */
+TEST(ratio_from_the_printed_figures)
+{
+	static struct contention_source s;
+	memset(&s, 0, sizeof s);
+	s.measured = true;
+	s.level_count = 2;
+	s.level[0] = (struct contention_level){ .cpus = 1, .measured = 1, .estimate_milli = 2936, .se_milli = 1200,
+						.se_known = true };
+	s.level[1] = (struct contention_level){ .cpus = 2, .measured = 2, .estimate_milli = 24580, .se_milli = 1500,
+						.se_known = true };
+	contention_source_finish(&s);
+	CHECK(s.ratio_known);
+	CHECK_EQ_U64(s.ratio_milli, 8482); /* 24.6 / 2.9 = 8.4827 */
+	/* A 1-CPU figure that prints as 0 is nothing to divide by. */
+	s.level[0].estimate_milli = 40;
+	s.level[0].se_milli = 2000;
+	contention_source_finish(&s);
+	CHECK(!s.ratio_known && strstr(s.ratio_reason, "1-CPU"));
+}
