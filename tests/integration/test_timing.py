@@ -157,5 +157,8 @@ class GapsPerCpu(ProbeTest):
         for c in g["per_cpu"]:
             self.assertTrue(c["ran"], c)
             self.assertEqual(c["window_ms"], 50)  # mode=quick
-            self.assertLessEqual(c["total_ns"], 2 * 50 * 1000000)
+            # Every gap but the last lies inside the window; the last may
+            # overrun it by however long the host kept the vCPU away (152 ms
+            # seen on a loaded 2-core host), so bound the rest, not the sum.
+            self.assertLessEqual(c["total_ns"] - c["max_ns"], 50 * 1000000, c)
         self.assertNotIn("per_cpu", self.report("q35_smp4")["gaps"])  # not asked
