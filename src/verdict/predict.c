@@ -120,6 +120,15 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 	m->kver = kver;
 	m->watchdog = -1;
 	m->explain = explain;
+	m->risk_chosen = -1;
+	judge_boot(f, m);
+	if (m->no_boot) {
+		/* Linux never gets to pick a clocksource here. */
+		m->chosen = -1;
+		m->note = m->boot_reason;
+		add_reason(explain, m->boot_reason, m->boot_cite);
+		return;
+	}
 	run_rules(f, m);
 	select_source(f, m);
 	tsc_race(f, m);
@@ -136,6 +145,8 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 
 const char *chosen_name(const struct model *m)
 {
+	if (m->no_boot)
+		return "none";
 	return m->chosen >= 0 ? verdict_source_name(m->chosen) : "jiffies";
 }
 

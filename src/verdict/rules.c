@@ -142,8 +142,11 @@ static const struct rule cpu_flag_rules[] = {
 	{ "intel-constant-bounded", "arch/x86/kernel/cpu/intel.c early_init_intel(), 6.15+ (fadb6f569b10)",
 	  KV(6, 15), KV_OPEN, r_intel_constant_bounded_applies, r_constant_only,
 	  "Intel Yonah..Ivy Bridge (6/0x0e..0x3a) or P4 0xf/3..6: CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
-	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.6+ (9ee4318c157b)",
-	  KV(6, 6), KV_OPEN, r_tdx_applies, r_reliable,
+	/* 9ee4318c157b was on tip x86/tdx before 6.6 was out but reached
+	 * mainline in the x86/tdx pull for 6.7 (merged 2023-11-01; 6.6 was
+	 * released 2023-10-29); no 6.6.y backport found (issue 39). */
+	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.7+ (9ee4318c157b)",
+	  KV(6, 7), KV_OPEN, r_tdx_applies, r_reliable,
 	  "TDX guest: Linux forces TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
 	{ "secure-tsc-reliable", "arch/x86/mm/mem_encrypt_amd.c sme_early_init(): MSR_AMD64_SNP_SECURE_TSC, 6.14+ (0a2a98f691f2)",
 	  KV(6, 14), KV_OPEN, r_secure_tsc_applies, r_reliable,

@@ -186,6 +186,9 @@ static bool range_worse(const struct verdict_kernel_range *a, const struct verdi
 {
 	bool sa = slow_source(a->linux_clocksource), sb = slow_source(b->linux_clocksource);
 
+	/* a kernel that cannot start the guest is worse than any clock */
+	if (a->boots != b->boots)
+		return !a->boots;
 	if (sa != sb)
 		return sa;
 	if (a->vdso != b->vdso)
@@ -195,6 +198,12 @@ static bool range_worse(const struct verdict_kernel_range *a, const struct verdi
 
 static void sb_choice(struct strbuf *sb, const struct verdict_kernel_range *r)
 {
+	if (!r->boots) {
+		sb_str(sb, "cannot boot the guest (");
+		sb_str(sb, r->boots_from ? r->boots_from : "?");
+		sb_str(sb, "+ can)");
+		return;
+	}
 	sb_str(sb, r->linux_clocksource);
 	if (r->read_cost_measured) {
 		sb_str(sb, " ~");
@@ -239,7 +248,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 	sb_str(&sb, ": ");
 	sb_choice(&sb, newest);
 	if (worst != newest && (!str_equal(worst->linux_clocksource, newest->linux_clocksource) ||
-				worst->vdso != newest->vdso)) {
+				worst->vdso != newest->vdso || worst->boots != newest->boots)) {
 		sb_str(&sb, "; ");
 		sb_range(&sb, worst);
 		if (range_has(worst, KV(6, 1)))

@@ -93,6 +93,9 @@ enum khz_origin {
 /* Linux's state for one kernel version, built up by the rules. */
 struct model {
 	unsigned kver;
+	/* boots.c: this kernel cannot start the guest, and why */
+	bool no_boot;
+	const char *boot_id, *boot_feature, *boot_cite, *boot_reason, *boots_from;
 	bool constant_tsc, nonstop_tsc, tsc_reliable;
 	bool tsc_khz_known;
 	bool reg[VERDICT_SRC_COUNT];
@@ -231,6 +234,9 @@ void decide_windows(const struct verdict_input *in, struct verdict_windows *w);
 struct json;
 void windows_to_json(struct json *j, const struct verdict_windows *w);
 
+/* boots.c: whether the kernel can start the guest at all */
+void judge_boot(const struct facts *f, struct model *m);
+
 /* predict.c */
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);
@@ -262,6 +268,7 @@ enum warn_code {
 	WARN_SOURCE_DRIFT,
 	WARN_FREQ_REFERENCES_DISAGREE,
 	WARN_CLOCK_READ_CONTENDED,
+	WARN_GUEST_CANNOT_BOOT,
 	WARN_CODE_COUNT,
 };
 
