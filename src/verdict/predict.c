@@ -89,6 +89,12 @@ static const char *select_note(const struct facts *f, const struct model *m)
 		return m->rating[VERDICT_SRC_KVMCLOCK] == RATING_KVMCLOCK ?
 			       "kvm-clock (400) beats tsc (300)" :
 			       "kvm-clock is the best stable source";
+	if ((m->chosen == VERDICT_SRC_HV_TSC_PAGE || m->chosen == VERDICT_SRC_HV_MSR) &&
+	    yes(f->in->hv_tsc_invariant_control) && m->kver < KV(5, 13))
+		/* 5.5-5.12: Linux enables invariant TSC (dce7cd62754b) but
+		 * lowers the Hyper-V ratings only from 5.13 */
+		return "Hyper-V clocksource rated above tsc: TSC invariant control is used (5.5+), "
+		       "but the Hyper-V ratings are lowered only from 5.13";
 	if (m->chosen == VERDICT_SRC_HV_TSC_PAGE || m->chosen == VERDICT_SRC_HV_MSR)
 		return "Hyper-V clocksource rated above tsc (no TSC invariant control)";
 	if (m->chosen == VERDICT_SRC_XEN)

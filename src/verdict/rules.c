@@ -553,7 +553,7 @@ static const struct rule register_rules[] = {
 	{ "kvmclock-vdso", "arch/x86/kernel/kvmclock.c kvm_setup_vsyscall_timeinfo()",
 	  KV_OPEN, KV_OPEN, r_kvmclock_vdso_applies, r_pv_vdso,
 	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode", { 0 } },
-	{ "hyperv-tdx-no-page", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(): TDX without paravisor clears HV_MSR_REFERENCE_TSC_AVAILABLE, 6.6+",
+	{ "hyperv-tdx-no-page", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(): TDX without paravisor clears HV_MSR_REFERENCE_TSC_AVAILABLE, 6.6+ (Dexuan Cui's TDX series, 68f2f2bc163d)",
 	  KV(6, 6), KV_OPEN, r_hv_tdx_no_page_applies, r_hv_tdx_no_page,
 	  "Hyper-V TDX guest without a paravisor: Linux withholds the reference TSC page (the TSC, or the MSR, is read instead)", { 0 } },
 	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 250 (5.6, 9e0333ae38ee), 500 (5.13)",

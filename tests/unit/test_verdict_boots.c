@@ -220,3 +220,43 @@ TEST(tdx_on_kvm_hpet_off_6_6_and_6_7)
 	CHECK_STR(on(&in, "5.19"), "tsc");
 	check_cannot_boot(&in, "5.15", "TDX guest before 5.19", "5.19");
 }
+
+/* Issue 39, smaller items.  Hyper-V 5.5-5.12 with TSC invariant control:
+ * Linux enables it (dce7cd62754b, 5.5) but lowers the Hyper-V ratings only
+ * from 5.13, so the TSC page (250 in 5.6-5.12... 400 in 5.5) wins on 5.5:
+ * the note must not say "no TSC invariant control". */
+TEST(hyperv_5_5_invariant_control_note)
+{
+	struct verdict_input in = snp_guest(false);
+	in.vendor = VERDICT_VENDOR_INTEL;
+	in.family = 6;
+	in.model = 0x55;
+	in.sev_es = in.sev_snp = N;
+	in.hypervisor = in.signatures[0] = "hyperv";
+	in.kvm_clocksource = in.kvm_clocksource2 = in.kvm_stable_bit = in.pvclock_stable = N;
+	set_source(&in, VERDICT_SRC_KVMCLOCK, N, 0);
+	in.hv_ref_counter = in.hv_tsc_page = in.hv_freq_msrs = in.hv_tsc_invariant_control = Y;
+	in.hv_tsc_page_valid = Y;
+	in.hv_root = in.hv_isolated = N;
+	in.hv_isolation_type = 0;
+	in.freq_by = VERDICT_FREQ_HYPERV_MSR;
+	CHECK_STR(on(&in, "5.5"), "hyperv_clocksource_tsc_page");
+	CHECK(strstr(v.why, "no TSC invariant control") == NULL);
+	CHECK(strstr(v.why, "lowered only from 5.13") != NULL);
+	in.hv_tsc_invariant_control = N;
+	CHECK_STR(on(&in, "5.5"), "hyperv_clocksource_tsc_page");
+	CHECK(strstr(v.why, "without TSC invariant control") != NULL);
+}
+
+/* Sean Christopherson's "x86/kvm: Mark TSC as reliable when it's constant
+ * and nonstop" is not merged as of 7.3-rc: its row is kept but applies to
+ * no release, so an invariant-TSC KVM guest without TSC_ADJUST is still
+ * watched on 7.2. */
+TEST(kvm_constant_nonstop_row_kept_but_off)
+{
+	struct verdict_input in = snp_guest(false);
+	in.sev_es = in.sev_snp = N;
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(!reasoning_says("proposed patch"));
+	CHECK(reasoning_says("keeps checking it") || v.confidence == VERDICT_CONFIDENCE_MEDIUM);
+}
