@@ -679,12 +679,62 @@ static void long_round(const struct facts *f, struct model *m)
 	}
 }
 
+/* watchdog_pause: the rewrite (763aacf86f1b, 7.1) no longer skips a
+ * round longer than WATCHDOG_INTERVAL_MAX_NS (644649553508's 1 s, 6.8):
+ * only one longer than max_idle_ns resets, every shorter one is compared.
+ * A VM stopped and continued under KVM (virsh suspend/resume, a migration's
+ * stop) keeps its TSC running with the host while kvm-clock, the HPET and
+ * the PM timer stand still (QEMU stops its virtual clock and restores
+ * kvm-clock on cont): the next round sees the TSC ahead of the watchdog by
+ * the whole pause, far beyond (delta >> shift) + the read-out window, and
+ * marks it unstable, unless the pause outlasts the watchdog's max_idle_ns
+ * (then the round resets).  max_idle_ns as Linux prints it at boot for
+ * QEMU/KVM's clocks ("clocksource: ...: mask: ... max_idle_ns: ..."):
+ * acpi_pm 2085701024, hpet (100 MHz, 32 bits) 19112604467, kvm-clock
+ * 881590591483.  Which clock's max_idle_ns the rewrite takes, and the
+ * outcome itself, are unconfirmed: no reproduction here. */
+#define MAX_IDLE_ACPI_PM_NS 2085701024ull
+#define MAX_IDLE_HPET_NS 19112604467ull
+#define MAX_IDLE_KVMCLOCK_NS 881590591483ull
+
+static uint64_t watchdog_max_idle_ns(int wd)
+{
+	switch (wd) {
+	case VERDICT_SRC_ACPI_PM: return MAX_IDLE_ACPI_PM_NS;
+	case VERDICT_SRC_HPET: return MAX_IDLE_HPET_NS;
+	case VERDICT_SRC_KVMCLOCK: return MAX_IDLE_KVMCLOCK_NS;
+	default: return 0; /* not known: taken as compared */
+	}
+}
+
+enum pause_round { PAUSE_NONE, PAUSE_COMPARED, PAUSE_RESET };
+
+static enum pause_round pause_round(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+
+	if (m->kver < KV_WATCHDOG_REWRITE || !in->pause_count || !in->pause_max_ns || m->watchdog < 0 ||
+	    m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
+		return PAUSE_NONE;
+	uint64_t idle = watchdog_max_idle_ns(m->watchdog);
+	uint64_t round = WATCHDOG_INTERVAL_NS + in->pause_max_ns;
+	return idle && round > idle ? PAUSE_RESET : PAUSE_COMPARED;
+}
+
 void tsc_race(const struct facts *f, struct model *m)
 {
 	m->risk_code = NULL;
 	m->risk_note = NULL;
 	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
 		return;
+	if (pause_round(f, m) == PAUSE_COMPARED) {
+		m->risk_code = "watchdog_pause";
+		m->risk_note = "watch mode measured a pause in which the TSC ran on while the watchdog clock stood "
+			      "still (VM stopped and continued): the rewritten watchdog compares such a round "
+			      "unless it outlasts the watchdog's max_idle_ns, and the TSC, ahead by the whole "
+			      "pause, may be marked unstable (unconfirmed: no reproduction)";
+		return;
+	}
 	if (!vcpu_unsteady(f)) {
 		long_round(f, m);
 		return;
@@ -717,8 +767,19 @@ void tsc_race(const struct facts *f, struct model *m)
  * jiffies race was lost in most boots seen, so the prediction is a guess. */
 void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 {
+	if (pause_round(f, m) == PAUSE_RESET)
+		add_reason(v, "the measured pause is longer than the watchdog's max_idle_ns: the rewritten "
+			      "watchdog resets that round instead of comparing it, so the pause does not "
+			      "judge the TSC (unconfirmed: no reproduction)",
+			   "kernel/time/clocksource.c, 7.1 (763aacf86f1b): rounds over max_idle_ns reset");
 	if (!m->risk_code)
 		return;
+	if (str_equal(m->risk_code, "watchdog_pause")) {
+		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+		add_reason(v, m->risk_note,
+			   "kernel/time/clocksource.c, 7.1 (763aacf86f1b): only rounds over max_idle_ns reset");
+		return;
+	}
 	bool calibration = str_equal(m->risk_code, "tsc_calibration");
 	bool long_round = str_equal(m->risk_code, "long_watchdog_round");
 	cap_confidence(m, calibration || long_round ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);

@@ -260,3 +260,44 @@ TEST(kvm_constant_nonstop_row_kept_but_off)
 	CHECK(!reasoning_says("proposed patch"));
 	CHECK(reasoning_says("keeps checking it") || v.confidence == VERDICT_CONFIDENCE_MEDIUM);
 }
+
+/* Issue 39 item 3, on a CONSTRUCTED verdict input (the watch section's
+ * pause folded in as pause_count/pause_max_ns; not from a recorded watch
+ * run).  A KVM guest, invariant TSC, no TSC_ADJUST: on 7.2 the TSC is
+ * kept and watched by kvm-clock (299).  A 30 s stop/cont under KVM: the
+ * TSC ran on, kvm-clock stood still.  The rewrite (763aacf86f1b, 7.1)
+ * compares rounds up to max_idle_ns (kvm-clock's ~881 s) instead of
+ * skipping those over 1 s (644649553508, 6.8): the risk is named, and
+ * kvm-clock is what Linux picks if the TSC loses.  A pause longer than
+ * max_idle_ns resets the round: no risk, and the reasoning says why.  6.12
+ * skips rounds over 1 s: no risk. */
+TEST(watch_pause_on_7_2)
+{
+	struct verdict_input in = snp_guest(false);
+	in.sev_es = in.sev_snp = N;
+	in.pause_count = 1;
+	in.pause_max_ns = 30000000000ull;
+
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason != NULL);
+	CHECK_STR(v.risk.reason, "watchdog_pause");
+	CHECK_STR(v.risk.linux_clocksource, "kvm-clock");
+	CHECK(strstr(v.risk.note, "unconfirmed") != NULL);
+	CHECK(reasoning_says("763aacf86f1b"));
+	CHECK_EQ_U64(v.confidence, VERDICT_CONFIDENCE_MEDIUM);
+
+	CHECK_STR(on(&in, "6.12"), "tsc");
+	CHECK(v.risk.reason == NULL);
+
+	in.pause_max_ns = 1000000000000ull; /* 1000 s > kvm-clock's max_idle_ns */
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK(reasoning_says("longer than the watchdog's max_idle_ns"));
+
+	/* no pause measured: nothing said */
+	in.pause_count = 0;
+	in.pause_max_ns = 0;
+	CHECK_STR(on(&in, "7.2"), "tsc");
+	CHECK(v.risk.reason == NULL);
+	CHECK(!reasoning_says("max_idle_ns"));
+}
