@@ -154,7 +154,8 @@ TEST(snp_secure_tsc_per_kernel)
 	on(&in, "7.2");
 	char line[512];
 	verdict_summary_line(&v, line, sizeof line);
-	CHECK(strstr(line, "cannot boot the guest (6.14+ can)") != NULL);
+	CHECK(strstr(line, "Linux 6.14+: tsc") == line);
+	CHECK(strstr(line, "; 4.19-6.13: cannot boot the guest (6.14+ can) - confidence") != NULL);
 }
 
 /* SNP without Secure TSC.  5.15: no SNP guest support yet (5.19): it
