@@ -229,6 +229,14 @@ struct verdict_input {
 	/* An SEV-SNP guest with Secure TSC: SEV_STATUS (MSR 0xC0010131) bit 11,
 	 * MSR_AMD64_SNP_SECURE_TSC. */
 	enum verdict_tri secure_tsc;
+	/* SEV_STATUS bit 1 (SEV-ES) and bit 2 (SEV-SNP), where that MSR was
+	 * read: a kernel must implement each to boot such a guest. */
+	enum verdict_tri sev_es, sev_snp;
+	/* Watch mode's pauses in which the TSC ran on while the other
+	 * counters stood still (QEMU stop/cont under KVM): how many, and the
+	 * longest, ns.  0 = none seen or no watch run. */
+	uint32_t pause_count;
+	uint64_t pause_max_ns;
 
 	/* The contention stage: how many CPUs read at once at its top level
 	 * (0 = it did not run past one), and whether fewer of them ran
@@ -312,6 +320,11 @@ struct verdict_kernel_range {
 	const char *warning_codes[VERDICT_MAX_WARNINGS];
 	uint8_t warning_severity[VERDICT_MAX_WARNINGS];	/* enum verdict_severity */
 	const char *warning_fix_brief[VERDICT_MAX_WARNINGS];
+	/* false: this kernel cannot start the guest (a confidential-VM
+	 * feature it lacks); the clocksource is then "none".  boot_reason
+	 * says why, boots_from the first release that boots it. */
+	bool boots;
+	const char *boot_reason, *boots_from;
 };
 
 /* Ordered by weight: the summary leads with the heaviest. */
@@ -392,6 +405,9 @@ struct verdict {
 	const char *current_clocksource;
 	char available_clocksource[VERDICT_AVAILABLE_LEN];
 	struct verdict_risk risk;
+	/* false: linux_kernel cannot start this guest (verdict.boots). */
+	bool boots;
+	const char *boot_reason, *boot_feature, *boots_from;
 
 	char reasoning[VERDICT_MAX_REASONS][VERDICT_REASON_LEN];
 	uint32_t reasoning_count;

@@ -162,6 +162,8 @@ void verdict_input_coco(struct verdict_input *in, const struct coco_info *coco)
 		in->tdx = tri(true, coco->tdx);
 	bool status_read = coco->sev_status_state && str_equal(coco->sev_status_state, "read");
 	in->secure_tsc = tri(status_read, coco->secure_tsc);
+	in->sev_es = tri(status_read, coco->sev_es);
+	in->sev_snp = tri(status_read, coco->snp);
 }
 
 void results_verdict_input(const struct run_results *r, struct verdict_input *in)

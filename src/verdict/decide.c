@@ -303,7 +303,9 @@ static void fill_base_ranges(const struct facts *f, struct verdict *v)
 		fill_risk(&m, &risk);
 		const char *name = chosen_name(&m);
 		if (last && str_equal(last->linux_clocksource, name) && last->vdso == m.vdso &&
-		    str_equal(last->available_clocksource, available) && same_risk(&last->risk, &risk)) {
+		    str_equal(last->available_clocksource, available) && same_risk(&last->risk, &risk) &&
+		    last->boots == !m.no_boot && str_equal(last->boot_reason ? last->boot_reason : "",
+							     m.boot_reason ? m.boot_reason : "")) {
 			last->to = i + 1 < ARRAY_SIZE(releases) ? releases[i] : NULL;
 			last->last = (uint8_t)i;
 			continue;
@@ -320,6 +322,9 @@ static void fill_base_ranges(const struct facts *f, struct verdict *v)
 		last->note = m.note;
 		str_copy(last->available_clocksource, sizeof last->available_clocksource, available);
 		last->risk = risk;
+		last->boots = !m.no_boot;
+		last->boot_reason = m.boot_reason;
+		last->boots_from = m.boots_from;
 	}
 }
 
@@ -361,6 +366,9 @@ static void judge_release(const struct facts *f, size_t i, const struct verdict 
 	fill_available(&m, r->available_clocksource, sizeof r->available_clocksource);
 	fill_risk(&m, &r->risk);
 	r->confidence = (uint8_t)m.conf;
+	r->boots = !m.no_boot;
+	r->boot_reason = m.boot_reason;
+	r->boots_from = m.boots_from;
 	r->read_cost_measured = s->read_cost_measured;
 	r->predicted_read_ns_milli = s->predicted_read_ns_milli;
 	for (uint32_t w = 0; w < s->warning_count && w < VERDICT_MAX_WARNINGS; w++) {
@@ -376,7 +384,8 @@ static bool same_outcome(const struct verdict_kernel_range *a, const struct verd
 	if (!str_equal(a->linux_clocksource, b->linux_clocksource) || a->vdso != b->vdso ||
 	    !str_equal(a->available_clocksource, b->available_clocksource) || !same_risk(&a->risk, &b->risk) ||
 	    a->confidence != b->confidence || a->read_cost_measured != b->read_cost_measured ||
-	    a->predicted_read_ns_milli != b->predicted_read_ns_milli || a->warning_count != b->warning_count)
+	    a->predicted_read_ns_milli != b->predicted_read_ns_milli || a->warning_count != b->warning_count ||
+	    a->boots != b->boots || !str_equal(a->boot_reason ? a->boot_reason : "", b->boot_reason ? b->boot_reason : ""))
 		return false;
 	for (uint32_t w = 0; w < a->warning_count; w++)
 		if (!str_equal(a->warning_codes[w], b->warning_codes[w]) ||
@@ -427,6 +436,10 @@ static void fill_available(const struct model *m, char *out, size_t cap)
 	bool listed[VERDICT_SRC_COUNT] = { false };
 
 	sb_init(&sb, out, cap);
+	if (m->no_boot) {
+		sb_str(&sb, "none");
+		return;
+	}
 	for (int round = 0; round < VERDICT_SRC_COUNT; round++) {
 		int best = -1;
 		for (int s = 0; s < VERDICT_SRC_COUNT; s++) {
@@ -539,6 +552,10 @@ void verdict_decide(struct verdict *out, const struct verdict_input *in)
 	out->vdso = m.vdso;
 	out->why = m.note;
 	out->confidence = m.conf;
+	out->boots = !m.no_boot;
+	out->boot_reason = m.boot_reason;
+	out->boot_feature = m.boot_feature;
+	out->boots_from = m.boots_from;
 	predicted_cost(in, &m, out);
 	decide_large_guest(in, &m, out);
 	fill_available(&m, out->available_clocksource, sizeof out->available_clocksource);

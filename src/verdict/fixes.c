@@ -141,4 +141,12 @@ const struct warning_kind warning_kinds[WARN_CODE_COUNT] = {
 		"these timers without the lock.",
 		"a clocksource without a device-model lock (invariant TSC, kvm-clock, TSC page) or a lock-free device model",
 	},
+	[WARN_GUEST_CANNOT_BOOT] = {
+		"GUEST_CANNOT_BOOT",
+		"This kernel cannot start the guest: it lacks a confidential-VM feature the VM runs with "
+		"(TDX, SEV-ES, SEV-SNP, or an SNP feature such as Secure TSC that the host enabled). Run a "
+		"guest kernel of the release the evidence names or newer, or start the VM without that "
+		"feature (e.g. QEMU sev-snp-guest without secure-tsc=on).",
+		"run a guest kernel new enough for this confidential VM, or drop the feature",
+	},
 };

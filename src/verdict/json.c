@@ -19,6 +19,21 @@ static void risk_to_json(struct json *j, const struct verdict_risk *r)
 	json_object_end(j);
 }
 
+/* "boots" and, when false, "boot_failure": why and the first release
+ * that boots the guest; null when it boots. */
+static void boot_to_json(struct json *j, bool boots, const char *reason, const char *from)
+{
+	json_bool(j, "boots", boots);
+	if (boots) {
+		json_null(j, "boot_failure");
+		return;
+	}
+	json_object_begin(j, "boot_failure");
+	json_string(j, "reason", reason);
+	json_string(j, "first_release", from);
+	json_object_end(j);
+}
+
 /* What each release of a range was judged as the main kernel is: its
  * releases (and the maintained long-term lines among them), confidence,
  * read cost and warnings, so gates and fleet data can ask any kernel. */
@@ -96,6 +111,7 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 	json_string(j, "current_clocksource", v->current_clocksource);
 	json_string(j, "available_clocksource", v->available_clocksource);
 	risk_to_json(j, &v->risk);
+	boot_to_json(j, v->boots, v->boot_reason, v->boots_from);
 	large_guest_to_json(j, &v->large_guest);
 	json_array_begin(j, "reasoning");
 	for (uint32_t i = 0; i < v->reasoning_count; i++)
@@ -112,6 +128,7 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 		json_string(j, "note", r->note);
 		json_string(j, "available_clocksource", r->available_clocksource);
 		risk_to_json(j, &r->risk);
+		boot_to_json(j, r->boots, r->boot_reason, r->boots_from);
 		range_judgment_to_json(j, r);
 		json_object_end(j);
 	}

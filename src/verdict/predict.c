@@ -89,6 +89,12 @@ static const char *select_note(const struct facts *f, const struct model *m)
 		return m->rating[VERDICT_SRC_KVMCLOCK] == RATING_KVMCLOCK ?
 			       "kvm-clock (400) beats tsc (300)" :
 			       "kvm-clock is the best stable source";
+	if ((m->chosen == VERDICT_SRC_HV_TSC_PAGE || m->chosen == VERDICT_SRC_HV_MSR) &&
+	    yes(f->in->hv_tsc_invariant_control) && m->kver < KV(5, 13))
+		/* 5.5-5.12: Linux enables invariant TSC (dce7cd62754b) but
+		 * lowers the Hyper-V ratings only from 5.13 */
+		return "Hyper-V clocksource rated above tsc: TSC invariant control is used (5.5+), "
+		       "but the Hyper-V ratings are lowered only from 5.13";
 	if (m->chosen == VERDICT_SRC_HV_TSC_PAGE || m->chosen == VERDICT_SRC_HV_MSR)
 		return "Hyper-V clocksource rated above tsc (no TSC invariant control)";
 	if (m->chosen == VERDICT_SRC_XEN)
@@ -120,6 +126,15 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 	m->kver = kver;
 	m->watchdog = -1;
 	m->explain = explain;
+	m->risk_chosen = -1;
+	judge_boot(f, m);
+	if (m->no_boot) {
+		/* Linux never gets to pick a clocksource here. */
+		m->chosen = -1;
+		m->note = m->boot_reason;
+		add_reason(explain, m->boot_reason, m->boot_cite);
+		return;
+	}
 	run_rules(f, m);
 	select_source(f, m);
 	tsc_race(f, m);
@@ -136,6 +151,8 @@ void predict(const struct facts *f, unsigned kver, struct verdict *explain, stru
 
 const char *chosen_name(const struct model *m)
 {
+	if (m->no_boot)
+		return "none";
 	return m->chosen >= 0 ? verdict_source_name(m->chosen) : "jiffies";
 }
 

@@ -142,8 +142,11 @@ static const struct rule cpu_flag_rules[] = {
 	{ "intel-constant-bounded", "arch/x86/kernel/cpu/intel.c early_init_intel(), 6.15+ (fadb6f569b10)",
 	  KV(6, 15), KV_OPEN, r_intel_constant_bounded_applies, r_constant_only,
 	  "Intel Yonah..Ivy Bridge (6/0x0e..0x3a) or P4 0xf/3..6: CONSTANT_TSC without invariant TSC (not NONSTOP)", { 0 } },
-	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.6+ (9ee4318c157b)",
-	  KV(6, 6), KV_OPEN, r_tdx_applies, r_reliable,
+	/* 9ee4318c157b was on tip x86/tdx before 6.6 was out but reached
+	 * mainline in the x86/tdx pull for 6.7 (merged 2023-11-01; 6.6 was
+	 * released 2023-10-29); no 6.6.y backport found (issue 39). */
+	{ "tdx-reliable", "arch/x86/coco/tdx/tdx.c tdx_early_init(), 6.7+ (9ee4318c157b)",
+	  KV(6, 7), KV_OPEN, r_tdx_applies, r_reliable,
 	  "TDX guest: Linux forces TSC_RELIABLE (no watchdog, no sync check)", { 0 } },
 	{ "secure-tsc-reliable", "arch/x86/mm/mem_encrypt_amd.c sme_early_init(): MSR_AMD64_SNP_SECURE_TSC, 6.14+ (0a2a98f691f2)",
 	  KV(6, 14), KV_OPEN, r_secure_tsc_applies, r_reliable,
@@ -550,7 +553,7 @@ static const struct rule register_rules[] = {
 	{ "kvmclock-vdso", "arch/x86/kernel/kvmclock.c kvm_setup_vsyscall_timeinfo()",
 	  KV_OPEN, KV_OPEN, r_kvmclock_vdso_applies, r_pv_vdso,
 	  "kvm-clock stable bit (CPUID 0x40000001 EAX[24] and pvclock flags): vDSO PVCLOCK mode", { 0 } },
-	{ "hyperv-tdx-no-page", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(): TDX without paravisor clears HV_MSR_REFERENCE_TSC_AVAILABLE, 6.6+",
+	{ "hyperv-tdx-no-page", "arch/x86/kernel/cpu/mshyperv.c ms_hyperv_init_platform(): TDX without paravisor clears HV_MSR_REFERENCE_TSC_AVAILABLE, 6.6+ (Dexuan Cui's TDX series, 68f2f2bc163d)",
 	  KV(6, 6), KV_OPEN, r_hv_tdx_no_page_applies, r_hv_tdx_no_page,
 	  "Hyper-V TDX guest without a paravisor: Linux withholds the reference TSC page (the TSC, or the MSR, is read instead)", { 0 } },
 	{ "hyperv-tsc-page", "drivers/clocksource/hyperv_timer.c hv_init_tsc_clocksource(): 400, 250 (5.6, 9e0333ae38ee), 500 (5.13)",

@@ -186,6 +186,9 @@ static bool range_worse(const struct verdict_kernel_range *a, const struct verdi
 {
 	bool sa = slow_source(a->linux_clocksource), sb = slow_source(b->linux_clocksource);
 
+	/* a kernel that cannot start the guest is worse than any clock */
+	if (a->boots != b->boots)
+		return !a->boots;
 	if (sa != sb)
 		return sa;
 	if (a->vdso != b->vdso)
@@ -195,6 +198,12 @@ static bool range_worse(const struct verdict_kernel_range *a, const struct verdi
 
 static void sb_choice(struct strbuf *sb, const struct verdict_kernel_range *r)
 {
+	if (!r->boots) {
+		sb_str(sb, "cannot boot the guest (");
+		sb_str(sb, r->boots_from ? r->boots_from : "?");
+		sb_str(sb, "+ can)");
+		return;
+	}
 	sb_str(sb, r->linux_clocksource);
 	if (r->read_cost_measured) {
 		sb_str(sb, " ~");
@@ -238,8 +247,31 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 	sb_range(&sb, newest);
 	sb_str(&sb, ": ");
 	sb_choice(&sb, newest);
+	if (!worst->boots && newest->boots) {
+		/* the releases of the set that cannot boot it, as one span */
+		size_t lo = SIZE_MAX, hi = 0;
+		for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+			const struct verdict_kernel_range *r = &v->by_kernel[i];
+			if (r->boots || !range_in_set(v, r))
+				continue;
+			lo = MIN(lo, (size_t)r->first);
+			hi = MAX(hi, (size_t)r->last);
+		}
+		sb_str(&sb, newest->read_cost_measured ? " per read" : " (read cost not measured)");
+		sb_str(&sb, "; ");
+		sb_str(&sb, verdict_release_name(lo));
+		if (hi != lo) {
+			sb_char(&sb, '-');
+			sb_str(&sb, verdict_release_name(hi));
+		}
+		sb_str(&sb, ": ");
+		sb_choice(&sb, worst);
+		sb_str(&sb, " - confidence ");
+		sb_str(&sb, verdict_confidence_name((enum verdict_confidence)newest->confidence));
+		return;
+	}
 	if (worst != newest && (!str_equal(worst->linux_clocksource, newest->linux_clocksource) ||
-				worst->vdso != newest->vdso)) {
+				worst->vdso != newest->vdso || worst->boots != newest->boots)) {
 		sb_str(&sb, "; ");
 		sb_range(&sb, worst);
 		if (range_has(worst, KV(6, 1)))

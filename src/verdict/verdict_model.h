@@ -15,6 +15,8 @@
 
 #define KV(major, minor) ((major) * 100u + (minor))
 #define KV_OPEN 0u
+/* A rule kept for a change not in any release yet: no kernel has it. */
+#define KV_NOT_MERGED KV(99, 0)
 /* The rewritten watchdog, 763aacf86f1b "clocksource: Rewrite watchdog code
  * completely" with 1432f9d4e8aa "clocksource: Don't use non-continuous
  * clocksources as watchdog": queued on tip timers/core after v7.0-rc4,
@@ -93,6 +95,9 @@ enum khz_origin {
 /* Linux's state for one kernel version, built up by the rules. */
 struct model {
 	unsigned kver;
+	/* boots.c: this kernel cannot start the guest, and why */
+	bool no_boot;
+	const char *boot_id, *boot_feature, *boot_cite, *boot_reason, *boots_from;
 	bool constant_tsc, nonstop_tsc, tsc_reliable;
 	bool tsc_khz_known;
 	bool reg[VERDICT_SRC_COUNT];
@@ -231,6 +236,9 @@ void decide_windows(const struct verdict_input *in, struct verdict_windows *w);
 struct json;
 void windows_to_json(struct json *j, const struct verdict_windows *w);
 
+/* boots.c: whether the kernel can start the guest at all */
+void judge_boot(const struct facts *f, struct model *m);
+
 /* predict.c */
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);
@@ -262,6 +270,7 @@ enum warn_code {
 	WARN_SOURCE_DRIFT,
 	WARN_FREQ_REFERENCES_DISAGREE,
 	WARN_CLOCK_READ_CONTENDED,
+	WARN_GUEST_CANNOT_BOOT,
 	WARN_CODE_COUNT,
 };
 

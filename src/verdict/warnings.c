@@ -407,9 +407,33 @@ static void warn_hv_msr(const struct model *m, struct verdict *v)
 		 "CPUID 0x40000003 EAX[9] (AccessPartitionReferenceTsc) clear, EAX[1] set");
 }
 
+/* The kernel cannot start the guest: the only thing to say about it. */
+static void warn_cannot_boot(const struct model *m, struct verdict *v)
+{
+	struct strbuf sb;
+	struct verdict_warning *w = add_warning(v, WARN_GUEST_CANNOT_BOOT, VERDICT_CRITICAL);
+
+	if (!w)
+		return;
+	sb_init(&sb, w->message, sizeof(w->message));
+	sb_str(&sb, "Linux ");
+	sb_str(&sb, v->linux_kernel ? v->linux_kernel : "?");
+	sb_str(&sb, " cannot boot this ");
+	sb_str(&sb, m->boot_feature);
+	sb_str(&sb, " guest; ");
+	sb_str(&sb, m->boots_from);
+	sb_str(&sb, " is the first release that can");
+	sb_init(&sb, w->evidence, sizeof(w->evidence));
+	sb_str(&sb, m->boot_reason);
+}
+
 /* The order is the report's: what Linux ends up doing first, then why. */
 void add_warnings(const struct facts *f, const struct model *m, struct verdict *v)
 {
+	if (m->no_boot) {
+		warn_cannot_boot(m, v);
+		return;
+	}
 	warn_fallback(f, m, v);
 	warn_unsynced(f, m, v);
 	warn_kvmclock_warp(f, v);

@@ -146,8 +146,13 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
  * when one wd-wd read-back exceeds half of it from c86ff8c55b8a (5.17,
  * 5.16.y, 5.15.y, 5.10.y); 125 us with skip at 62.5 us from 6.3
  * (c37e85c135ce raised WATCHDOG_MAX_SKEW); from 6.12 (4ac1dd3245b9, git
- * describe v6.11-rc1-5) the two sources' margins (2 x 250 us) with skip
- * at the watchdog's (250 us) (6.12.118 cs_watchdog_read()). */
+ * describe v6.11-rc1-5) 2 x the watchdog's margin + the TSC's (750 us)
+ * with skip at 2 x the watchdog's (500 us); c06343be0b4e "clocksource:
+ * Reduce watchdog readout delay limit to prevent false positives" (tip
+ * timers/urgent 2026-01-21, mainline 6.19; 6.12-stable and 6.18-stable
+ * review queues) cut md to the watchdog's margin: 500 us with skip at
+ * 250 us (6.12.118 cs_watchdog_read()).  So 6.13-6.17 have 750/500 us,
+ * the newest 6.12.y and 6.18.y and 6.19-7.0 500/250 us. */
 #define READBACK_BOUND_50US_NS 50000u
 #define READBACK_BOUND_NS 100000u
 #define READBACK_SKIP_NS 50000u
@@ -155,6 +160,9 @@ static const unsigned lts_interval_skip[] = { KV(5, 10), KV(5, 15), KV(6, 1), KV
 #define READBACK_SKIP_125US_NS 62500u
 #define READBACK_BOUND_MARGINS_NS 500000u
 #define READBACK_SKIP_MARGINS_NS 250000u
+#define READBACK_BOUND_2WD_NS 750000u
+#define READBACK_SKIP_2WD_NS 500000u
+static const unsigned lts_readback_cut[] = { KV(6, 12), KV(6, 18), 0 };
 
 static bool long_interval_skipped(const struct model *m);
 static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip);
@@ -367,6 +375,12 @@ static void r_no_watchdog(const struct facts *f, struct model *m)
 	m->tsc_must_verify = false;
 }
 
+static bool r_kvm_constant_nonstop_applies(const struct facts *f, const struct model *m)
+{
+	return f->plat == PLAT_KVM && m->reg[VERDICT_SRC_TSC] && m->tsc_must_verify && m->constant_tsc &&
+	       m->nonstop_tsc;
+}
+
 /* check_system_tsc_reliable(): CONSTANT_TSC, NONSTOP_TSC, TSC_ADJUST and
  * few nodes (nr_online_nodes, 1 without an SRAT) or, from 6.12, packages. */
 static bool adjust_base(const struct facts *f, const struct model *m)
@@ -464,9 +478,12 @@ static bool readback_era(const struct model *m, uint64_t *bound, uint64_t *skip)
 {
 	if (m->kver >= KV_WATCHDOG_REWRITE || !kernel_has(m->kver, KV(5, 14), lts_readback))
 		return false;
-	if (m->kver >= KV(6, 12)) {
+	if (kernel_has(m->kver, KV(6, 19), lts_readback_cut)) {
 		*bound = READBACK_BOUND_MARGINS_NS;
 		*skip = READBACK_SKIP_MARGINS_NS;
+	} else if (m->kver >= KV(6, 12)) {
+		*bound = READBACK_BOUND_2WD_NS;
+		*skip = READBACK_SKIP_2WD_NS;
 	} else if (m->kver >= KV(6, 3)) {
 		*bound = READBACK_BOUND_125US_NS;
 		*skip = READBACK_SKIP_125US_NS;
@@ -540,6 +557,13 @@ static const struct rule watchdog_rules[] = {
 	{ "watchdog-reliable", "arch/x86/kernel/tsc.c tsc_init(): tsc_clocksource_reliable",
 	  KV_OPEN, KV_OPEN, r_watchdog_reliable_applies, r_no_watchdog,
 	  "TSC reliable: no clocksource watchdog", { 0 } },
+	/* Kept for when it lands: Sean Christopherson's "x86/kvm: Mark TSC as
+	 * reliable when it's constant and nonstop" (v5, 2026-07) was not merged
+	 * as of 7.3-rc.  Then a KVM guest with CONSTANT+NONSTOP TSC loses the
+	 * watchdog: set `since` to its first release and the row applies. */
+	{ "kvm-constant-nonstop-reliable", "arch/x86/kernel/kvm.c (proposed; not merged as of 7.3-rc)",
+	  KV_NOT_MERGED, KV_OPEN, r_kvm_constant_nonstop_applies, r_no_watchdog,
+	  "KVM with CONSTANT+NONSTOP TSC: TSC marked reliable, no clocksource watchdog (proposed patch)", { 0 } },
 	{ "watchdog-adjust", "arch/x86/kernel/tsc.c check_system_tsc_reliable(), 5.16 (b50db7095fe0), nr_online_nodes <= 2",
 	  KV(5, 16), KV(6, 5), r_watchdog_adjust_nodes2_applies, r_no_watchdog,
 	  "CONSTANT+NONSTOP+TSC_ADJUST on <= 2 NUMA nodes: no clocksource watchdog",
@@ -655,12 +679,62 @@ static void long_round(const struct facts *f, struct model *m)
 	}
 }
 
+/* watchdog_pause: the rewrite (763aacf86f1b, 7.1) no longer skips a
+ * round longer than WATCHDOG_INTERVAL_MAX_NS (644649553508's 1 s, 6.8):
+ * only one longer than max_idle_ns resets, every shorter one is compared.
+ * A VM stopped and continued under KVM (virsh suspend/resume, a migration's
+ * stop) keeps its TSC running with the host while kvm-clock, the HPET and
+ * the PM timer stand still (QEMU stops its virtual clock and restores
+ * kvm-clock on cont): the next round sees the TSC ahead of the watchdog by
+ * the whole pause, far beyond (delta >> shift) + the read-out window, and
+ * marks it unstable, unless the pause outlasts the watchdog's max_idle_ns
+ * (then the round resets).  max_idle_ns as Linux prints it at boot for
+ * QEMU/KVM's clocks ("clocksource: ...: mask: ... max_idle_ns: ..."):
+ * acpi_pm 2085701024, hpet (100 MHz, 32 bits) 19112604467, kvm-clock
+ * 881590591483.  Which clock's max_idle_ns the rewrite takes, and the
+ * outcome itself, are unconfirmed: no reproduction here. */
+#define MAX_IDLE_ACPI_PM_NS 2085701024ull
+#define MAX_IDLE_HPET_NS 19112604467ull
+#define MAX_IDLE_KVMCLOCK_NS 881590591483ull
+
+static uint64_t watchdog_max_idle_ns(int wd)
+{
+	switch (wd) {
+	case VERDICT_SRC_ACPI_PM: return MAX_IDLE_ACPI_PM_NS;
+	case VERDICT_SRC_HPET: return MAX_IDLE_HPET_NS;
+	case VERDICT_SRC_KVMCLOCK: return MAX_IDLE_KVMCLOCK_NS;
+	default: return 0; /* not known: taken as compared */
+	}
+}
+
+enum pause_round { PAUSE_NONE, PAUSE_COMPARED, PAUSE_RESET };
+
+static enum pause_round pause_round(const struct facts *f, const struct model *m)
+{
+	const struct verdict_input *in = f->in;
+
+	if (m->kver < KV_WATCHDOG_REWRITE || !in->pause_count || !in->pause_max_ns || m->watchdog < 0 ||
+	    m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
+		return PAUSE_NONE;
+	uint64_t idle = watchdog_max_idle_ns(m->watchdog);
+	uint64_t round = WATCHDOG_INTERVAL_NS + in->pause_max_ns;
+	return idle && round > idle ? PAUSE_RESET : PAUSE_COMPARED;
+}
+
 void tsc_race(const struct facts *f, struct model *m)
 {
 	m->risk_code = NULL;
 	m->risk_note = NULL;
 	if (m->chosen != VERDICT_SRC_TSC || !m->tsc_must_verify || m->tsc_demoted)
 		return;
+	if (pause_round(f, m) == PAUSE_COMPARED) {
+		m->risk_code = "watchdog_pause";
+		m->risk_note = "watch mode measured a pause in which the TSC ran on while the watchdog clock stood "
+			      "still (VM stopped and continued): the rewritten watchdog compares such a round "
+			      "unless it outlasts the watchdog's max_idle_ns, and the TSC, ahead by the whole "
+			      "pause, may be marked unstable (unconfirmed: no reproduction)";
+		return;
+	}
 	if (!vcpu_unsteady(f)) {
 		long_round(f, m);
 		return;
@@ -693,8 +767,19 @@ void tsc_race(const struct facts *f, struct model *m)
  * jiffies race was lost in most boots seen, so the prediction is a guess. */
 void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 {
+	if (pause_round(f, m) == PAUSE_RESET)
+		add_reason(v, "the measured pause is longer than the watchdog's max_idle_ns: the rewritten "
+			      "watchdog resets that round instead of comparing it, so the pause does not "
+			      "judge the TSC (unconfirmed: no reproduction)",
+			   "kernel/time/clocksource.c, 7.1 (763aacf86f1b): rounds over max_idle_ns reset");
 	if (!m->risk_code)
 		return;
+	if (str_equal(m->risk_code, "watchdog_pause")) {
+		cap_confidence(m, VERDICT_CONFIDENCE_MEDIUM);
+		add_reason(v, m->risk_note,
+			   "kernel/time/clocksource.c, 7.1 (763aacf86f1b): only rounds over max_idle_ns reset");
+		return;
+	}
 	bool calibration = str_equal(m->risk_code, "tsc_calibration");
 	bool long_round = str_equal(m->risk_code, "long_watchdog_round");
 	cap_confidence(m, calibration || long_round ? VERDICT_CONFIDENCE_MEDIUM : VERDICT_CONFIDENCE_LOW);

@@ -279,12 +279,22 @@ class VerdictCli(unittest.TestCase):
 
     def test_secure_tsc(self):
         # sme_early_init(): TSC_RELIABLE with Secure TSC, 6.14+: the sync
-        # check is skipped -> tsc although it warps; 6.13 -> kvm-clock.
+        # check is skipped -> tsc although it warps.  6.13 cannot boot it:
+        # Secure TSC joined SNP_FEATURES_PRESENT in 6.14 (0563ee35ae2c) and
+        # snp_check_features() (8c29f0165405) terminates the guest before.
         e = self.kvm(cpu_vendor="amd", cpu_family=25, cpu_model=17,
                      invariant_tsc=True, tsc_adjust=False, secure_tsc=True,
                      tsc_warps=1, packages=1)
-        self.assertEqual(self.judge("6.13", **e)["linux_clocksource"], "kvm-clock")
-        self.assertEqual(self.judge("6.14", **e)["linux_clocksource"], "tsc")
+        v = self.judge("6.13", **e)
+        self.assertEqual(v["linux_clocksource"], "none")
+        self.assertIs(v["boots"], False)
+        self.assertEqual(v["boot_failure"]["first_release"], "6.14")
+        self.assertIn(("GUEST_CANNOT_BOOT", "critical"),
+                      [(w["code"], w["severity"]) for w in v["warnings"]])
+        v = self.judge("6.14", **e)
+        self.assertEqual(v["linux_clocksource"], "tsc")
+        self.assertIs(v["boots"], True)
+        self.assertIsNone(v["boot_failure"])
 
     def test_hyperv_tdx_without_paravisor(self):
         # ms_hyperv_init_platform() clears the TSC page feature (6.6+).
@@ -341,19 +351,20 @@ class VerdictCli(unittest.TestCase):
         # The host judge decodes leaf 0x21 as the probe does
         # (coco_read_cpuid): kvm-intel-invtsc.txt's KVM guest run as a TD
         # (tdx-kvm-guest.txt, constructed: no TDX hardware to record on)
-        # has tdx true, and from 6.6 tdx_early_init()'s TSC_RELIABLE is in
+        # has tdx true, and from 6.7 (9ee4318c157b reached mainline in the
+        # x86/tdx pull for 6.7) tdx_early_init()'s TSC_RELIABLE is in
         # the reasoning; the same guest without the leaf (max basic 0xD)
         # is a known no.  A recording has no MSRs: secure_tsc stays null.
         cpuid = os.path.join(REPO, "tests", "fixtures", "cpuid")
         td = os.path.join(cpuid, "tdx-kvm-guest.txt")
         said = "TDX guest: Linux forces TSC_RELIABLE"
-        rc, out, err = self.cli(td, "--kernel", "6.6", "--json")
+        rc, out, err = self.cli(td, "--kernel", "6.7", "--json")
         self.assertEqual(rc, 0, err)
         v = json.loads(out)["verdict"]
         self.assertIs(v["inputs"]["tdx"], True)
         self.assertIsNone(v["inputs"]["secure_tsc"])
         self.assertTrue(any(said in r for r in v["reasoning"]), v["reasoning"])
-        rc, out, err = self.cli(td, "--kernel", "6.5", "--json")
+        rc, out, err = self.cli(td, "--kernel", "6.6", "--json")
         self.assertFalse(any(said in r for r in json.loads(out)["verdict"]["reasoning"]))
         rc, out, err = self.cli(os.path.join(cpuid, "kvm-intel-invtsc.txt"), "--json")
         self.assertEqual(rc, 0, err)

@@ -152,7 +152,7 @@ static const char *judged(const char *kernel)
 
 /* SEV | SEV-ES | SNP | SecureTSC (0x807): yes.  From 6.14 Linux forces
  * TSC_RELIABLE (sme_early_init()), so the warping TSC is kept -> tsc;
- * 6.13's sync check turns it off -> kvm-clock. */
+ * 6.13 cannot boot the guest (GUEST_CANNOT_BOOT). */
 TEST(snp_secure_tsc_through_the_verdict)
 {
 	struct cpuid_recording rec = constructed(snp_guest, ARRAY_SIZE(snp_guest));
@@ -163,8 +163,14 @@ TEST(snp_secure_tsc_through_the_verdict)
 	adapt(&raw);
 	CHECK_EQ_U64(in.secure_tsc, Y);
 	CHECK_EQ_U64(in.tdx, N); /* max basic leaf 0x10 */
-	CHECK_STR(judged("6.13"), "kvm-clock");
+	/* 6.13 halts it in snp_check_features() (Secure TSC joined
+	 * SNP_FEATURES_PRESENT in 6.14, 0563ee35ae2c) */
+	CHECK_STR(judged("6.13"), "none");
+	CHECK(!v.boots);
 	CHECK_STR(judged("6.14"), "tsc");
+	CHECK(v.boots);
+	CHECK_EQ_U64(in.sev_snp, Y);
+	CHECK_EQ_U64(in.sev_es, Y);
 	bool said = false;
 	for (uint32_t k = 0; k < v.reasoning_count; k++)
 		said |= strstr(v.reasoning[k], "Secure TSC: Linux forces TSC_RELIABLE") != NULL;

@@ -386,11 +386,13 @@ TEST(eras_are_the_verdicts)
 	 * skip; 5.16 (5.16.y carries c86ff8c55b8a) as 5.17, the 100 us
 	 * margins; 6.1 the skip; 6.3 the
 	 * 125 us margins; 6.6 and 6.7 the skip; 6.8 the skip; 6.12 the
-	 * margins-based read-back bound; 7.1 the rewrite. */
+	 * margins-based read-back bound at 500/250 us (6.12.y carries
+	 * c06343be0b4e), 6.13-6.17 at 4ac1dd3245b9's 750/500 us, 6.18 (6.18.y)
+	 * and 6.19 (c06343be0b4e) at 500/250 us again; 7.1 the rewrite. */
 	struct verdict_input in = tcg_facts();
 	eras_of(&in);
 	static const char *const want[] = { "4.19-5.9", "5.10", "5.11-5.13", "5.14", "5.15", "5.16-6.0",
-					    "6.1", "6.2", "6.3-6.5", "6.6-6.11", "6.12-7.0", "7.1+" };
+					    "6.1", "6.2", "6.3-6.5", "6.6-6.11", "6.12", "6.13-6.17", "6.18-7.0", "7.1+" };
 	CHECK_EQ_U64(era_count, ARRAY_SIZE(want));
 	for (unsigned i = 0; i < era_count && i < ARRAY_SIZE(want); i++) {
 		CHECK_STR(range_of(&eras[i]), want[i]);
@@ -405,6 +407,10 @@ TEST(eras_are_the_verdicts)
 	CHECK_EQ_U64(era_for("6.12")->margin_ns, 500000);
 	CHECK_EQ_U64(era_for("6.12")->readback_bound_ns, 500000);
 	CHECK_EQ_U64(era_for("6.12")->readback_skip_ns, 250000);
+	CHECK_EQ_U64(era_for("6.13")->readback_bound_ns, 750000);
+	CHECK_EQ_U64(era_for("6.17")->readback_skip_ns, 500000);
+	CHECK_EQ_U64(era_for("6.18")->readback_bound_ns, 500000);
+	CHECK_EQ_U64(era_for("7.0")->readback_skip_ns, 250000);
 	CHECK_EQ_U64(era_for("5.14")->readback_bound_ns, 50000);
 	CHECK_EQ_U64(era_for("5.17")->readback_bound_ns, 100000);
 	CHECK_EQ_U64(era_for("6.3")->readback_bound_ns, 125000);
