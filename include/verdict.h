@@ -237,6 +237,10 @@ struct verdict_input {
 	 * longest, ns.  0 = none seen or no watch run. */
 	uint32_t pause_count;
 	uint64_t pause_max_ns;
+	/* Pauses the TSC sat out with the other counters (TCG's stop/cont):
+	 * the watchdog sees no jump; counted so the verdict can say why no
+	 * pause risk follows. */
+	uint32_t pauses_tsc_stood;
 
 	/* The contention stage: how many CPUs read at once at its top level
 	 * (0 = it did not run past one), and whether fewer of them ran

@@ -32,6 +32,10 @@ struct watch_event {
 	uint64_t at_ms;           /* watch time at the start of the interval it happened in */
 	bool has_duration;
 	uint64_t duration_us;
+	/* A pause in which the TSC ran on while other counters stood still
+	 * (QEMU stop/cont under KVM): what Linux's watchdog would see as the
+	 * TSC jumping.  False for a pause the TSC sat out too (TCG). */
+	bool tsc_ran_on;
 	char evidence[WATCH_EVIDENCE_LEN];
 };
 

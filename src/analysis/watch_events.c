@@ -117,6 +117,17 @@ static void jump_event(struct watch_detector *d, const struct watch_interval *iv
 	sb_str(&sb, ")");
 }
 
+/* A pause in which the TSC ran on against the stopped counters: the kind
+ * the verdict's 7.1+ watchdog rule reads (verdict input pause_count). */
+static void pause_tsc_ran_on(struct watch_detector *d, const struct watch_interval *iv, uint64_t duration_ns,
+			     const char *what, int64_t tsc_ns, const bool *pick)
+{
+	uint32_t kept = d->event_count;
+	jump_event(d, iv, WATCH_EVENT_PAUSE, duration_ns, true, what, tsc_ns, pick);
+	if (d->event_count > kept)
+		d->events[d->event_count - 1].tsc_ran_on = true;
+}
+
 static void classify_jump(struct watch_detector *d, const struct watch_interval *iv, bool *jumped)
 {
 	bool ahead[WATCH_MAX_REFS] = { 0 }, behind[WATCH_MAX_REFS] = { 0 }, all[WATCH_MAX_REFS] = { 0 };
@@ -170,9 +181,9 @@ static void classify_jump(struct watch_detector *d, const struct watch_interval 
 					   "wall time (CMOS RTC) stepped back against every counter", tsc_ns, all);
 		} else if (n_ahead) {
 			*jumped = true;
-			jump_event(d, iv, WATCH_EVENT_PAUSE, (uint64_t)max_ahead, true,
-				   "the TSC kept pace with wall time while other counters stood still: "
-				   "the TSC jumped against them", tsc_ns, all);
+			pause_tsc_ran_on(d, iv, (uint64_t)max_ahead,
+					 "the TSC kept pace with wall time while other counters stood still: "
+					 "the TSC jumped against them", tsc_ns, all);
 		} else if (n_behind) {
 			*jumped = true;
 			jump_event(d, iv, WATCH_EVENT_SOURCE_JUMP, (uint64_t)max_behind, false,
@@ -182,8 +193,8 @@ static void classify_jump(struct watch_detector *d, const struct watch_interval 
 	}
 	if (n_ahead) {
 		*jumped = true;
-		jump_event(d, iv, WATCH_EVENT_PAUSE, (uint64_t)max_ahead, true,
-			   "the TSC jumped against other counters (no wall time to tell more)", tsc_ns, ahead);
+		pause_tsc_ran_on(d, iv, (uint64_t)max_ahead,
+				 "the TSC jumped against other counters (no wall time to tell more)", tsc_ns, ahead);
 	} else if (counters && n_behind == counters) {
 		*jumped = true;
 		jump_event(d, iv, WATCH_EVENT_TSC_JUMP, (uint64_t)max_behind, false,

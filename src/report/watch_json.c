@@ -39,6 +39,8 @@ static void events(struct json *j, const struct watch_result *w)
 		else
 			json_null(j, "duration_s");
 		json_string(j, "evidence", e->evidence);
+		if (e->type == WATCH_EVENT_PAUSE)
+			json_bool(j, "tsc_ran_on", e->tsc_ran_on);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -1,6 +1,7 @@
 /* Translates discovery and measurement results into the verdict's plain
  * facts: the verdict module itself never sees hardware structures. */
 #include "results.h"
+#include "watch.h"
 #include "rate.h"
 
 static enum verdict_tri tri(bool known, bool value)
@@ -220,6 +221,20 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	}
 	in->harness_anomaly = r->harness_anomaly_reason != NULL;
 	in->harness_anomaly_reason = r->harness_anomaly_reason;
+	/* Watch mode's pauses (the final report's verdict is decided again
+	 * after the watch): those the TSC ran on through, the longest, and
+	 * those it sat out. */
+	for (uint32_t i = 0; r->watch && i < r->watch->det.event_count && i < WATCH_MAX_EVENTS; i++) {
+		const struct watch_event *e = &r->watch->det.events[i];
+		if (e->type != WATCH_EVENT_PAUSE)
+			continue;
+		if (!e->tsc_ran_on) {
+			in->pauses_tsc_stood++;
+			continue;
+		}
+		in->pause_count++;
+		in->pause_max_ns = MAX(in->pause_max_ns, e->duration_us * 1000);
+	}
 	in->vcpu_emulated = r->vcpu_emulated;
 	in->insn_ps = r->insn_ps;
 	if (r->gaps.measured) {

@@ -355,6 +355,9 @@ void stage_watch(struct run *run, struct measure_ctx *ctx)
 		watch_run(w, r, ctx, send_watch_record, run);
 	}
 	sources_collect(r);
+	/* The final report's verdict knows what the watch saw (its pauses). */
+	results_verdict_input(r, &run->verdict_input);
+	verdict_decide(&r->verdict, &run->verdict_input);
 	send_report(run);
 }
 

@@ -55,6 +55,7 @@ static const struct field fields[] = {
 	F("sev_snp", K_TRI, sev_snp),
 	F("pause_count", K_U32, pause_count),
 	F("pause_max_ns", K_U64, pause_max_ns),
+	F("pauses_tsc_stood", K_U32, pauses_tsc_stood),
 	F("tsc", K_TRI, tsc),
 	F("invariant_tsc", K_TRI, invariant_tsc),
 	F("tsc_adjust", K_TRI, tsc_adjust),

@@ -767,6 +767,13 @@ void tsc_race(const struct facts *f, struct model *m)
  * jiffies race was lost in most boots seen, so the prediction is a guess. */
 void note_tsc_race(const struct facts *f, struct model *m, struct verdict *v)
 {
+	if (f->in->pauses_tsc_stood && !f->in->pause_count && m->kver >= KV_WATCHDOG_REWRITE &&
+	    m->chosen == VERDICT_SRC_TSC && m->tsc_must_verify && !m->tsc_demoted && m->watchdog >= 0)
+		add_reason(v, "watch mode measured a pause, but the TSC stood still through it with the other "
+			      "counters (only wall time went on, as under QEMU TCG): the watchdog sees no jump, so "
+			      "the 7.1+ pause risk does not apply",
+			   "kernel/time/clocksource.c, 7.1 (763aacf86f1b): a round compares the TSC's and the "
+			   "watchdog's deltas");
 	if (pause_round(f, m) == PAUSE_RESET)
 		add_reason(v, "the measured pause is longer than the watchdog's max_idle_ns: the rewritten "
 			      "watchdog resets that round instead of comparing it, so the pause does not "
