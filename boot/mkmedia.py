@@ -153,6 +153,9 @@ def main():
     ap.add_argument("--settings", help="words for \\clockprobe.cfg on the disk's ESP, "
                     "e.g. \"wait=600 resend=30\"")
     args = ap.parse_args()
+    # The probe reads the file as ASCII: say so, not a UnicodeEncodeError.
+    if args.settings is not None and not all(" " <= c <= "~" for c in args.settings):
+        ap.error("--settings: only printable ASCII goes into \\clockprobe.cfg")
     with tempfile.TemporaryDirectory() as work:
         esp = os.path.join(work, "esp.img")
         make_fat(esp, args.efi, ESP_BYTES, settings=args.settings)

@@ -1,6 +1,7 @@
 /* ACPI table discovery as a pure function over memory reached through a
  * caller-supplied map callback: RSDP -> XSDT/RSDT -> FADT (PM timer, DSDT,
- * FACS), HPET, MADT (CPUs), SPCR (serial port).
+ * FACS), HPET, MADT (CPUs), SPCR (serial port), MCFG (PCI configuration
+ * windows).
  *
  * Nothing here trusts the firmware: every length is bounded before it is
  * used, every table is mapped before it is read, and every problem becomes
@@ -19,6 +20,12 @@ typedef const void *(*acpi_map_fn)(void *ctx, uint64_t phys, uint32_t len);
 #define ACPI_MAX_TABLES 64
 #define ACPI_MAX_ERRORS 16
 #define ACPI_MAX_CPUS 512
+/* PCI configuration windows (MCFG entries) and I/O APICs (MADT type 1)
+ * kept by address: what an MMIO base from another table must not be
+ * inside.  Entries past these are counted, and a check against an
+ * incomplete list says so rather than passing. */
+#define ACPI_MAX_MCFG 16
+#define ACPI_MAX_IOAPICS 16
 /* Largest table we agree to map.  Real DSDTs stay well below 1 MiB; a
  * header claiming more is treated as corrupt instead of mapping gigabytes. */
 #define ACPI_MAX_TABLE_LENGTH (4u << 20)
@@ -139,6 +146,25 @@ struct acpi_madt_info {
 	uint32_t possible_cpus_bare_metal;
 	bool online_capable_honoured; /* FADT >= 6.3: Linux reads bit 1 */
 	uint32_t ioapic_count;
+	uint32_t ioapic_address[ACPI_MAX_IOAPICS]; /* the first ioapic_count of them, at most ACPI_MAX_IOAPICS */
+};
+
+/* One enhanced configuration window (PCI Firmware spec, MCFG "Memory
+ * mapped configuration space base address allocation structure"): the
+ * base is bus 0's address, each bus takes 1 MiB, so the window the
+ * firmware declares is [base + start_bus MiB, base + (end_bus + 1) MiB). */
+struct acpi_mcfg_window {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t start_bus, end_bus;
+	uint64_t start, end; /* the window's bytes, end exclusive; start == end when its bus range is empty */
+};
+
+struct acpi_mcfg_info {
+	bool present;           /* an MCFG table long enough for its header */
+	uint32_t count;         /* entries the table holds (whole ones) */
+	uint32_t stored;        /* of them in windows[] */
+	struct acpi_mcfg_window windows[ACPI_MAX_MCFG];
 };
 
 struct acpi_spcr_info {
@@ -191,6 +217,7 @@ struct acpi_info {
 	struct acpi_hpet_info hpet;
 	struct acpi_madt_info madt;
 	struct acpi_spcr_info spcr;
+	struct acpi_mcfg_info mcfg;
 	struct acpi_vmclock_info vmclock;
 	uint32_t error_count;
 	uint32_t errors_dropped;
@@ -214,6 +241,11 @@ uint64_t acpi_rsdp_scan(acpi_map_fn map, void *ctx, uint64_t start, uint64_t len
 const struct acpi_table *acpi_find_table(const struct acpi_info *info,
 					 const char *signature,
 					 uint32_t instance);
+
+/* Whether [phys, phys + len) overlaps a configuration window the MCFG
+ * declares (*hit, when given, is the first such window). */
+bool acpi_mcfg_overlaps(const struct acpi_mcfg_info *m, uint64_t phys, uint64_t len,
+			const struct acpi_mcfg_window **hit);
 
 /* Whether an error with this code was recorded. */
 bool acpi_has_error(const struct acpi_info *info, const char *code);

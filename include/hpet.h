@@ -11,6 +11,7 @@ struct hpet_facts {
 };
 
 struct json;
+struct acpi_info;
 union source_facts;
 struct source_result;
 struct verdict_input;
@@ -18,4 +19,16 @@ struct verdict_input;
  * when the device is there (hpet_facts.c). */
 void hpet_report_extra(struct json *j, const union source_facts *f);
 void hpet_verdict_facts(struct verdict_input *in, const struct source_result *s);
+
+/* The proof the HPET source asks before it writes at, or trusts, a base
+ * the ACPI table gives (src/decode/hpet_proof.c, pure).  Each returns
+ * NULL when it holds, else `why` filled with the reason (n bytes).
+ * Address: the 1 KiB block lies outside every PCI configuration window
+ * the MCFG declares and outside the local APIC and I/O APIC pages the
+ * MADT gives (and the default local APIC page).  Registers: the
+ * capabilities read there name a vendor, a non-zero revision and a valid
+ * period, and agree with the table's Event Timer Block ID in vendor,
+ * counter size and number of comparators. */
+const char *hpet_address_refusal(const struct acpi_info *a, uint64_t base, char *why, size_t n);
+const char *hpet_registers_refusal(uint64_t caps, uint32_t block_id, char *why, size_t n);
 #endif

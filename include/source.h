@@ -29,6 +29,10 @@ struct source_desc {
 	 * ("rdtscp", "lfence; rdtsc", ...); NULL for the others. */
 	const char *instructions;
 	char reason[REASON_LEN]; /* why absent / what failed */
+	/* Set with SOURCE_ERROR when the source refused to touch what a table
+	 * named (the HPET's "HPET_NOT_PROVEN"): the run copies it, with the
+	 * reason, into errors[], so a refusal is never only a source status. */
+	const char *error_code;
 };
 
 struct measure_ctx;

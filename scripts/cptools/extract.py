@@ -88,6 +88,11 @@ def main(argv, stdout=None, stderr=None):
             return EXIT_NO_REPORT
         out = (json.dumps(report, indent=2, ensure_ascii=False)
                + "\n").encode("utf-8")
+    # A different run cut short in the same log is not what was extracted
+    # and would otherwise vanish without a word.
+    for rid, at in frame.cut_runs(data, *((frame.GUEST_BEGIN_RE, frame.GUEST_END_RE)
+                                          if guest else ())):
+        print("extract: %s: warning: %s" % (name, frame.cut_text(rid, at)), file=stderr)
     if args.output:
         try:
             with open(args.output, "wb") as f:

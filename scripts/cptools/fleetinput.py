@@ -201,6 +201,17 @@ def read_file_runs(path, from_dir, index=0, warn=lambda msg: None,
             continue
         rid = guest_run_id(report) if guest else canonical_run_id(report)
         in_file[rid] = (report, "unverified" if meta is None else "crc32")
+    # A different run cut short in this log (no END marker): named as a
+    # rejected input, never lost in silence; a cut re-sent copy of a run
+    # kept above is no loss (frame.cut_runs leaves it out).
+    if in_file:
+        for cut_rid, at in frame.cut_runs(raw, *((frame.GUEST_BEGIN_RE, frame.GUEST_END_RE)
+                                                 if guest else ())):
+            name = "%s (%s)" % (path, "run %s" % cap(cut_rid, 80) if cut_rid is not None
+                                else "a report at byte %s" % at)
+            why = frame.cut_text(cut_rid, at)
+            warn("compare: %s: rejected: %s" % (name, why))
+            rejected.append((name, why))
     runs = []
     for rid, (report, verified) in in_file.items():
         run = Run(report, path, rid, verified=verified)

@@ -174,6 +174,72 @@ def extract_reports(text, keep_json=False, begin_re=None, end_re=None,
             for b, e in whole]
 
 
+# The first run id of a JSON line, whole or cut: the probe writes
+# probe.run_id, clockprobe-guest guest.run_id, among the first members of
+# the line, so a copy cut later than that still tells whose it was.
+RUN_ID_RE = re.compile(r'"run_id"\s*:\s*"([!#-\[\]-~]{1,200})"')
+
+
+def _first_run_id(lines):
+    return next((m.group(1) for m in map(RUN_ID_RE.search, lines) if m), None)
+
+
+def _marker_offsets(raw, begin_re):
+    """Byte offsets of each BEGIN marker in the log as read, and the
+    log's length (trailing blank space left out)."""
+    if isinstance(raw, bytes):
+        pat = re.compile(begin_re.pattern.encode("ascii"))
+        return [m.start() for m in pat.finditer(raw)], len(raw.rstrip())
+    out, pos, done = [], 0, 0
+    for m in begin_re.finditer(raw):
+        pos += len(raw[done:m.start()].encode("utf-8", "replace"))
+        done = m.start()
+        out.append(pos)
+    return out, pos + len(raw[done:].rstrip().encode("utf-8", "replace"))
+
+
+def cut_runs(raw, begin_re=None, end_re=None):
+    """The copies a log begins and never ends (no END before the next
+    BEGIN or the end of the log) that are not a re-sent copy of a run the
+    log holds whole: [(run_id or None, byte)], byte the offset in the log
+    where the cut copy's text stops.  A re-sent, cut copy of a whole run
+    (the same run_id) is no loss and is left out, as is everything when
+    the log holds no whole copy (its error already says "truncated").
+    A different run cut short would otherwise vanish without a word: the
+    callers (extract, compare, verdict) name each one (cut_text)."""
+    begin_re, end_re = begin_re or BEGIN_RE, end_re or END_RE
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    lines = _lines(text)
+    frames = _frames(lines, begin_re, end_re)
+    if not any(e is not None for _, e in frames) or all(e is not None for _, e in frames):
+        return []
+    offsets, size = _marker_offsets(raw, begin_re)
+    whole, out, seen = set(), [], set()  # seen: each cut run named once
+    for k, (b, e) in enumerate(frames):
+        stop = e if e is not None else (frames[k + 1][0] if k + 1 < len(frames) else len(lines))
+        rid = _first_run_id(lines[b + 1:stop])
+        if e is not None:
+            whole.add(rid)
+            continue
+        # The k-th BEGIN line is the k-th marker of the raw log unless an
+        # escape sequence split one; then the offset is not known.
+        at = (offsets[k + 1] if k + 1 < len(offsets) else size) \
+            if len(offsets) == len(frames) else None
+        out.append((rid, at))
+    return [(rid, at) for rid, at in out
+            if rid is None or not (rid in whole or rid in seen or seen.add(rid))]
+
+
+def cut_text(run_id, at):
+    """What a caller says of one of cut_runs()."""
+    where = "at byte %d" % at if at is not None else "before its END marker"
+    if run_id is None:
+        return "a report cut short %s (END marker missing, its run_id " \
+            "unreadable): not counted" % where
+    return "the report of run %s, cut short %s (END marker missing): not " \
+        "counted" % (cap(run_id, 80), where)
+
+
 def extract_report_json(text):
     """Return (json_bytes, None) or (None, reason): the last verified
     report's JSON line exactly as the probe framed it -- its length and

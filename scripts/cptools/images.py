@@ -95,13 +95,25 @@ def parse_args(argv):
                    default=ALL, metavar="LIST",
                    help="comma-separated formats to make, or all "
                         "(default: all)")
-    p.add_argument("--settings", metavar="WORDS",
+    p.add_argument("--settings", metavar="WORDS", type=settings_words,
                    help="words for \\clockprobe.cfg on every disk, e.g. "
                         "\"wait=900 resend=30\"")
     p.add_argument("--list", action="store_true",
                    help="only list the images in DIR (and the installed "
                         "ones) with size and SHA-256")
     return p.parse_args(argv)
+
+
+def settings_words(text):
+    """--settings as the probe reads \\clockprobe.cfg: printable ASCII
+    words.  Anything else is a usage error naming the character, never
+    the traceback mkmedia's ASCII encoding gave (issue 41)."""
+    for i, ch in enumerate(text):
+        if not " " <= ch <= "~":
+            raise argparse.ArgumentTypeError(
+                "only printable ASCII goes into \\clockprobe.cfg: %s at "
+                "position %d" % (ascii(ch), i + 1))
+    return text
 
 
 def sha256(path):

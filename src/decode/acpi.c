@@ -36,6 +36,8 @@ static void parse_found(struct acpi_parser *p, const struct acpi_found *f)
 		p->out->hpet.reason = "HPET table unreadable";
 	if (f->spcr.signature[0])
 		acpi_parse_spcr(p, &f->spcr);
+	if (f->mcfg.signature[0])
+		acpi_parse_mcfg(p, &f->mcfg);
 	acpi_scan_vmclock(p);
 }
 

@@ -42,7 +42,9 @@ static void madt_entry(struct acpi_parser *p, const uint8_t *e, uint8_t len)
 		if (len >= 8)
 			madt_add_cpu(m, 0, e[3], e[2], load_le32(e + 4));
 		break;
-	case 1: /* I/O APIC */
+	case 1: /* I/O APIC: id, reserved, 32-bit address, GSI base */
+		if (len >= 12 && m->ioapic_count < ACPI_MAX_IOAPICS)
+			m->ioapic_address[m->ioapic_count] = load_le32(e + 4);
 		m->ioapic_count++;
 		break;
 	case 5: /* Local APIC Address Override */

@@ -4,7 +4,7 @@
  * checks every table through acpi_load_table() (acpi_table.c, which also
  * names every problem in errors[]), then decodes the few tables the probe
  * uses, one file each: FADT and PM timer (acpi_fadt.c), HPET
- * (acpi_hpet.c), MADT and Linux's possible-CPU count (acpi_madt.c), SPCR
+ * (acpi_hpet.c), MCFG (acpi_mcfg.c), MADT and Linux's possible-CPU count (acpi_madt.c), SPCR
  * (acpi_spcr.c), and scans the DSDT and SSDTs' AML for the VMClock device
  * (acpi_aml.c).  The public contract is include/acpi.h; bounds and
  * checksums are fwtable.h's, text is strbuf's. */
@@ -26,7 +26,7 @@ struct acpi_parser {
  * slot, which the next entry overwrites, and such a table (an FADT at
  * slot 70 of a large server's XSDT) must still be decoded. */
 struct acpi_found {
-	struct acpi_table fadt, madt, hpet, spcr; /* signature "" = none */
+	struct acpi_table fadt, madt, hpet, spcr, mcfg; /* signature "" = none */
 };
 
 static inline const uint8_t *acpi_map_bytes(struct acpi_parser *p, uint64_t phys,
@@ -73,6 +73,7 @@ void acpi_parse_hpet(struct acpi_parser *p, const struct acpi_table *tab);
 void acpi_parse_madt(struct acpi_parser *p, const struct acpi_table *tab);
 void acpi_count_possible(struct acpi_info *out);
 void acpi_parse_spcr(struct acpi_parser *p, const struct acpi_table *tab);
+void acpi_parse_mcfg(struct acpi_parser *p, const struct acpi_table *tab);
 /* acpi_aml.c: the VMClock device in the DSDT and SSDTs of tables[]. */
 void acpi_scan_vmclock(struct acpi_parser *p);
 #endif

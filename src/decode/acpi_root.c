@@ -126,6 +126,7 @@ static void remember(struct acpi_found *f, const struct acpi_table *tab)
 	keep_first(&f->madt, tab, "APIC");
 	keep_first(&f->hpet, tab, "HPET");
 	keep_first(&f->spcr, tab, "SPCR");
+	keep_first(&f->mcfg, tab, "MCFG");
 }
 
 void acpi_walk_root(struct acpi_parser *p, const uint8_t *root,

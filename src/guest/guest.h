@@ -27,6 +27,7 @@ enum {
 	GUEST_EXIT_USAGE = 2,	/* bad options: nothing measured */
 	GUEST_EXIT_FATAL = 3,	/* no report (out of memory, the report overflowed) */
 	GUEST_EXIT_TIMEOUT = 4,	/* --timeout expired: clocksource restored, no report */
+	GUEST_EXIT_LOCKED = 5,	/* --switch: another run holds the lock; nothing measured */
 };
 
 struct guest_skip {

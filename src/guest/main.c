@@ -30,6 +30,14 @@ static struct guest_results R;
 static struct klog_line klog_store[GUEST_MAX_LINES];
 static int verbose;
 
+/* --switch's lock: two concurrent runs would each record the other's
+ * temporary clocksource as "original" and restore that, leaving the
+ * machine on the wrong one.  /run is root's tmpfs, cleared at boot. */
+#define DEFAULT_LOCK "/run/clockprobe-guest.lock"
+/* Why the lock could not be taken for a reason other than another
+ * holder ("" when taken or not asked): the switch is skipped with it. */
+static char lock_problem[GUEST_TEXT];
+
 static const char usage_text[] =
 	"Usage: clockprobe-guest [OPTION]...\n"
 	"Report how this running Linux guest keeps time: the clocksource the kernel\n"
@@ -54,6 +62,9 @@ static const char usage_text[] =
 	"                       (default %u; 1..3600)\n"
 	"      --sysfs-dir DIR  the clocksource directory (default " DEFAULT_SYSFS ";\n"
 	"                       tests point it at a copy)\n"
+	"      --lock-file PATH with --switch: the lock two runs share (default\n"
+	"                       " DEFAULT_LOCK "); a run finding it held by another\n"
+	"                       refuses, naming that run's PID\n"
 	"  -q, --quiet          the framed report only, no summary\n"
 	"  -v, --verbose        progress on stderr\n"
 	"  -h, --help           this text\n"
@@ -64,7 +75,8 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 report written; 1 report written, with errors[] entries;\n"
 	"2 usage error; 3 no report (out of memory, the report did not fit);\n"
-	"4 --timeout expired (clocksource restored); 128+N killed by signal N\n"
+	"4 --timeout expired (clocksource restored); 5 --switch refused: another\n"
+	"run holds the lock, nothing measured; 128+N killed by signal N\n"
 	"(clocksource restored first).\n";
 
 /* ------------------------------------------------------------ restoring */
@@ -537,6 +549,12 @@ static void switch_all(const struct measure_cfg *cfg)
 		guest_skip(&R, "switch", why);
 		return;
 	}
+	/* Root, but no lock (a read-only /run): another run could be
+	 * switching too, so none of this one's writes are made. */
+	if (lock_problem[0]) {
+		guest_skip(&R, "switch", lock_problem);
+		return;
+	}
 	snprintf(restore_name, sizeof restore_name, "%s", R.current);
 	restore_name_len = strlen(restore_name);
 	char boot_cs[64];
@@ -604,12 +622,13 @@ int main(int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},  {"sysfs-dir", required_argument, NULL, 'S'},
 		{"quiet", no_argument, NULL, 'q'},	    {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},	    {"version", no_argument, NULL, 'V'},
+		{"lock-file", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	uint32_t samples = DEFAULT_SAMPLES, budget = DEFAULT_BUDGET_MS, settle_s = 0, timeout_s = DEFAULT_TIMEOUT_S;
 	uint32_t cpu_opt = 0;
 	bool have_cpu = false, do_switch = false, quiet = false;
-	const char *label = NULL, *sysfs = DEFAULT_SYSFS;
+	const char *label = NULL, *sysfs = DEFAULT_SYSFS, *lock_path = DEFAULT_LOCK;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":sn:b:w:c:l:t:qvhV", opts, NULL)) != -1) {
@@ -638,6 +657,7 @@ int main(int argc, char **argv)
 				return usage_error("--timeout wants 1..3600 seconds", optarg);
 			break;
 		case 'S': sysfs = optarg; break;
+		case 'L': lock_path = optarg; break;
 		case 'q': quiet = true; break;
 		case 'v': verbose = 1; break;
 		case 'h': printf(usage_text, DEFAULT_SAMPLES, DEFAULT_BUDGET_MS, DEFAULT_TIMEOUT_S); return 0;
@@ -650,6 +670,28 @@ int main(int argc, char **argv)
 		return usage_error("unexpected argument", argv[optind]);
 	if (strlen(sysfs) > 400)
 		return usage_error("--sysfs-dir is too long", NULL);
+
+	/* The lock before anything reads current_clocksource: a second run
+	 * that read it while the first had switched would take the first's
+	 * temporary clocksource for the original. */
+	if (do_switch) {
+		long holder;
+		int e = sys_lock_exclusive(lock_path, &holder);
+		if (e == EWOULDBLOCK) {
+			char who[32] = "an unknown process";
+			if (holder)
+				snprintf(who, sizeof who, "PID %ld", holder);
+			fprintf(stderr,
+				"clockprobe-guest: --switch refused: %s holds %s (another clockprobe-guest --switch\n"
+				"is running; measuring now would take its temporary clocksource for the original).\n"
+				"Nothing measured; run again when it has finished.\n",
+				who, lock_path);
+			return GUEST_EXIT_LOCKED;
+		}
+		if (e)
+			snprintf(lock_problem, sizeof lock_problem, "cannot take the lock %s: %s", lock_path,
+				 strerror(e));
+	}
 
 	uint64_t t_start = sys_now_ns(CLOCK_MONOTONIC);
 	snprintf(cs_current_path, sizeof cs_current_path, "%s/current_clocksource", sysfs);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/file.h>
 #include <sys/klog.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -276,4 +277,35 @@ const char *sys_random(void *buf, size_t n)
 		i++;
 	}
 	return k == n ? "/proc/sys/kernel/random/uuid" : NULL;
+}
+
+int sys_lock_exclusive(const char *path, long *holder)
+{
+	*holder = 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno == EWOULDBLOCK ? EWOULDBLOCK : errno;
+		char buf[32];
+		ssize_t n = e == EWOULDBLOCK ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+		if (n > 0) {
+			buf[n] = 0;
+			char *end;
+			long pid = strtol(buf, &end, 10);
+			if (end != buf && pid > 0)
+				*holder = pid;
+		}
+		close(fd);
+		return e;
+	}
+	/* Ours: the PID replaces whatever an earlier holder left. */
+	char buf[32];
+	int len = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) {
+		int e = errno;
+		close(fd);
+		return e ? e : EIO;
+	}
+	return 0; /* fd kept open: the lock is held until the process ends */
 }

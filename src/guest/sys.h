@@ -16,6 +16,14 @@ int sys_write_file(const char *path, const char *data, size_t len);
 /* Whether path opens for writing (nothing written); 0 or an errno. */
 int sys_can_write(const char *path);
 
+/* Takes an exclusive, non-blocking flock(2) on path (created 0644 when
+ * missing) and writes the caller's PID into it; the lock lives as long as
+ * the process (the kernel drops it on any exit, SIGKILL included, so a
+ * stale file never blocks).  Returns 0, EWOULDBLOCK when another process
+ * holds it (*holder: the PID that process wrote, 0 when unreadable), or
+ * another errno when the file cannot be opened or locked. */
+int sys_lock_exclusive(const char *path, long *holder);
+
 /* CPUID from user space (a cpuid_fn); sys_cpuid_usable() first: the
  * kernel can make CPUID fault (arch_prctl ARCH_SET_CPUID). */
 bool sys_cpuid_usable(char *why, size_t cap);

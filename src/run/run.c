@@ -160,6 +160,8 @@ void stage_sources(struct run *run, struct measure_ctx *ctx)
 		struct source_result *s = &r->sources[r->source_count++];
 		s->src = clock_sources[i];
 		s->status = s->src->prepare(&s->desc, &r->facts);
+		if (s->desc.error_code)
+			results_error(r, s->desc.error_code, s->desc.reason);
 		if (s->status == SOURCE_OK)
 			progress(s->src->name);
 		measure_source(ctx, s);

@@ -12,6 +12,7 @@
 #include "fault.h"
 #include "rate.h"
 #include "strbuf.h"
+#include "util.h"
 
 
 static uint64_t hpet_base;
@@ -33,6 +34,18 @@ static enum source_status fail(struct source_desc *d, const char *what, int faul
 		sb_str(&sb, " raised ");
 		sb_str(&sb, fault_name(fault));
 	}
+	return SOURCE_ERROR;
+}
+
+/* A refusal of the base: the source's reason and, through error_code,
+ * an errors[] entry (stage_sources copies it), before any write. */
+static enum source_status not_proven(struct source_desc *d, const char *why)
+{
+	struct strbuf sb;
+	sb_init(&sb, d->reason, sizeof d->reason);
+	sb_str(&sb, "HPET not proven: ");
+	sb_str(&sb, why);
+	d->error_code = "HPET_NOT_PROVEN";
 	return SOURCE_ERROR;
 }
 
@@ -58,20 +71,28 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 		return SOURCE_ABSENT;
 	}
 	hpet_base = h->base.address;
+	d->error_code = NULL;
 	if (hpet_base & (HPET_BLOCK_BYTES - 1))
 		return fail(d, "HPET base from the ACPI table is not 1 KiB aligned", 0);
+	/* The proof, before anything at the base is touched beyond the
+	 * capabilities read: an address no other device the firmware declares
+	 * claims, memory that is not RAM, registers that say "HPET" as the
+	 * table does (include/hpet.h).  Asked whether or not the counter needs
+	 * the enable write: a device that is not proven to be the HPET is not
+	 * measured as one either. */
+	char why[REASON_LEN];
+	const char *refused = hpet_address_refusal(&f->acpi, hpet_base, why, sizeof why);
+	if (!refused)
+		refused = platform_mmio_write_check(f->plat, hpet_base, HPET_BLOCK_BYTES);
+	if (refused)
+		return not_proven(d, refused);
 	int fault = mmio_read64_safe(hpet_base + HPET_CAP, &capabilities);
 	if (fault)
 		return fail(d, "reading HPET capabilities", fault);
 	uint32_t period_fs = (uint32_t)(capabilities >> 32);
-	if (capabilities == ~0ull || rate_hpet_period_check(period_fs) != RATE_HPET_PERIOD_OK) {
-		struct strbuf sb;
-		sb_init(&sb, d->reason, sizeof d->reason);
-		sb_str(&sb, "HPET reports an invalid counter period of ");
-		sb_u64(&sb, period_fs);
-		sb_str(&sb, " fs (valid: 100000..100000000)");
-		return SOURCE_ERROR;
-	}
+	refused = hpet_registers_refusal(capabilities, h->event_timer_block_id, why, sizeof why);
+	if (refused)
+		return not_proven(d, refused);
 	uint32_t config;
 	fault = mmio_read32_safe(hpet_base + HPET_CONFIG, &config);
 	if (fault)
@@ -79,17 +100,9 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 	saved_config = config;
 	we_enabled = false;
 	if (!(config & HPET_ENABLE_CNF)) {
-		/* The one write the probe makes at an address a table gave:
-		 * only into device memory, never RAM a bad table points at.
-		 * An HPET already running is still measured, read-only. */
-		const char *refused = platform_mmio_write_check(f->plat, hpet_base, HPET_BLOCK_BYTES);
-		if (refused) {
-			struct strbuf sb;
-			sb_init(&sb, d->reason, sizeof d->reason);
-			sb_str(&sb, "HPET halted and not enabled: ");
-			sb_str(&sb, refused);
-			return SOURCE_ERROR;
-		}
+		/* The one write the probe makes at an address a table gave,
+		 * only after the proof above.  An HPET already running is
+		 * measured read-only. */
 		/* Linux's hpet_start_counter without zeroing the counter: the
 		 * firmware may have a use for its value. */
 		fault = mmio_write32_safe(hpet_base + HPET_CONFIG, config | HPET_ENABLE_CNF);

@@ -37,7 +37,18 @@ def need_binary(case):
         case.skipTest("%s missing (make all)" % BINARY)
 
 
+def private_lock(args):
+    """A --switch run on a stand-in directory takes its lock there, not in
+    /run: test runs of other checkouts on this machine must not refuse
+    each other (SwitchLock tests the lock itself)."""
+    if "--switch" in args and "--sysfs-dir" in args and "--lock-file" not in args:
+        return list(args) + ["--lock-file", os.path.join(args[args.index("--sysfs-dir") + 1], "guest.lock")]
+    return list(args)
+
+
 def run_guest(args, as_nobody=False, timeout=60):
+    args = private_lock(args)
+
     def drop():
         os.setgroups([])
         os.setgid(NOBODY)
@@ -212,8 +223,8 @@ class SwitchRestores(unittest.TestCase):
         self.assertEqual(rep["guest"]["options"]["sysfs_dir"], self.fake.dir)
 
     def kill_mid_switch(self, sig):
-        p = subprocess.Popen([BINARY] + SLOW + ["--switch", "--sysfs-dir",
-                                                self.fake.dir],
+        p = subprocess.Popen([BINARY] + private_lock(SLOW + ["--switch", "--sysfs-dir",
+                                                             self.fake.dir]),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
         try:
@@ -269,6 +280,88 @@ class SwitchRestores(unittest.TestCase):
                       [s["reason"] for s in rep["skipped"]])
         self.assertEqual(len(rep["measurements"]), 1)
         self.assertEqual(schema.check_guest_report(rep), [])
+
+
+class SwitchLock(unittest.TestCase):
+    """--switch takes an exclusive lock before it reads current_clocksource
+    (issue 41): a second run while one is switching would record the
+    first's temporary clocksource as "original" and restore that."""
+
+    def setUp(self):
+        need_binary(self)
+        self.fake = StandIn()
+        self.addCleanup(self.fake.close)
+        self.lock = os.path.join(self.fake.dir, "guest.lock")
+
+    def test_held_lock_refuses_naming_the_holder_and_touches_nothing(self):
+        """A lock another process holds (with its PID in the file): exit 5,
+        the PID and the path named, no report, the stand-in unchanged.
+        Needs no root: the refusal comes before the permission check."""
+        import fcntl
+        with open(self.lock, "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            f.write("4242\n")
+            f.flush()
+            p = run_guest(QUICK + ["--switch", "--sysfs-dir", self.fake.dir, "--lock-file", self.lock])
+        self.assertEqual(p.returncode, 5, p.stderr)
+        self.assertIn("--switch refused: PID 4242 holds %s" % self.lock, p.stderr)
+        self.assertIn("Nothing measured", p.stderr)
+        self.assertNotIn("GUEST BEGIN", p.stdout)
+        self.assertEqual(self.fake.current(), "kvm-clock")
+
+    def test_a_stale_lock_file_does_not_block(self):
+        """The file left by a run that ended (SIGKILL included) holds no
+        lock: the next run takes it and writes its own PID."""
+        with open(self.lock, "w") as f:
+            f.write("999999\n")
+        p = run_guest(QUICK + ["--switch", "--sysfs-dir", self.fake.dir, "--lock-file", self.lock])
+        self.assertNotEqual(p.returncode, 5, p.stderr)
+        self.assertIn("GUEST BEGIN", p.stdout)
+        self.assertRegex(read(self.lock), r"^[0-9]+\n$")
+        self.assertNotEqual(read(self.lock), "999999\n")
+
+    def test_two_concurrent_switch_runs(self):
+        """The real race: the second run starts while the first has the
+        stand-in on hpet.  It is refused naming the first's PID; the first
+        finishes and restores kvm-clock, its report's original kvm-clock."""
+        if os.geteuid() != 0:
+            self.skipTest("the switching run needs root")
+        first = subprocess.Popen([BINARY] + SLOW + ["--switch", "--sysfs-dir", self.fake.dir,
+                                                    "--lock-file", self.lock],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.time() + 30
+            while self.fake.current() in ("kvm-clock", "") and time.time() < deadline and first.poll() is None:
+                time.sleep(0.02)
+            self.assertEqual(self.fake.current(), "hpet")
+            second = run_guest(QUICK + ["--switch", "--sysfs-dir", self.fake.dir, "--lock-file", self.lock])
+            out, err = first.communicate(timeout=60)
+        finally:
+            if first.poll() is None:
+                first.kill()
+                first.wait()
+        self.assertEqual(second.returncode, 5, second.stderr)
+        self.assertIn("PID %d holds" % first.pid, second.stderr)
+        self.assertNotIn("GUEST BEGIN", second.stdout)
+        rep, e = frame.extract_guest_report(out)
+        self.assertIsNone(e, err)
+        self.assertEqual(rep["clocksource"]["current"], "kvm-clock")
+        self.assertEqual(rep["clocksource"]["restore"]["current_after"], "kvm-clock")
+        self.assertEqual(self.fake.current(), "kvm-clock")
+
+    def test_an_unwritable_lock_skips_the_switch(self):
+        """Root, but the lock cannot be taken (its directory is gone): the
+        switch is skipped with the reason, nothing written."""
+        if os.geteuid() != 0:
+            self.skipTest("the permission check comes first without root")
+        p = run_guest(QUICK + ["--switch", "--sysfs-dir", self.fake.dir,
+                               "--lock-file", os.path.join(self.fake.dir, "no-such-dir", "x.lock")])
+        rep, e = frame.extract_guest_report(p.stdout)
+        self.assertIsNone(e, p.stderr)
+        skipped = {s["what"]: s["reason"] for s in rep["skipped"]}
+        self.assertIn("cannot take the lock", skipped["switch"])
+        self.assertEqual(len(rep["measurements"]), 1)
+        self.assertEqual(self.fake.current(), "kvm-clock")
 
 
 class CommandLine(unittest.TestCase):

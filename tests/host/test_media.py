@@ -122,3 +122,30 @@ class Disk(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SettingsNotAscii(unittest.TestCase):
+    """Issue 41: `images --settings` (and mkmedia's) with a value the
+    probe cannot read -- non-ASCII, a control character -- is a usage
+    error naming it (exit 2), not a UnicodeEncodeError traceback, and no
+    image is written."""
+
+    def test_images_and_mkmedia_refuse_by_name(self):
+        out = tempfile.mkdtemp(prefix="cp-images-")
+        self.addCleanup(shutil.rmtree, out, True)
+        for words, shown in (("label=caf\u00e9", "'\\xe9' at position 10"),
+                             ("label=\u2603", "'\\u2603' at position 7"),
+                             ("wait=1\x1b[2J", "'\\x1b' at position 7")):
+            p = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "clockprobe"), "images",
+                                "--settings", words, "--formats", "img", "--out", out],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertIn("only printable ASCII goes into \\clockprobe.cfg: " + shown, p.stderr)
+            self.assertEqual(os.listdir(out), [])
+            p = subprocess.run([sys.executable, os.path.join(REPO, "boot", "mkmedia.py"), "--efi", EFI,
+                                "--img", os.path.join(out, "x.img"), "--settings", words],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertEqual(os.listdir(out), [])

@@ -34,9 +34,33 @@ def acpi_table(sig, body, revision=1, fix_checksum=True, length=None):
     return bytes(t)
 
 
-def hpet_table(base):
+def hpet_table(base, block_id=0x8086A201):
     gas = struct.pack("<BBBBQ", 0, 64, 0, 0, base)
-    return acpi_table("HPET", struct.pack("<I", 0x8086A201) + gas + struct.pack("<BHB", 0, 0x80, 0))
+    return acpi_table("HPET", struct.pack("<I", block_id) + gas + struct.pack("<BHB", 0, 0x80, 0))
+
+
+# Issue 41: HPET tables naming another device's registers.  q35's MCFG
+# declares 0xB0000000-0xBFFFFFFF (segment 0, buses 0-255): bus 0 device 0
+# is the host bridge, whose offset 0x10 (the "configuration register")
+# holds no BAR, reading 0 -- a probe trusting the table would write 0x1
+# there, which QEMU's pci_cfg_write trace shows.  The I/O APIC's page
+# (0xFEC00000 in the MADT): offset 0x10 is its IOWIN data window, which
+# the ioapic_mem_write trace shows (traced with SeaBIOS's PCI writes,
+# so an empty trace cannot pass for a silent one).
+MCFG_HPET_BASE = 0xB0000000
+IOAPIC_HPET_BASE = 0xFEC00000
+
+
+def trace_file(name):
+    return os.path.join(OUT, name + ".trace")
+
+
+def _traced(name, events):
+    """QEMU arguments writing these trace events of the boot to its file."""
+    args = []
+    for e in events:
+        args += ["-d", "trace:" + e]
+    return args + ["-D", trace_file(name)]
 
 
 def spcr_table(port):
@@ -127,8 +151,18 @@ def configs():
             ("long.bin", acpi_table("LONG", b"\x03" * 16, length=4000))]
     many += [("extra-%02d.bin" % i, acpi_table("X%03d" % i, bytes([i]) * 8)) for i in range(67)]
     odd = "q\"uo\\te\x01\x1f\x7f caf\u00e9 \u2603"
+    def drop_trace(name):
+        return lambda: os.path.exists(trace_file(name)) and os.remove(trace_file(name))
     return {
         "hostile_hpet_ram": hpet_ram,
+        "hostile_hpet_mcfg": dict(
+            boot="pvh", machine="q35,hpet=off", pre=drop_trace("hostile_hpet_mcfg"),
+            extra=_traced("hostile_hpet_mcfg", ["pci_cfg_write"])
+            + _tables([("hpet-in-mcfg.bin", hpet_table(MCFG_HPET_BASE))])),
+        "hostile_hpet_ioapic": dict(
+            boot="pvh", machine="q35,hpet=off", pre=drop_trace("hostile_hpet_ioapic"),
+            extra=_traced("hostile_hpet_ioapic", ["ioapic_mem_write", "pci_cfg_write"])
+            + _tables([("hpet-at-ioapic.bin", hpet_table(IOAPIC_HPET_BASE))])),
         "hostile_vmclock_ram": dict(boot="pvh", extra=[
             "-device", "loader,file=%s,addr=0x%x,force-raw=on" % (VMCLOCK_PAGE, RAM_VMCLOCK_BASE)]
             + _tables([("vmclock-in-ram.bin", vmclock_ssdt(RAM_VMCLOCK_BASE))])),

@@ -30,6 +30,43 @@ class HostileMachine(ProbeTest):
         self.assertEqual(after[hostile.CONFIG_OFFSET:hostile.CONFIG_OFFSET + 8], bytes(8))
         self.assertEqual(after, hostile.PATTERN)
 
+    def _trace(self, name):
+        with open(hostile.trace_file(name)) as f:
+            return f.read().splitlines()
+
+    def _refused(self, name, base, reason):
+        """The hpet source and errors[] both name the refusal (issue 41)."""
+        r = self.report(name)
+        hpet = self.source(name, "hpet")
+        self.assertEqual(hpet["status"], "error")
+        self.assertIn("HPET not proven: ", hpet["reason"])
+        self.assertIn(reason, hpet["reason"])
+        self.assertEqual(r["platform"]["acpi"]["hpet"]["address"], base)
+        self.assertEqual(errors(r, "HPET_NOT_PROVEN"), [hpet["reason"]])
+        return r
+
+    def test_hpet_table_in_ram_is_named_in_errors(self):
+        self._refused("hostile_hpet_ram", hostile.RAM_HPET_BASE,
+                      "0x%x is RAM in the PVH memory map" % hostile.RAM_HPET_BASE)
+
+    def test_hpet_table_in_the_mcfg_window_is_refused_and_nothing_written(self):
+        self._refused("hostile_hpet_mcfg", hostile.MCFG_HPET_BASE,
+                      "base 0xb0000000 lies in a PCI configuration window "
+                      "(MCFG segment 0, buses 0-255 at 0xb0000000)")
+        trace = self._trace("hostile_hpet_mcfg")
+        # SeaBIOS's own configuration writes are there (the trace works) ...
+        self.assertTrue(any(t.startswith("pci_cfg_write mch 00:00.0 ") for t in trace), trace[:5])
+        # ... the enable write a trusting probe makes (the register read 0,
+        # so 0x1 at +0x10) is not.
+        self.assertEqual([t for t in trace if "00:00.0 @0x10 <- 0x1" in t], [])
+
+    def test_hpet_table_at_the_ioapic_is_refused_and_nothing_written(self):
+        self._refused("hostile_hpet_ioapic", hostile.IOAPIC_HPET_BASE,
+                      "base 0xfec00000 lies in an I/O APIC's page (MADT) at 0xfec00000")
+        trace = self._trace("hostile_hpet_ioapic")
+        self.assertTrue(any(t.startswith("pci_cfg_write ") for t in trace))
+        self.assertEqual([t for t in trace if t.startswith("ioapic_mem_write")], [])
+
     def test_seventy_extra_tables_with_dump(self):
         r = self.report("hostile_many_tables")
         a = r["platform"]["acpi"]

@@ -4,6 +4,7 @@
  * observations), the capture log, or hand arithmetic noted beside them. */
 #include "check.h"
 #include "acpi.h"
+#include "hpet.h"
 #include <stdlib.h>
 
 #define MAX_REGIONS 32
@@ -1044,5 +1045,162 @@ TEST(vmclock_ssdt_bad_checksum_still_scanned)
 	CHECK_EQ_I64(parse(&f), 0);
 	CHECK(info.vmclock.usable);
 	CHECK(acpi_has_error(&info, "ACPI_TABLE_CHECKSUM"));
+	fixture_free(&f);
+}
+
+/* ---- MCFG and the HPET proof (issue 41) ----------------------------- */
+
+/* Replaces the fixture's MCFG by one holding these 16-byte entries (and
+ * `extra` trailing bytes), at the same address. */
+static void mcfg_replace(struct fixture *f, const uint8_t (*entries)[16], uint32_t n, uint32_t extra)
+{
+	struct region *r = region(f, "MCFG.bin");
+	uint32_t len = 44 + 16 * n + extra;
+	uint8_t *d = calloc(1, len);
+	memcpy(d, r->data, 44);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(d + 44 + 16 * i, entries[i], 16);
+	memcpy(d + 4, &len, 4);
+	free(r->data);
+	r->data = d;
+	r->len = len;
+	fix_table_checksum(r);
+}
+
+static void mcfg_entry(uint8_t e[16], uint64_t base, uint16_t seg, uint8_t start, uint8_t end)
+{
+	memset(e, 0, 16);
+	memcpy(e, &base, 8);
+	memcpy(e + 8, &seg, 2);
+	e[10] = start;
+	e[11] = end;
+}
+
+TEST(mcfg_q35_window_and_madt_ioapic)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35");
+	CHECK_EQ_I64(parse(&f), 0);
+	/* facts: q35 MCFG base 0xb0000000, segment 0, buses 0-255 (bytes
+	 * 44..59 of the captured table); MADT I/O APIC at 0xfec00000. */
+	CHECK(info.mcfg.present);
+	CHECK_EQ_U64(info.mcfg.count, 1);
+	CHECK_EQ_U64(info.mcfg.stored, 1);
+	CHECK_EQ_U64(info.mcfg.windows[0].base, 0xb0000000);
+	CHECK_EQ_U64(info.mcfg.windows[0].start, 0xb0000000);
+	CHECK_EQ_U64(info.mcfg.windows[0].end, 0xc0000000); /* 256 buses x 1 MiB */
+	CHECK_EQ_U64(info.mcfg.windows[0].end_bus, 255);
+	CHECK_EQ_U64(info.madt.ioapic_count, 1);
+	CHECK_EQ_U64(info.madt.ioapic_address[0], 0xfec00000);
+	CHECK_EQ_U64(info.madt.local_apic_address, 0xfee00000);
+	CHECK_EQ_U64(info.error_count, 0);
+
+	char why[160];
+	/* QEMU's own HPET: proven by address and by its registers. */
+	CHECK(hpet_address_refusal(&info, 0xfed00000, why, sizeof why) == NULL);
+	CHECK(hpet_registers_refusal(0x009896808086a201ull, info.hpet.event_timer_block_id, why, sizeof why) == NULL);
+	/* Inside the window (bus 0 device 0's page), at its last byte, and
+	 * 1 KiB below it with the block reaching in: refused, named. */
+	CHECK(hpet_address_refusal(&info, 0xb0000000, why, sizeof why) != NULL);
+	CHECK(strstr(why, "PCI configuration window (MCFG segment 0, buses 0-255 at 0xb0000000)") != NULL);
+	CHECK(hpet_address_refusal(&info, 0xbffffc00, why, sizeof why) != NULL);
+	CHECK(hpet_address_refusal(&info, 0xaffffc00, why, sizeof why) == NULL);
+	CHECK(hpet_address_refusal(&info, 0xc0000000, why, sizeof why) == NULL);
+	/* The APIC pages. */
+	CHECK(hpet_address_refusal(&info, 0xfec00000, why, sizeof why) != NULL);
+	CHECK(strstr(why, "I/O APIC") != NULL);
+	CHECK(hpet_address_refusal(&info, 0xfec00c00, why, sizeof why) != NULL);
+	CHECK(hpet_address_refusal(&info, 0xfee00400, why, sizeof why) != NULL);
+	CHECK(strstr(why, "local APIC") != NULL);
+	CHECK(hpet_address_refusal(&info, 0xfec01000, why, sizeof why) == NULL);
+	fixture_free(&f);
+}
+
+TEST(hpet_registers_must_agree_with_the_table)
+{
+	char why[160];
+	const uint32_t id = 0x8086a201; /* QEMU's table */
+	/* Reads of nothing. */
+	CHECK(hpet_registers_refusal(0, id, why, sizeof why) != NULL);
+	CHECK(strstr(why, "no device answers") != NULL);
+	CHECK(hpet_registers_refusal(~0ull, id, why, sizeof why) != NULL);
+	/* Vendor 0 / 0xffff, revision 0. */
+	CHECK(hpet_registers_refusal(0x0098968000002201ull, 0x00002201, why, sizeof why) != NULL);
+	CHECK(strstr(why, "no vendor") != NULL);
+	CHECK(hpet_registers_refusal(0x00989680ffffa201ull, 0xffffa201, why, sizeof why) != NULL);
+	CHECK(hpet_registers_refusal(0x009896808086a200ull, 0x8086a200, why, sizeof why) != NULL);
+	CHECK(strstr(why, "revision 0") != NULL);
+	/* Periods: 0, above the spec's 100 ns, below Linux's minimum. */
+	CHECK(hpet_registers_refusal(0x000000008086a201ull, id, why, sizeof why) != NULL);
+	CHECK(hpet_registers_refusal(0x05f5e1018086a201ull, id, why, sizeof why) != NULL);
+	CHECK(strstr(why, "period of 100000001 fs") != NULL);
+	CHECK(hpet_registers_refusal(0x0001869f8086a201ull, id, why, sizeof why) != NULL);
+	/* A PCI function's config header read as capabilities (q35's host
+	 * bridge 8086:29c0): vendor "0x29c0", and no such table id. */
+	CHECK(hpet_registers_refusal(0x0090000029c08086ull, id, why, sizeof why) != NULL);
+	/* The hostile machine's fake (tests/integration/hostile_machine.py):
+	 * a valid period, but a 32-bit counter where the table says 64. */
+	CHECK(hpet_registers_refusal(0x0098968080868201ull, id, why, sizeof why) != NULL);
+	CHECK(strstr(why, "disagree with the ACPI table's Event Timer Block ID 0x8086a201") != NULL);
+	/* Other vendor, other comparator count: refused. */
+	CHECK(hpet_registers_refusal(0x009896801022a201ull, id, why, sizeof why) != NULL);
+	CHECK(hpet_registers_refusal(0x009896808086a301ull, id, why, sizeof why) != NULL);
+	/* Revision and LEG_RT_CAP may differ: not what names the device. */
+	CHECK(hpet_registers_refusal(0x009896808086a202ull, id, why, sizeof why) == NULL);
+	CHECK(hpet_registers_refusal(0x0429b17f80862201ull, id, why, sizeof why) == NULL); /* LEG_RT 0, 14.318 MHz */
+}
+
+TEST(mcfg_hostile_entries)
+{
+	struct fixture f;
+	uint8_t e[20][16];
+
+	fixture_load(&f, "seabios-q35");
+	mcfg_entry(e[0], 0xe0000000, 1, 16, 31);   /* buses 16..31 only */
+	mcfg_entry(e[1], 0xd0000000, 2, 9, 3);     /* end below start: empty */
+	mcfg_entry(e[2], 0xfffffffffff00000ull, 3, 0, 255); /* wraps: clamped */
+	mcfg_replace(&f, (const uint8_t (*)[16])e, 3, 7);
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK(info.mcfg.present);
+	CHECK_EQ_U64(info.mcfg.count, 3);
+	CHECK(acpi_has_error(&info, "ACPI_MCFG_BAD_LENGTH"));
+	CHECK_EQ_U64(info.mcfg.windows[0].start, 0xe1000000);
+	CHECK_EQ_U64(info.mcfg.windows[0].end, 0xe2000000);
+	CHECK_EQ_U64(info.mcfg.windows[1].start, info.mcfg.windows[1].end);
+	CHECK_EQ_U64(info.mcfg.windows[2].end, ~0ull);
+	char why[160];
+	CHECK(hpet_address_refusal(&info, 0xe0000000, why, sizeof why) == NULL); /* bus 0 not declared */
+	CHECK(hpet_address_refusal(&info, 0xe1000400, why, sizeof why) != NULL);
+	CHECK(strstr(why, "segment 1, buses 16-31") != NULL);
+	CHECK(hpet_address_refusal(&info, 0xd0000000, why, sizeof why) == NULL);
+	CHECK(hpet_address_refusal(&info, 0xfffffffffffffc00ull, why, sizeof why) != NULL);
+	fixture_free(&f);
+
+	/* More windows than are kept: what cannot be checked is not proven. */
+	fixture_load(&f, "seabios-q35");
+	for (int i = 0; i < 20; i++)
+		mcfg_entry(e[i], 0x100000000ull * (uint64_t)(i + 1), (uint16_t)i, 0, 0);
+	mcfg_replace(&f, (const uint8_t (*)[16])e, 20, 0);
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK_EQ_U64(info.mcfg.count, 20);
+	CHECK_EQ_U64(info.mcfg.stored, ACPI_MAX_MCFG);
+	CHECK(hpet_address_refusal(&info, 0xfed00000, why, sizeof why) != NULL);
+	CHECK(strstr(why, "20 configuration windows, only 16") != NULL);
+	fixture_free(&f);
+
+	/* Shorter than its header's 44 bytes: named, no windows. */
+	fixture_load(&f, "seabios-q35");
+	mcfg_replace(&f, NULL, 0, 0);
+	{
+		struct region *r = region(&f, "MCFG.bin");
+		uint32_t len = 40;
+		memcpy(r->data + 4, &len, 4);
+		fix_table_checksum(r);
+	}
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK(!info.mcfg.present);
+	CHECK(acpi_has_error(&info, "ACPI_TABLE_TRUNCATED"));
+	CHECK(hpet_address_refusal(&info, 0xb0000000, why, sizeof why) == NULL); /* no window declared */
 	fixture_free(&f);
 }
