@@ -23,7 +23,7 @@ import hashlib
 import math
 import re
 
-from . import charts, fleet, kernels
+from . import charts, fleet, headline, judgment, kernels
 from .untrusted import html_text as e
 
 STYLE = """
@@ -171,8 +171,8 @@ def verdict_table(runs, kset=None):
         pred = h["predicted_read_ns"]
         head = getattr(run, "kernel_headline", None)
         if head is None:
-            j = kernels.Judgment(run.report, kset or kernels.KernelSet())
-            head = kernels.headline(j, run.report)
+            j = judgment.Judgment(run.report, kset or kernels.KernelSet())
+            head = headline.headline(j, run.report)
         conf = h["confidence"]
         risk = kernels.risk_text(run.get("verdict.risk"))
         note = run.get("verdict.risk.note")

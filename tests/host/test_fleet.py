@@ -438,13 +438,13 @@ class KernelSetTest(Tmp):
     def test_headline_words_are_the_probes(self):
         # The line made here for another set has the words the C rules
         # write (verdict-judge --kernels, verdict.headline) for that set.
-        from cptools import kernels
+        from cptools import headline, judgment, kernels
         verdict = load_script("verdict")
         r = frame.load_report_file(fx(HPET_OFF))[0]
         for kset in ("lts", "all", "6.1", "6.18", "6.1,6.18", "5.4,7.2"):
             want = verdict.judge(r, kernels=kset)["headline"]
-            j = kernels.Judgment(r, kernels.KernelSet(kset))
-            self.assertEqual(kernels.headline(j), want, kset)
+            j = judgment.Judgment(r, kernels.KernelSet(kset))
+            self.assertEqual(headline.headline(j), want, kset)
 
     def test_label_options_between_inputs(self):
         rc, out, err = run("--label", "q35", fx("kvm_good.json"),
