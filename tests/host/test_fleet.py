@@ -577,7 +577,7 @@ class ScalingTest(Tmp):
         # CPU of the writer and both loading processes together, which the
         # wall time is on 2 idle cores about half of: 1.2 ms a report here
         # at load 1.2, start-up included (100,000 take 0.8 ms each: 43-47 s
-        # on 2 cores, README); before the compiled shapes of
+        # on 2 cores, README); before the shapes of
         # cptools/flatshape.py it was 1.3 at load 1.5 and 2.4 at load 3.4
         # (two cores shared with other jobs slow every process down).  The
         # bound leaves room for a loaded machine and fails a loader more
