@@ -11,9 +11,9 @@ one itemgetter; it returns flatten()'s very key list and the values, or
 None when anything differs, and flatten() does the work.  The plan works
 per object and list where flatten() works per value, building a key
 string for each: a fleet load of 10,000 distinct reports takes about a
-quarter less CPU with it (README, the fleet database).  The plan is plain
+sixth less CPU with it (README, the fleet database).  The plan is plain
 data walked by one loop (it replaced a function generated per shape and
-exec'd, which gained about 5% more and made report text a hazard to
+exec'd, which saved about 6% more and made report text a hazard to
 quote into source).
 
 Why it is exact:
