@@ -110,10 +110,11 @@ endef
 install:
 	@$(DEPS) install
 	$(MAKE) -j$(JOBS) all $(BUILD)/pkg/verdict-judge $(BUILD)/pkg/clockprobe.elf
-	install -d $(DESTDIR)$(PKG_BIN) $(DESTDIR)$(PKG_LIB)/cptools $(DESTDIR)$(PKG_LIB)/boot \
+	install -d $(DESTDIR)$(PKG_BIN) $(DESTDIR)$(PKG_LIB)/cptools/templates $(DESTDIR)$(PKG_LIB)/boot \
 		$(DESTDIR)$(PKG_DATA) $(DESTDIR)$(PKG_MAN)/man1 $(DESTDIR)$(PKG_MAN)/man5 \
 		$(DESTDIR)$(PKG_DOC) $(DESTDIR)$(PKG_COMP)
 	install -m 0644 scripts/cptools/*.py $(DESTDIR)$(PKG_LIB)/cptools/
+	install -m 0644 scripts/cptools/templates/*.html $(DESTDIR)$(PKG_LIB)/cptools/templates/
 	$(if $(PKG_MODULES),install -m 0644 $(PKG_MODULES) $(DESTDIR)$(PKG_LIB)/)
 	@set -e; for s in $(PKG_SCRIPTS); do \
 		echo "  INSTALL $(DESTDIR)$(PKG_LIB)/$$s"; \

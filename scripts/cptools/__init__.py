@@ -29,7 +29,7 @@ and judges a report by the same rules:
   fleet    the headline row of compare's fleet outputs
   longformat  the tidy long format: one row per scalar of a report
   flatshape   longformat's flatten for a report shape met before: a
-           compiled function that checks the shape first
+           plan that checks the shape first
   fleetdb  the fleet database's tables, SQLite (compare --sqlite)
   fleetrows   one run as those tables' rows (measurements as layouts)
   fleetpg  the same tables in PostgreSQL (compare --postgres)

@@ -71,17 +71,15 @@ def apt_source_entries(paths=APT_SOURCE_DIRS):
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         if path.endswith(".sources"):
-            for stanza in re.split(r"\n\s*\n", text):
-                fields = {}
-                for line in stanza.splitlines():
-                    m = re.match(r"^([A-Za-z-]+):\s*(.*)$", line)
-                    if m:
-                        fields[m.group(1).lower()] = m.group(2).split()
-                if "deb" not in fields.get("types", []) or \
-                        fields.get("enabled", ["yes"])[0].lower() == "no":
+            # deb822 stanzas (comments, folded lines, field names in any
+            # case) read by python3-debian as apt reads them.
+            for stanza in _deb822().Deb822.iter_paragraphs(
+                    text.splitlines()):
+                if "deb" not in stanza.get("Types", "").split() or \
+                        stanza.get("Enabled", "yes").strip().lower() == "no":
                     continue
-                for uri in fields.get("uris", []):
-                    entries.append((uri, fields.get("suites", [])))
+                for uri in stanza.get("URIs", "").split():
+                    entries.append((uri, stanza.get("Suites", "").split()))
         else:
             for line in text.splitlines():
                 line = re.sub(r"\[[^]]*\]", " ", line.split("#", 1)[0])
@@ -139,14 +137,35 @@ def origin_suite(origin):
 
 def parse_depends(control, prefix):
     """The first Depends: entry of a package's control text whose name
-    starts with prefix, as name or name=version (when pinned with =)."""
-    m = re.search(r"^Depends: (.*)$", control or "", re.M)
-    for dep in (m.group(1).split(",") if m else []):
-        d = re.match(r"\s*(%s[^ (|]*)(?: \(= ([^)]+)\))?" % re.escape(prefix),
-                     dep)
-        if d:
-            return d.group(1) + ("=" + d.group(2) if d.group(2) else "")
+    starts with prefix, as name or name=version (when pinned with =); an
+    entry with alternatives is named by its first."""
+    deb822 = _deb822()
+    for stanza in deb822.Deb822.iter_paragraphs((control or "").splitlines()):
+        if "Depends" not in stanza:
+            continue
+        try:
+            rels = deb822.PkgRelation.parse_relations(stanza["Depends"])
+        except (ValueError, TypeError):
+            return None
+        for alts in rels:
+            dep = alts[0] if alts else {}
+            name = dep.get("name") or ""
+            if name.startswith(prefix):
+                op, version = dep.get("version") or (None, None)
+                return name + ("=" + version if op == "=" else "")
+        return None
     return None
+
+
+def _deb822():
+    """python3-debian's deb822 (scripts/install-deps test), from any
+    python3."""
+    from .debpkg import import_debian
+    try:
+        return import_debian("debian.deb822")
+    except ImportError:
+        raise FetchError("reading apt's answers needs Debian's "
+                         "python3-debian: run scripts/install-deps test")
 
 
 # ------------------------------------------------------------ the repo

@@ -19,4 +19,10 @@ def import_debian(name):
         if DEBIAN_DIST_PACKAGES in sys.path:
             raise
     sys.path.append(DEBIAN_DIST_PACKAGES)
+    # A folder of that name met on the path first (this repository's
+    # debian/, from its root) was taken for a namespace package of it:
+    # forget it, so that the package with its code is found.
+    top = name.split(".")[0]
+    if getattr(sys.modules.get(top), "__file__", "") is None:
+        del sys.modules[top]
     return importlib.import_module(name)

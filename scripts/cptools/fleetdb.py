@@ -69,6 +69,8 @@ and overwrite no other report.
 
 import sqlite3
 
+from .fleetrows import LayoutCache, _text, layout_rows, rename, run_rows
+
 # The tables' columns in insert order; SQL types are per dialect
 # (TYPES).  Names are a contract: add columns at the end, rename none.
 TABLES = (
@@ -169,11 +171,6 @@ def schema_sql(dialect):
 
 class FleetDbError(Exception):
     """A database this module cannot write (named, nothing changed)."""
-
-
-# A run's rows (fleetrows.py); its names stay importable here.
-from .fleetrows import (  # noqa: E402,F401
-    LayoutCache, RunRows, _text, layout_rows, rename, run_rows)
 
 
 # ----------------------------------------------------------------- sinks
@@ -381,17 +378,3 @@ def write_sqlite(path, runs, rejected, kernel_info=None,
     rejected inputs: (runs written, run_id collisions flagged)."""
     sink = SqliteSink(path, warn)
     return write_runs(sink, runs, rejected, kernel_info), sink.flagged
-
-
-def write_postgres(dsn, runs, rejected, kernel_info=None,
-                   warn=lambda msg: None):
-    """write_sqlite for PostgreSQL (cptools/fleetpg.py)."""
-    from .fleetpg import PostgresSink
-    sink = PostgresSink(dsn, warn)
-    return write_runs(sink, runs, rejected, kernel_info), sink.flagged
-
-
-# PostgreSQL and the streaming loader live in their own modules; their
-# names stay importable here.
-from .fleetpg import PostgresSink, import_psycopg2  # noqa: E402,F401
-from .fleetload import ingest  # noqa: E402,F401

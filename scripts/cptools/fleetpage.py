@@ -21,10 +21,14 @@ injected handler or script element -- and writes the result as JSON into
 import base64
 import hashlib
 import math
+import os
 import re
 
-from . import charts, fleet, kernels
-from .untrusted import html_text as e
+from . import charts, fleet, headline, judgment, kernels
+from .untrusted import HTML_CAP, html_text
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "templates")
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
@@ -153,48 +157,37 @@ def csp_header():
             "script-src 'sha256-%s'" % digest)
 
 
-def verdict_table(runs, kset=None):
-    out = ['<table id="verdicts" class="sortable"><thead><tr>']
-    out += ['<th data-name="%s" data-type="%s">%s</th>' % (n, t, e(h))
-            for n, h, t in COLUMNS]
-    out.append("</tr></thead><tbody>")
+def verdict_rows(runs, kset=None):
+    """The verdict table's rows: a dict of text and sort keys per run."""
+    rows = []
     for run in runs:
         h = fleet.headline(run)
         ws = h["warnings"]
-        weight = sum(SEVERITY_WEIGHT.get(str(w.get("severity")), 0)
-                     for w in ws)
-        wtext = ", ".join(
-            '<span class="%s" title="%s">%s</span>' % (
-                e(w.get("severity") or "", 20), e(w.get("message") or ""),
-                e(w.get("code") or "?", 60)) for w in ws) or "none"
         vdso = h["vdso"]
         pred = h["predicted_read_ns"]
         head = getattr(run, "kernel_headline", None)
         if head is None:
-            j = kernels.Judgment(run.report, kset or kernels.KernelSet())
-            head = kernels.headline(j, run.report)
+            j = judgment.Judgment(run.report, kset or kernels.KernelSet())
+            head = headline.headline(j, run.report)
         conf = h["confidence"]
-        risk = kernels.risk_text(run.get("verdict.risk"))
-        note = run.get("verdict.risk.note")
-        out.append(
-            '<tr title="run %s"><td>%s%s</td><td>%s</td><td>%s</td>'
-            '<td>%s</td><td class="num" data-key="%s">%s</td>'
-            '<td class="head">%s</td><td data-key="%d">%s</td>'
-            '<td%s>%s</td><td data-key="%d">%s</td></tr>' % (
-                e(run.run_id), e(run.label),
-                ' <span class="unverified" title="a bare .json: no CRC '
-                'vouches for it">unverified</span>'
-                if run.verified == "unverified" else "",
-                e(h["hypervisor"]),
-                e(h["linux_clocksource"] or "-"),
-                "yes" if vdso is True else "no" if vdso is False else "-",
-                repr(float(pred)) if _is_num(pred) else "", _fmt(pred),
-                e(head or "-", 400),
-                CONFIDENCE_RANK.get(conf, 9), e(conf or "-"),
-                ' title="%s"' % e(note, 400) if note else "",
-                e(risk or "none"), weight, wtext))
-    out.append("</tbody></table>")
-    return "\n".join(out)
+        rows.append({
+            "run_id": run.run_id, "label": run.label,
+            "unverified": run.verified == "unverified",
+            "hypervisor": h["hypervisor"],
+            "clocksource": h["linux_clocksource"] or "-",
+            "vdso": "yes" if vdso is True else "no" if vdso is False
+            else "-",
+            "pred_key": repr(float(pred)) if _is_num(pred) else "",
+            "pred": _fmt(pred), "head": head or "-",
+            "conf_rank": CONFIDENCE_RANK.get(conf, 9), "conf": conf or "-",
+            "note": run.get("verdict.risk.note"),
+            "risk": kernels.risk_text(run.get("verdict.risk")) or "none",
+            "weight": sum(SEVERITY_WEIGHT.get(str(w.get("severity")), 0)
+                          for w in ws),
+            "warnings": [{"severity": w.get("severity") or "",
+                          "message": w.get("message") or "",
+                          "code": w.get("code") or "?"} for w in ws]})
+    return rows
 
 
 def source_cost(run, name):
@@ -239,41 +232,56 @@ def hypervisor_charts(runs):
 DETAILS_MAX_RUNS = 40
 
 
+_ENV = []
+
+
+def _jinja():
+    """(jinja2 Environment, markupsafe.Markup): Debian's python3-jinja2,
+    autoescaping, so that a value that skips the |t filter is still
+    escaped.  |t is html_text (control characters shown, length-capped,
+    then escaped; |t(400) for another cap)."""
+    if not _ENV:
+        from .debpkg import import_debian
+        try:
+            jinja2 = import_debian("jinja2")
+            markup = import_debian("markupsafe").Markup
+        except ImportError:
+            raise RuntimeError("the fleet page needs Debian's python3-jinja2"
+                               ": run scripts/install-deps test")
+        env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+            trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+            undefined=jinja2.StrictUndefined)
+        env.filters["t"] = lambda v, limit=HTML_CAP: markup(
+            html_text(v, limit))
+        _ENV.append((env, markup))
+    return _ENV[0]
+
+
+def template(name, **values):
+    """templates/NAME filled in with values."""
+    return _jinja()[0].get_template(name).render(**values)
+
+
+def markup(text):
+    """text as markup of this project's own (the style, the script, the
+    charts' SVG, a fragment made by template()): not escaped again."""
+    return _jinja()[1](text)
+
+
 def render(runs, details_html, rejected, source_charts, kset=None):
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           '<meta http-equiv="Content-Security-Policy" content="%s">'
-           % csp_header(),
-           "<title>clockprobe fleet</title>",
-           "<style>%s</style>" % STYLE,
-           "<script>%s</script></head><body>" % SCRIPT,
-           "<h1>clockprobe fleet: %d run(s)</h1>" % len(runs)]
+    """The whole page (templates/fleet.html)."""
     crit = sum(any(w.get("severity") == "critical"
                    for w in fleet.headline(r)["warnings"]) for r in runs)
-    out.append("<p>%d run(s) with a critical warning; %d input(s) rejected. "
-               "Click a column to sort.</p>" % (crit, len(rejected)))
-    out.append("<h2>Verdicts</h2>")
-    out.append("<p>kernels: the verdict for the guest kernels %s (the "
-               "newest, and the worst where they disagree); --kernels "
-               "picks others.</p>" % e(str(kset or "lts")))
-    out.append(verdict_table(runs, kset))
-    out.append("<h2>Costs per hypervisor</h2>")
-    out += hypervisor_charts(runs)
-    if rejected:
-        out.append('<h2>Rejected inputs</h2><ul class="rej">')
-        out += ["<li><code>%s</code>: %s</li>" % (e(n), e(w))
-                for n, w in rejected]
-        out.append("</ul>")
-    out.append("<h2>Details</h2>")
+    details = None
     if len(runs) <= DETAILS_MAX_RUNS:
-        out.append(details_html)
-        if source_charts:
-            out.append("<h3>Read-cost distributions and gaps</h3>")
-            out += ['<figure id="chart-%s">%s</figure>' % (
-                re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60], svg)
-                for name, svg in source_charts]
-    else:
-        out.append("<p>%d runs are too many to set side by side; "
-                   "scripts/compare --sqlite or --csv gives every figure."
-                   "</p>" % len(runs))
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+        details = markup(details_html)
+    return template(
+        "fleet.html", csp=markup(csp_header()), style=markup(STYLE),
+        script=markup(SCRIPT), runs=len(runs), critical=crit,
+        rejected=rejected, kset=str(kset or "lts"), columns=COLUMNS,
+        rows=verdict_rows(runs, kset),
+        hypervisor_charts=[markup(c) for c in hypervisor_charts(runs)],
+        details=details, source_charts=[
+            (re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60], markup(svg))
+            for name, svg in source_charts])

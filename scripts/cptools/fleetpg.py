@@ -17,7 +17,8 @@ run_id_collisions, as in SQLite (cptools/fleetdb.py).  Debian's python3-psycopg2
 """
 
 from .fleetdb import (
-    FleetDbError, INDEXES, TABLES, TYPES, _Sink, layout_rows, schema_sql)
+    FleetDbError, INDEXES, TABLES, TYPES, _Sink, schema_sql, write_runs)
+from .fleetrows import layout_rows
 
 
 def import_psycopg2():
@@ -173,3 +174,9 @@ class PostgresSink(_Sink):
             self.db.close()
 
 
+def write_postgres(dsn, runs, rejected, kernel_info=None,
+                   warn=lambda msg: None):
+    """fleetdb.write_sqlite for PostgreSQL: (runs written, run_id
+    collisions flagged)."""
+    sink = PostgresSink(dsn, warn)
+    return write_runs(sink, runs, rejected, kernel_info), sink.flagged

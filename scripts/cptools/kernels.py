@@ -329,10 +329,3 @@ def table_rows(ranges):
             None if r.longterm is None else ",".join(r.longterm),
             r.judged))
     return out
-
-
-# Judging a report over a set (judgment.py); its names stay importable.
-from .judgment import (  # noqa: E402,F401
-    Judgment, gate_result, rejudge)
-# The verdict in one line (headline.py); its names stay importable here.
-from .headline import fmt_ns, headline, risk_line  # noqa: E402,F401

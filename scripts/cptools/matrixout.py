@@ -22,7 +22,7 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from . import kernels, policy
+from . import headline, judgment, kernels, policy
 from .untrusted import cap, md_text, show_controls
 
 RESULTS = "results.json"
@@ -88,13 +88,13 @@ def record(order, row, status, details, seconds, exit_desc, checks,
 
 
 def by_kernel_of(report):
-    j = kernels.Judgment(report, kernels.KernelSet("lts"))
+    j = judgment.Judgment(report, kernels.KernelSet("lts"))
     return kernels.range_dicts(j.ranges)
 
 
 def headline_of(report):
-    j = kernels.Judgment(report, kernels.KernelSet("lts"))
-    return kernels.headline(j, report)
+    j = judgment.Judgment(report, kernels.KernelSet("lts"))
+    return headline.headline(j, report)
 
 
 def write_results(path, records, rows_total, shard):
@@ -122,7 +122,7 @@ def policy_hits(rec, fail_on):
     if not ranges:
         return fail_on.describe_hits(rec["verdict"]["warnings"])
     kset = getattr(fail_on, "kernels", None) or kernels.KernelSet("lts")
-    j = kernels.Judgment(None, kset, ranges=ranges)
+    j = judgment.Judgment(None, kset, ranges=ranges)
     text = j.describe_hits(fail_on)
     if not text and (j.error or j.unjudged()):
         return ""

@@ -52,76 +52,101 @@ def validate(report, schema=None):
     return out
 
 
-def _resolve(schema, node, seen=0):
+def _ref_lookup(schema):
+    """$ref -> the node it names, resolved by jsonschema's own resolver
+    (JSON-pointer escapes included) so that these walks read a reference
+    as validate() does: referencing where the installed jsonschema has it
+    (4.18+), RefResolver before that (Debian 12's 4.10)."""
+    from cptools.debpkg import import_debian
+    _validator_class()  # the missing-package message
+    try:
+        drafts = import_debian("referencing.jsonschema")
+    except ImportError:
+        resolver = import_debian("jsonschema").RefResolver.from_schema(schema)
+
+        def lookup(ref):
+            return resolver.resolve(ref)[1]
+    else:
+        registry = import_debian("referencing").Registry().with_resource(
+            "", drafts.DRAFT202012.create_resource(schema))
+        resolver = registry.resolver()
+
+        def lookup(ref):
+            return resolver.lookup(ref).contents
+    return lookup
+
+
+def _resolve(lookup, node, seen=0):
     """node with $ref followed and combiners flattened: a list of the
     subschemas that could describe one value."""
     if not isinstance(node, dict) or seen > 32:
         return []
     if "$ref" in node:
         ref = node["$ref"]
-        if not ref.startswith("#/"):
+        # Another document is never fetched: what a path means stays in
+        # the schema at hand (RefResolver would open a URL).
+        if not ref.startswith("#"):
             raise ValueError("only local $ref is supported: %s" % ref)
-        target = schema
-        for part in ref[2:].split("/"):
-            target = target[part]
         rest = {k: v for k, v in node.items() if k != "$ref"}
-        return _resolve(schema, target, seen + 1) + ([rest] if rest else [])
+        return _resolve(lookup, lookup(ref), seen + 1) + ([rest] if rest else [])
     out = [node]
     for key in _COMBINERS:
         for sub in node.get(key, []):
-            out += _resolve(schema, sub, seen + 1)
+            out += _resolve(lookup, sub, seen + 1)
     return out
 
 
-def _children(schema, nodes, key):
+def _children(lookup, nodes, key):
     found = []
     for n in nodes:
         if key in n.get("properties", {}):
-            found += _resolve(schema, n["properties"][key])
+            found += _resolve(lookup, n["properties"][key])
         for pattern, sub in n.get("patternProperties", {}).items():
             if re.search(pattern, key):
-                found += _resolve(schema, sub)
+                found += _resolve(lookup, sub)
         if isinstance(n.get("additionalProperties"), dict):
-            found += _resolve(schema, n["additionalProperties"])
+            found += _resolve(lookup, n["additionalProperties"])
     return found
 
 
-def _items(schema, nodes):
+def _items(lookup, nodes):
     found = []
     for n in nodes:
         if isinstance(n.get("items"), dict):
-            found += _resolve(schema, n["items"])
+            found += _resolve(lookup, n["items"])
     return found
 
 
 def undocumented(report, schema=None):
     """Sorted paths (`a.b[].c`) in report that the schema does not describe."""
     schema = schema or load_schema()
+    lookup = _ref_lookup(schema)
     missing = set()
 
     def walk(value, nodes, path):
         if isinstance(value, dict):
             for key, sub in value.items():
-                child = _children(schema, nodes, key)
+                child = _children(lookup, nodes, key)
                 p = "%s.%s" % (path, key) if path else key
                 if not child:
                     missing.add(p)
                 else:
                     walk(sub, child, p)
         elif isinstance(value, list):
-            items = _items(schema, nodes)
+            items = _items(lookup, nodes)
             if value and not items:
                 missing.add(path + "[]")
             for sub in value:
                 walk(sub, items, path + "[]")
 
-    walk(report, _resolve(schema, schema), "")
+    walk(report, _resolve(lookup, schema), "")
     return sorted(missing)
 
 
 def described_paths(schema=None):
     """Every path the schema names, with its node (for description checks)."""
     schema = schema or load_schema()
+    lookup = _ref_lookup(schema)
     out = []
 
     def walk(nodes, path, depth):
@@ -131,15 +156,15 @@ def described_paths(schema=None):
             for key, sub in n.get("properties", {}).items():
                 p = "%s.%s" % (path, key) if path else key
                 out.append((p, sub))
-                walk(_resolve(schema, sub), p, depth + 1)
+                walk(_resolve(lookup, sub), p, depth + 1)
             for key, sub in n.get("patternProperties", {}).items():
                 p = "%s.<%s>" % (path, key)
                 out.append((p, sub))
-                walk(_resolve(schema, sub), p, depth + 1)
+                walk(_resolve(lookup, sub), p, depth + 1)
             if isinstance(n.get("items"), dict):
-                walk(_resolve(schema, n["items"]), path + "[]", depth + 1)
+                walk(_resolve(lookup, n["items"]), path + "[]", depth + 1)
 
-    walk(_resolve(schema, schema), "", 0)
+    walk(_resolve(lookup, schema), "", 0)
     return out
 
 

@@ -438,13 +438,13 @@ class KernelSetTest(Tmp):
     def test_headline_words_are_the_probes(self):
         # The line made here for another set has the words the C rules
         # write (verdict-judge --kernels, verdict.headline) for that set.
-        from cptools import kernels
+        from cptools import headline, judgment, kernels
         verdict = load_script("verdict")
         r = frame.load_report_file(fx(HPET_OFF))[0]
         for kset in ("lts", "all", "6.1", "6.18", "6.1,6.18", "5.4,7.2"):
             want = verdict.judge(r, kernels=kset)["headline"]
-            j = kernels.Judgment(r, kernels.KernelSet(kset))
-            self.assertEqual(kernels.headline(j), want, kset)
+            j = judgment.Judgment(r, kernels.KernelSet(kset))
+            self.assertEqual(headline.headline(j), want, kset)
 
     def test_label_options_between_inputs(self):
         rc, out, err = run("--label", "q35", fx("kvm_good.json"),
@@ -577,7 +577,7 @@ class ScalingTest(Tmp):
         # CPU of the writer and both loading processes together, which the
         # wall time is on 2 idle cores about half of: 1.2 ms a report here
         # at load 1.2, start-up included (100,000 take 0.8 ms each: 43-47 s
-        # on 2 cores, README); before the compiled shapes of
+        # on 2 cores, README); before the shapes of
         # cptools/flatshape.py it was 1.3 at load 1.5 and 2.4 at load 3.4
         # (two cores shared with other jobs slow every process down).  The
         # bound leaves room for a loaded machine and fails a loader more

@@ -25,7 +25,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, REPO  # noqa: E402
 import test_fleet  # noqa: E402
-from cptools import fleetdb  # noqa: E402
+from cptools import fleetdb, fleetpg  # noqa: E402
 
 COMPARE = os.path.join(REPO, "scripts", "compare")
 
@@ -96,7 +96,7 @@ class PostgresTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         try:
-            cls.pg = fleetdb.import_psycopg2()
+            cls.pg = fleetpg.import_psycopg2()
         except fleetdb.FleetDbError as e:
             raise unittest.SkipTest(str(e))
         cls.server = Server()

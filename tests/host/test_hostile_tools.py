@@ -497,10 +497,10 @@ class StreamingLoaderTest(Tmp):
             con.close()
 
     def test_streamed_equals_loaded(self):
-        from cptools import fleet, fleetdb
+        from cptools import fleet, fleetdb, fleetload
         d = self.fleet_dir()
         streamed = os.path.join(self.tmp, "s.db")
-        written, rejected, dups, _ = fleetdb.ingest(
+        written, rejected, dups, _ = fleetload.ingest(
             [d], fleetdb.SqliteSink(streamed))
         runs, rej, dup = fleet.load_runs([d])
         loaded = os.path.join(self.tmp, "l.db")
@@ -521,7 +521,7 @@ class StreamingLoaderTest(Tmp):
                          [os.path.join(d, "d-link.json")])
 
     def test_streaming_never_overwrites_a_run_in_the_database(self):
-        from cptools import fleetdb
+        from cptools import fleetdb, fleetload
         db = os.path.join(self.tmp, "f.db")
         rc, _, err = run("--sqlite", db, fx("kvm_good.log"))
         self.assertEqual(rc, 0, err)
@@ -532,7 +532,7 @@ class StreamingLoaderTest(Tmp):
         log = self.write("forged.log", frame.frame_report(forged))
         msgs = []
         sink = fleetdb.SqliteSink(db, msgs.append)
-        fleetdb.ingest([log], sink, warn=msgs.append)
+        fleetload.ingest([log], sink, warn=msgs.append)
         self.assertEqual(sink.flagged, 1)
         self.assertIn("run_id %s is already in the database" % rid,
                       "\n".join(msgs))

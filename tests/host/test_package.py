@@ -93,12 +93,15 @@ class Package(unittest.TestCase):
         self.assertEqual(self.field("Version"), version)
         depends = [d.split()[0] for d in self.field("Depends").split(", ")]
         self.assertIn("python3", depends)
+        # the fleet page's templates (compare --html)
+        self.assertIn("python3-jinja2", depends)
         # compare and verdict need nothing more: QEMU and OVMF only recommended
         self.assertFalse({"qemu-system-x86", "ovmf"} & set(depends))
         self.assertEqual(self.field("Recommends"), "qemu-system-x86, ovmf")
 
     def test_layout(self):
         for rel in ("usr/bin/clockprobe", "usr/lib/clockprobe/cptools/cli.py",
+                    "usr/lib/clockprobe/cptools/templates/fleet.html",
                     "usr/lib/clockprobe/verdict-judge",
                     "usr/lib/clockprobe/clockprobe-guest",
                     "usr/share/clockprobe/clockprobe.img",
