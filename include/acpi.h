@@ -19,7 +19,9 @@ typedef const void *(*acpi_map_fn)(void *ctx, uint64_t phys, uint32_t len);
 
 #define ACPI_MAX_TABLES 64
 #define ACPI_MAX_ERRORS 16
-#define ACPI_MAX_CPUS 512
+/* MADT CPU entries kept one by one: PLATFORM_MAX_CPUS (include/platform.h
+ * says why 4,096); 16 bytes each. */
+#define ACPI_MAX_CPUS 4096
 /* PCI configuration windows (MCFG entries) and I/O APICs (MADT type 1)
  * kept by address: what an MMIO base from another table must not be
  * inside.  Entries past these are counted, and a check against an
@@ -140,6 +142,10 @@ struct acpi_madt_info {
 	uint32_t online_capable; /* not enabled, Online Capable set */
 	uint32_t disabled;       /* neither bit */
 	uint32_t invalid_ids;    /* APIC id 0xff / x2APIC id 0xffffffff */
+	/* Entries repeating an APIC id an earlier entry gave: ignored, the
+	 * first kept (as Linux's topology_register_apic does), named in
+	 * errors[] ACPI_MADT_DUPLICATE_APIC_ID; not in cpus[] nor the counts. */
+	uint32_t duplicate_ids;
 	/* What Linux sizes cpu_possible_mask from, in a guest (hypervisor
 	 * present) and on bare metal; see the rule in acpi_madt.c. */
 	uint32_t possible_cpus;

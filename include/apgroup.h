@@ -18,7 +18,9 @@
 #define CP_APGROUP_H
 #include "util.h"
 
-#define AP_GROUP_MAX 256
+/* Every CPU the platform can list (PLATFORM_MAX_CPUS); a group lives in
+ * allocated memory (~56 bytes a member). */
+#define AP_GROUP_MAX 4096
 
 enum ap_member_state {
 	AP_MEMBER_IDLE = 0,    /* added, not handed to the platform yet */

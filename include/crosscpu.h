@@ -9,8 +9,8 @@
 #include "platform.h"
 #include "tsc_order.h"
 
-/* Every CPU the platform lists (PLATFORM_MAX_CPUS). */
-#define XCPU_MAX 256
+/* Every CPU the platform lists. */
+#define XCPU_MAX PLATFORM_MAX_CPUS
 /* Waiting for APs that do not answer costs at most this, in all. */
 #define XCPU_STALL_BUDGET_MS 2000
 
@@ -18,6 +18,7 @@ struct xcpu_cpu {
 	uint32_t apic_id;
 	bool bsp;
 	bool arrived, tested;
+	bool started;            /* the platform started it (cpu_list's enabled) */
 	bool cpuid_consistent;
 	enum tsc_read read;      /* this CPU's own ordered read (it chose it) */
 	const char *read_why;
@@ -79,6 +80,7 @@ struct crosscpu_result {
 	 * readers, max_skew_cycles). */
 	uint64_t max_skew_cycles;
 	uint32_t cpu_count;
+	uint32_t not_started;    /* listed CPUs the platform never started */
 	struct xcpu_cpu cpu[XCPU_MAX];
 	bool kvmclock_tested;
 	uint64_t kvmclock_warps, kvmclock_max_warp_ns;

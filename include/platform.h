@@ -10,7 +10,15 @@
 #include "settings.h"
 #include "apgroup.h"
 
-#define PLATFORM_MAX_CPUS 256
+/* Logical CPUs the probe keeps per run (issue 41).  4,096 is more than
+ * twice the largest single-image x86 machines shipped (a 32-socket HPE
+ * Superdome Flex: 1,792 threads; 2 x 192-core EPYC with SMT: 768) and
+ * Linux's own x86 NR_CPUS default under MAXSMP is 8,192.  Every per-CPU
+ * array sized by it stays small (results: 20 bytes a CPU, cross-CPU: ~120,
+ * the direct boot's AP slots: ~50): under 2 MiB for all of them; the AP
+ * stacks are allocated for the APs the MADT lists, not for this limit.
+ * CPUs past it are counted and named in errors[] (CPUS_BEYOND_LIMIT). */
+#define PLATFORM_MAX_CPUS 4096
 
 struct platform_cpu {
 	uint32_t apic_id;
@@ -45,7 +53,8 @@ struct platform {
 	/* Zeroed, page-aligned memory that lives until exit; NULL if none. */
 	void *(*alloc_pages)(size_t bytes);
 
-	/* CPUs: fills up to cap entries, returns how many exist. */
+	/* CPUs: fills up to cap entries, returns how many exist (which may be
+	 * more than cap: the caller keeps cap and names the rest). */
 	unsigned (*cpu_list)(struct platform_cpu *cpus, unsigned cap);
 	const char *cpu_list_source; /* "EFI MP services", "MADT", ... */
 	/* Starts fn(arg) on one AP (an index into cpu_list) without waiting:
@@ -108,6 +117,14 @@ struct platform {
 	/* Why the platform left its APs unstarted (a local APIC it could not
 	 * write), NULL otherwise; the run names it in errors[]. */
 	const char *smp_reason;
+	/* What starting the APs left undone, one kind a line (listed CPUs
+	 * that never answered, left untried when the start budget was spent,
+	 * ids out of reach, no stack, past the limit), NULL-ended; each an
+	 * errors[] entry SMP_CPUS_NOT_STARTED naming the first APIC ids. */
+	const char *smp_notes[7];
+	/* The TSC at the probe's first instruction (the PVH entry, efi_main),
+	 * 0 when unknown: probe.elapsed_ms counts from it. */
+	uint64_t entry_tsc;
 };
 
 /* The one check every MMIO base a table gives -- the HPET, the local

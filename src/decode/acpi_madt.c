@@ -9,13 +9,41 @@
 /* Beyond this many MADT sub-tables the table is garbage, not a machine. */
 #define MADT_MAX_ENTRIES 8192u
 
-static void madt_add_cpu(struct acpi_madt_info *m, uint8_t type,
+/* The first few duplicate ids, for the one errors[] entry. */
+#define MADT_DUPLICATES_NAMED 3
+
+struct madt_duplicates {
+	uint32_t id[MADT_DUPLICATES_NAMED];
+	uint32_t entry[MADT_DUPLICATES_NAMED];
+};
+
+static bool madt_has_id(const struct acpi_madt_info *m, uint32_t apic_id)
+{
+	for (uint32_t i = 0; i < m->cpu_count; i++)
+		if (m->cpus[i].apic_id == apic_id)
+			return true;
+	return false;
+}
+
+/* An APIC id listed twice names one CPU: the second entry is ignored,
+ * the first kept (Linux, topology_register_apic since v6.9: "APIC ID ...
+ * already registered", the later one dropped), so the probe never sends
+ * INIT to a CPU it already started nor counts it twice. */
+static void madt_add_cpu(struct acpi_madt_info *m, struct madt_duplicates *d, uint8_t type,
 			 uint32_t apic_id, uint32_t uid, uint32_t flags)
 {
 	m->cpu_entries++;
 	if ((type == 0 && apic_id == 0xff) ||
 	    (type == 9 && apic_id == 0xffffffffu)) {
 		m->invalid_ids++;
+		return;
+	}
+	if (madt_has_id(m, apic_id)) {
+		if (m->duplicate_ids < MADT_DUPLICATES_NAMED) {
+			d->id[m->duplicate_ids] = apic_id;
+			d->entry[m->duplicate_ids] = m->cpu_entries - 1;
+		}
+		m->duplicate_ids++;
 		return;
 	}
 	if (flags & ACPI_MADT_CPU_ENABLED)
@@ -33,14 +61,14 @@ static void madt_add_cpu(struct acpi_madt_info *m, uint8_t type,
 	c->flags = flags;
 }
 
-static void madt_entry(struct acpi_parser *p, const uint8_t *e, uint8_t len)
+static void madt_entry(struct acpi_parser *p, struct madt_duplicates *d, const uint8_t *e, uint8_t len)
 {
 	struct acpi_madt_info *m = &p->out->madt;
 
 	switch (e[0]) {
 	case 0: /* Processor Local APIC */
 		if (len >= 8)
-			madt_add_cpu(m, 0, e[3], e[2], load_le32(e + 4));
+			madt_add_cpu(m, d, 0, e[3], e[2], load_le32(e + 4));
 		break;
 	case 1: /* I/O APIC: id, reserved, 32-bit address, GSI base */
 		if (len >= 12 && m->ioapic_count < ACPI_MAX_IOAPICS)
@@ -53,12 +81,31 @@ static void madt_entry(struct acpi_parser *p, const uint8_t *e, uint8_t len)
 		break;
 	case 9: /* Processor Local x2APIC */
 		if (len >= 16)
-			madt_add_cpu(m, 9, load_le32(e + 4), load_le32(e + 12),
+			madt_add_cpu(m, d, 9, load_le32(e + 4), load_le32(e + 12),
 				     load_le32(e + 8));
 		break;
 	default:
 		break;
 	}
+}
+
+static void name_duplicates(struct acpi_parser *p, const struct acpi_madt_info *m,
+			    const struct madt_duplicates *d)
+{
+	struct strbuf t = acpi_error_text(p, "ACPI_MADT_DUPLICATE_APIC_ID");
+	/* An ACPI message holds 95 characters: three ids fit. */
+	sb_u64(&t, m->duplicate_ids);
+	sb_str(&t, m->duplicate_ids == 1 ? " repeated MADT APIC id" : " repeated MADT APIC ids");
+	sb_str(&t, " ignored, first kept:");
+	for (uint32_t i = 0; i < m->duplicate_ids && i < MADT_DUPLICATES_NAMED; i++) {
+		sb_str(&t, i ? ", " : " ");
+		sb_hex0x(&t, d->id[i]);
+		sb_str(&t, " (entry ");
+		sb_u64(&t, d->entry[i]);
+		sb_str(&t, ")");
+	}
+	if (m->duplicate_ids > MADT_DUPLICATES_NAMED)
+		sb_str(&t, ", ...");
 }
 
 void acpi_parse_madt(struct acpi_parser *p, const struct acpi_table *tab)
@@ -67,6 +114,7 @@ void acpi_parse_madt(struct acpi_parser *p, const struct acpi_table *tab)
 	const uint8_t *b = acpi_entry_bytes(p, tab);
 	uint32_t off = MADT_ENTRIES_OFFSET;
 	struct strbuf t;
+	struct madt_duplicates dup;
 
 	if (!b)
 		return;
@@ -97,9 +145,11 @@ void acpi_parse_madt(struct acpi_parser *p, const struct acpi_table *tab)
 			sb_str(&t, " bytes left)");
 			return;
 		}
-		madt_entry(p, b + off, len);
+		madt_entry(p, &dup, b + off, len);
 		off += len;
 	}
+	if (m->duplicate_ids)
+		name_duplicates(p, m, &dup);
 }
 
 /* Whether Linux reads the Online Capable bit.  It was introduced with ACPI

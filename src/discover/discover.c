@@ -48,11 +48,27 @@ static void discover_cpus(struct run_results *r)
 {
 	struct probe_facts *f = &r->facts;
 	if (f->plat->cpu_list) {
-		r->cpu_count = f->plat->cpu_list(r->cpus, PLATFORM_MAX_CPUS);
+		/* It may count more than it fills: keep what fits, name the rest. */
+		unsigned listed = f->plat->cpu_list(r->cpus, PLATFORM_MAX_CPUS);
+		r->cpu_count = MIN(listed, (unsigned)PLATFORM_MAX_CPUS);
 		r->cpu_count_source = f->plat->cpu_list_source;
+		if (listed > PLATFORM_MAX_CPUS) {
+			char text[REASON_LEN];
+			struct strbuf sb;
+			sb_init(&sb, text, sizeof text);
+			sb_u64(&sb, listed);
+			sb_str(&sb, " CPUs listed by ");
+			sb_str(&sb, r->cpu_count_source ? r->cpu_count_source : "the platform");
+			sb_str(&sb, ", the probe keeps ");
+			sb_u64(&sb, PLATFORM_MAX_CPUS);
+			sb_str(&sb, ": the rest are not tested");
+			results_error(r, "CPUS_BEYOND_LIMIT", text);
+		}
 	}
 	if (f->plat->smp_reason)
 		results_error(r, "SMP_NOT_STARTED", f->plat->smp_reason);
+	for (unsigned i = 0; i < ARRAY_SIZE(f->plat->smp_notes) && f->plat->smp_notes[i]; i++)
+		results_error(r, "SMP_CPUS_NOT_STARTED", f->plat->smp_notes[i]);
 	if (!r->cpu_count && f->acpi.madt.present) {
 		for (uint32_t i = 0; i < f->acpi.madt.cpu_count && r->cpu_count < PLATFORM_MAX_CPUS; i++) {
 			const struct acpi_madt_cpu *c = &f->acpi.madt.cpus[i];
@@ -76,7 +92,7 @@ static void discover_cpus(struct run_results *r)
 	 * the package shift from CPUID, over every CPU the MADT lists (possible
 	 * ones included), not the firmware's own Location.Package, which OVMF
 	 * derives from leaves AMD-vendor models do not fill the Intel way. */
-	uint32_t ids[PLATFORM_MAX_CPUS];
+	static uint32_t ids[PLATFORM_MAX_CPUS];
 	unsigned n_ids = 0;
 	if (f->acpi.madt.present) {
 		for (uint32_t i = 0; i < f->acpi.madt.cpu_count && n_ids < PLATFORM_MAX_CPUS; i++)

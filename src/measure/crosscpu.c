@@ -414,6 +414,8 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	for (uint32_t i = 0; i < out->cpu_count; i++) {
 		out->cpu[i].apic_id = r->cpus[i].apic_id;
 		out->cpu[i].bsp = r->cpus[i].bsp;
+		out->cpu[i].started = r->cpus[i].bsp || r->cpus[i].enabled;
+		out->not_started += !out->cpu[i].started;
 	}
 	uint32_t bsp = 0;
 	for (uint32_t i = 0; i < out->cpu_count; i++)

@@ -222,8 +222,11 @@ static void find_rsdp(const struct hvm_start_info *si)
 					    : "not in the PVH start info nor in the BIOS areas";
 }
 
+extern uint64_t pvh_entry_tsc; /* pvh_start.S */
+
 void pvh_main(uint32_t start_info_phys)
 {
+	plat.entry_tsc = pvh_entry_tsc;
 	pvh_idt_install();
 	const struct hvm_start_info *si = start_info(start_info_phys);
 	copy_cmdline(si);

@@ -237,21 +237,134 @@ static bool usable_cpu_entry(const struct acpi_madt_cpu *c)
 	return c->type == 9 ? c->apic_id != 0xffffffffu : c->apic_id != 0xff;
 }
 
-static void start_one_ap(uint32_t apic_id)
+/* Starting the APs (issue 41): INIT to every listed AP, one INIT delay,
+ * a SIPI to each, the SIPI delay, a second SIPI to each that has not
+ * arrived, then one arrival wait for all -- each AP still gets the full
+ * INIT-SIPI-SIPI timing (every gap at least what the SDM asks), but a
+ * listed CPU that never answers costs a few ICR writes, not the 0.2 s
+ * arrival wait it cost one at a time.  The whole start is bounded too:
+ * the sends end when START_BUDGET_US is spent (a wedged ICR costs up to
+ * ICR_IDLE_TIMEOUT_US a send), and the arrival wait grows with the count
+ * only up to ARRIVAL_MAX_US; everything the budget left untried, every
+ * CPU that never answered, is named in plat->smp_notes. */
+#define START_BUDGET_US 3000000
+#define ARRIVAL_PER_AP_US 500
+#define ARRIVAL_MAX_US 1000000
+#define NOT_STARTED_NAMED 4
+#define NOTE_LEN 120 /* an errors[] message */
+
+enum start_state { AP_UNTRIED, AP_INITED, AP_UNREACHABLE, AP_SEND_FAILED, AP_NO_STACK };
+
+static uint32_t start_ids[PLATFORM_MAX_CPUS];
+static uint8_t start_state[PLATFORM_MAX_CPUS];
+static uint32_t start_count, start_beyond_limit;
+
+static bool budget_left(uint64_t end) { return rdtsc() < end; }
+
+static bool send_init(uint32_t apic_id)
 {
-	if (!bsp_lapic.x2apic && apic_id > 0xff)
-		return;
-	if (!lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL | ICR_ASSERT) ||
-	    !lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL))
+	return lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL | ICR_ASSERT) &&
+	       lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL);
+}
+
+static void sipi_round(uint64_t budget_end)
+{
+	for (uint32_t i = 0; i < start_count && budget_left(budget_end); i++)
+		if (start_state[i] == AP_INITED && !slot_of(start_ids[i]))
+			lapic_send(&bsp_lapic, start_ids[i], ICR_STARTUP | ICR_ASSERT | SIPI_VECTOR);
+	delay_us(SIPI_DELAY_US);
+}
+
+static uint32_t arrived_count(void)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < start_count; i++)
+		n += start_state[i] == AP_INITED && slot_of(start_ids[i]);
+	return n;
+}
+
+static void start_aps(uint32_t stacks)
+{
+	uint64_t budget_end = deadline_after_us(START_BUDGET_US);
+	uint32_t inited = 0;
+	for (uint32_t i = 0; i < start_count && budget_left(budget_end); i++) {
+		uint32_t id = start_ids[i];
+		/* xAPIC destinations are 8 bits and 0xff is the broadcast: an id
+		 * there would INIT every CPU, the running ones too. */
+		if (!bsp_lapic.x2apic && id >= 0xff)
+			start_state[i] = AP_UNREACHABLE;
+		else if (inited >= stacks)
+			start_state[i] = AP_NO_STACK;
+		else if (!send_init(id))
+			start_state[i] = AP_SEND_FAILED;
+		else {
+			start_state[i] = AP_INITED;
+			inited++;
+		}
+	}
+	if (!inited)
 		return;
 	delay_us(INIT_DELAY_US);
-	for (int i = 0; i < 2 && !slot_of(apic_id); i++) {
-		lapic_send(&bsp_lapic, apic_id, ICR_STARTUP | ICR_ASSERT | SIPI_VECTOR);
-		delay_us(SIPI_DELAY_US);
+	sipi_round(budget_end);
+	sipi_round(budget_end);
+	uint64_t end = deadline_after_us(MIN(ARRIVAL_TIMEOUT_US + (uint64_t)inited * ARRIVAL_PER_AP_US, ARRIVAL_MAX_US));
+	while (arrived_count() < inited && rdtsc() < end)
+		delay_us(100);
+}
+
+static char note_text[6][NOTE_LEN];
+
+/* One line for the APs in state want (want_absent: and not arrived):
+ * how many, why, the first few APIC ids; false when there are none. */
+static bool note_ids(char *text, enum start_state want, bool want_absent, const char *what)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < start_count; i++)
+		if (start_state[i] == want && (!want_absent || !slot_of(start_ids[i])))
+			n++;
+	if (!n)
+		return false;
+	struct strbuf sb;
+	sb_init(&sb, text, NOTE_LEN);
+	sb_u64(&sb, n);
+	sb_str(&sb, n == 1 ? " listed CPU " : " listed CPUs ");
+	sb_str(&sb, what);
+	sb_str(&sb, ", not started: APIC id");
+	uint32_t named = 0;
+	for (uint32_t i = 0; i < start_count && named < NOT_STARTED_NAMED; i++)
+		if (start_state[i] == want && (!want_absent || !slot_of(start_ids[i]))) {
+			sb_str(&sb, named++ ? ", " : n == 1 ? " " : "s ");
+			sb_hex0x(&sb, start_ids[i]);
+		}
+	if (n > named)
+		sb_str(&sb, ", ...");
+	return true;
+}
+
+/* The lines for errors[] SMP_CPUS_NOT_STARTED, NULL-ended. */
+static void start_notes(struct platform *plat)
+{
+	static const struct { enum start_state state; bool absent; const char *what; } kinds[] = {
+		{ AP_INITED, true, "never answered INIT-SIPI-SIPI" },
+		{ AP_UNTRIED, false, "left untried (start budget spent)" },
+		{ AP_UNREACHABLE, false, "have ids the xAPIC cannot address" },
+		{ AP_SEND_FAILED, false, "took no INIT IPI" },
+		{ AP_NO_STACK, false, "had no memory for a stack" },
+	};
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < ARRAY_SIZE(kinds); k++)
+		if (note_ids(note_text[n], kinds[k].state, kinds[k].absent, kinds[k].what))
+			plat->smp_notes[n] = note_text[n], n++;
+	if (start_beyond_limit) {
+		struct strbuf sb;
+		sb_init(&sb, note_text[n], NOTE_LEN);
+		sb_u64(&sb, start_beyond_limit);
+		sb_str(&sb, " listed CPUs past the probe's limit of ");
+		sb_u64(&sb, PLATFORM_MAX_CPUS);
+		sb_str(&sb, ": not started");
+		plat->smp_notes[n] = note_text[n], n++;
 	}
-	uint64_t end = deadline_after_us(ARRIVAL_TIMEOUT_US);
-	while (!slot_of(apic_id) && rdtsc() < end)
-		cpu_relax();
+	plat->smp_notes[n] = NULL;
 }
 
 /* ------------------------------------------------------- platform hooks */
@@ -391,17 +504,39 @@ static bool pvh_aps_finish_together(struct ap_group *g, uint64_t finish_ms)
 	return pvh_aps_wait(GROUP_SLOT_WAIT_US) && all;
 }
 
-static uint32_t count_aps(const struct acpi_madt_info *madt)
+/* The APs to start, in MADT order (the decoder dropped repeated ids). */
+static uint32_t list_aps(const struct acpi_madt_info *madt)
 {
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < madt->cpu_count && i < ACPI_MAX_CPUS; i++)
-		if (usable_cpu_entry(&madt->cpus[i]) && madt->cpus[i].apic_id != bsp_apic_id)
-			n++;
-	return MIN(n, PLATFORM_MAX_CPUS - 1);
+	start_count = start_beyond_limit = 0;
+	for (uint32_t i = 0; i < madt->cpu_count && i < ACPI_MAX_CPUS; i++) {
+		const struct acpi_madt_cpu *c = &madt->cpus[i];
+		if (!usable_cpu_entry(c) || c->apic_id == bsp_apic_id)
+			continue;
+		if (start_count < PLATFORM_MAX_CPUS - 1)
+			start_ids[start_count++] = c->apic_id;
+		else
+			start_beyond_limit++;
+	}
+	return start_count;
 }
 
-/* Starts the APs one at a time, so each gets the full INIT-SIPI-SIPI
- * timing, then freezes the set that takes work: an AP arriving after its
+/* Stacks for every listed AP if the pool has them, else as many as it
+ * has (halving): an AP past them is named, not started. */
+static void *alloc_stacks(struct platform *plat, uint32_t *aps)
+{
+	for (uint32_t n = *aps; n; n /= 2) {
+		void *s = plat->alloc_pages((size_t)n * AP_STACK_BYTES);
+		if (s) {
+			*aps = n;
+			return s;
+		}
+	}
+	*aps = 0;
+	return NULL;
+}
+
+/* Starts the APs together (start_aps: each with the full INIT-SIPI-SIPI
+ * timing, the whole bounded), then freezes the set that takes work: an AP arriving after its
  * deadline stays out (cpu_list shows it disabled), so the core never meets
  * a CPU it did not count. */
 void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, struct platform *plat)
@@ -422,10 +557,13 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 	 * the BSP, so enabling it delivers nothing here. */
 	lapic_write(&bsp_lapic, APIC_SVR, lapic_read(&bsp_lapic, APIC_SVR) | APIC_SVR_ENABLE);
 
-	uint32_t aps = count_aps(madt);
-	void *stacks = aps && plat->alloc_pages ? plat->alloc_pages((size_t)aps * AP_STACK_BYTES) : NULL;
-	if (!stacks)
+	uint32_t aps = list_aps(madt);
+	void *stacks = aps && plat->alloc_pages ? alloc_stacks(plat, &aps) : NULL;
+	if (!stacks) {
+		start_aps(0); /* names them: no stack */
+		start_notes(plat);
 		return;
+	}
 	pvh_ap_stack_base = (uint64_t)(uintptr_t)stacks;
 	pvh_ap_stack_bytes = AP_STACK_BYTES;
 	pvh_ap_stack_count = aps;
@@ -434,11 +572,8 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 	memcpy((void *)(uintptr_t)tramp, pvh_trampoline_start,
 	       (size_t)(pvh_trampoline_end - pvh_trampoline_start));
 
-	for (uint32_t i = 0; i < madt->cpu_count && i < ACPI_MAX_CPUS; i++) {
-		const struct acpi_madt_cpu *c = &madt->cpus[i];
-		if (usable_cpu_entry(c) && c->apic_id != bsp_apic_id)
-			start_one_ap(c->apic_id);
-	}
+	start_aps(aps);
+	start_notes(plat);
 	for (uint32_t i = 0; i < pvh_ap_stack_count; i++)
 		__atomic_store_n(&slots[i].member, __atomic_load_n(&slots[i].arrived, __ATOMIC_ACQUIRE),
 				 __ATOMIC_RELEASE);

@@ -62,6 +62,12 @@
 	.code32
 	.globl pvh_start32
 pvh_start32:
+	/* The probe's first instruction: its TSC is where probe.elapsed_ms
+	 * starts (issue 41).  The VMM's flat %ds reaches .data; %ebx (the
+	 * start info) survives. */
+	rdtsc
+	movl %eax, pvh_entry_tsc
+	movl %edx, pvh_entry_tsc + 4
 	cli
 	cld
 	/* The VMM's GDT may live anywhere (QEMU: its option ROM); take ours
@@ -240,5 +246,12 @@ pvh_bsp_stack_top:
 	.long 18		/* type */
 	.asciz "Xen"
 	.long pvh_start32
+
+/* Written at the entry, before .bss is cleared: .data. */
+	.section .data
+	.p2align 3
+	.globl pvh_entry_tsc
+pvh_entry_tsc:
+	.quad 0
 
 	.section .note.GNU-stack, "", @progbits

@@ -6,6 +6,7 @@
 #include "memmap.h"
 #include "strbuf.h"
 #include "probe.h"
+#include "arch.h"
 
 /* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
 #define MP_SERVICES_GUID \
@@ -552,6 +553,7 @@ static const char *uefi_leave_firmware(void)
 
 EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 {
+	plat.entry_tsc = rdtsc(); /* probe.elapsed_ms counts from here */
 	InitializeLib(image_handle, system_table);
 	image = image_handle;
 	/* The boot manager's 5-minute watchdog must not cut a thorough run. */

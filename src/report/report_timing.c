@@ -7,6 +7,7 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_object_begin(j, "cross_cpu");
 	json_u64(j, "cpus", x->cpus);
 	json_u64(j, "tested", x->tested);
+	json_u64(j, "not_started", x->not_started);
 	/* max_skew_cycles: deprecated alias of skew_bound_cycles, kept for
 	 * readers of schema 1; it was always a bound, never a measured skew. */
 	json_u64(j, "max_skew_cycles", x->max_skew_cycles);
@@ -71,6 +72,7 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 			json_null(j, "tsc_read");
 		}
 		if (!c->bsp) {
+			json_bool(j, "started", c->started);
 			json_bool(j, "answered", c->arrived);
 			json_u64(j, "warps", c->warps);
 			json_u64(j, "same_cpu_warps", c->same_cpu_warps);

@@ -55,7 +55,8 @@ struct run *run_start(struct platform *plat)
 {
 	struct run_results *r = &the_run.results;
 	struct probe_facts *f = &r->facts;
-	r->start_tsc = rdtsc();
+	/* From the probe's first instruction, the APs' start included. */
+	r->start_tsc = plat->entry_tsc ? plat->entry_tsc : rdtsc();
 	r->registry = clock_sources;
 	r->registry_count = clock_source_count;
 	r->phase = "boot_services";

@@ -5,6 +5,7 @@ written into build/hostile/ at test time.  probe_runs boots them with
 the rest, in parallel; tests/integration/test_hostile.py checks them."""
 import os
 import struct
+import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(REPO, "build", "hostile")
@@ -132,6 +133,55 @@ def vmclock_ssdt(base):
     return bytes(t)
 
 
+# Issue 41: MADTs listing more CPUs than QEMU runs.  QEMU lists its own
+# MADT first and the probe keeps the first, so a small PVH kernel
+# (madt_swap.c) swaps the root tables' APIC entries at the PVH entry and
+# jumps to the probe, which -device loader put at its address.
+MADT_SWAP_C = os.path.join(os.path.dirname(os.path.abspath(__file__)), "madt_swap.c")
+PROBE_ELF = os.path.join(REPO, "build", "clockprobe.elf")
+MADT_SWAP_ELF = os.path.join(OUT, "madt-swap.elf")
+
+
+def madt_swap_kernel():
+    """Builds the swap kernel for the probe's entry; its path."""
+    with open(PROBE_ELF, "rb") as f:
+        entry = struct.unpack_from("<Q", f.read(32), 24)[0]
+    os.makedirs(OUT, exist_ok=True)
+    subprocess.run(["gcc", "-m32", "-O1", "-ffreestanding", "-fno-pic", "-no-pie", "-fno-stack-protector",
+                    "-nostdlib", "-static", '-DPROBE_ENTRY_STR="0x%x"' % entry, "-Wl,-Ttext=0x2000000",
+                    "-Wl,--build-id=none", "-Wl,-e,shim_start", "-o", MADT_SWAP_ELF, MADT_SWAP_C], check=True)
+    return MADT_SWAP_ELF
+
+
+def madt_table(apic_ids):
+    """A q35-like MADT (PCAT_COMPAT, the I/O APIC at 0xFEC00000, QEMU's
+    ISA overrides) listing apic_ids in order, every one enabled: type 0
+    entries below 0xff, type 9 (x2APIC) from 0x100."""
+    body = struct.pack("<II", 0xFEE00000, 1)
+    for uid, i in enumerate(apic_ids):
+        if i < 0xff:
+            body += struct.pack("<BBBBI", 0, 8, uid & 0xff, i, 1)
+        else:
+            body += struct.pack("<BBHIII", 9, 16, 0, i, 1, uid)
+    body += struct.pack("<BBBBII", 1, 12, 0, 0, 0xFEC00000, 0)
+    for irq, gsi, flags in ((0, 2, 0), (5, 5, 0xd), (9, 9, 0xd), (10, 10, 0xd), (11, 11, 0xd)):
+        body += struct.pack("<BBBBIH", 2, 10, 0, irq, gsi, flags)
+    return acpi_table("APIC", body, revision=3)
+
+
+# 300 enabled CPUs (ids 0..254, then x2APIC ids 0x100..0x12c) on a
+# 2-vCPU QEMU; a running AP (id 1) listed twice on 3 vCPUs; 250 CPUs
+# (ids 2..251) that never answer on 2 vCPUs.
+MADT_300 = list(range(0xff)) + list(range(0x100, 0x100 + 45))
+MADT_DUP = [0, 1, 1, 2]
+MADT_ABSENT = list(range(252))
+
+
+def _swapped(name, ids, smp):
+    return dict(boot="pvh", smp=smp, image_fn=madt_swap_kernel,
+                extra=["-device", "loader,file=%s" % PROBE_ELF] + _tables([(name + ".bin", madt_table(ids))]))
+
+
 def configs():
     """name -> probe_runs config; files are written now."""
     pattern = _write("hpet-pattern.bin", PATTERN)
@@ -178,6 +228,9 @@ def configs():
             "-append", "label=" + "L" * 80]),
         "hostile_no_timers": dict(boot="pvh", machine="q35,hpet=off,pit=off", mem="64M"),
         "hostile_smp8": dict(boot="pvh", smp="8"),
+        "hostile_madt_300": _swapped("madt-300", MADT_300, "2"),
+        "hostile_madt_dup": _swapped("madt-dup", MADT_DUP, "3"),
+        "hostile_madt_absent": _swapped("madt-absent", MADT_ABSENT, "2"),
         "hostile_no_tsc": dict(boot="pvh", cpu="qemu64,-tsc"),
         "hostile_settings_a": dict(boot="pvh", extra=["-append", "samples=100 mode=quick dmup smaples=5 "
                                                       "mode=fast window_ms=0 serial=com9 wait=-1 "

@@ -123,7 +123,8 @@ def _boot(name):
             return Boot(name, None, None, None, skip="KVM cannot run the %s boot path here: %s" % (boot, why))
     work = tempfile.mkdtemp(prefix="cpit-%s-" % name)
     try:
-        image = qemu.DEFAULT_IMAGES[boot]
+        image_fn = cfg.pop("image_fn", None)  # a kernel built for this boot
+        image = image_fn() if image_fn else qemu.DEFAULT_IMAGES[boot]
         if writable:
             copy = os.path.join(work, "disk.img")
             shutil.copyfile(image, copy)

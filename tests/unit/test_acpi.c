@@ -768,11 +768,13 @@ static void install_madt(struct fixture *f)
 	fix_table_checksum(r);
 }
 
-/* counts: enabled a,e,f,g = 4; online capable b; disabled c; invalid d */
+/* counts: enabled a,e,f = 3 (g repeats a's id: ignored, issue 41);
+ * online capable b; disabled c; invalid d */
 static void check_madt_counts(void)
 {
 	CHECK_EQ_U64(info.madt.cpu_entries, 7);
-	CHECK_EQ_U64(info.madt.enabled, 4);
+	CHECK_EQ_U64(info.madt.enabled, 3);
+	CHECK_EQ_U64(info.madt.duplicate_ids, 1);
 	CHECK_EQ_U64(info.madt.online_capable, 1);
 	CHECK_EQ_U64(info.madt.disabled, 1);
 	CHECK_EQ_U64(info.madt.invalid_ids, 1);
@@ -793,13 +795,66 @@ TEST(madt_possible_cpus_legacy_rule)
 	CHECK(!info.madt.online_capable_honoured);
 	CHECK_EQ_U64(info.madt.possible_cpus, 4);           /* a b c f */
 	CHECK_EQ_U64(info.madt.possible_cpus_bare_metal, 3); /* a b f */
-	CHECK_EQ_U64(info.madt.cpu_count, 6); /* d) is not stored */
+	CHECK_EQ_U64(info.madt.cpu_count, 5); /* d) and g) are not stored */
 	CHECK(info.madt.cpus[2].linux_possible);   /* c */
 	CHECK(!info.madt.cpus[3].linux_possible);  /* e */
 	CHECK(info.madt.cpus[4].linux_possible);   /* f */
 	CHECK_EQ_U64(info.madt.cpus[4].apic_id, 0x100);
 	CHECK_EQ_U64(info.madt.cpus[4].processor_uid, 6);
-	CHECK(!info.madt.cpus[5].linux_possible);  /* g */
+	fixture_free(&f);
+}
+
+static const char *acpi_error_message(const char *code)
+{
+	for (uint32_t i = 0; i < info.error_count && i < ACPI_MAX_ERRORS; i++)
+		if (!strcmp(info.errors[i].code, code))
+			return info.errors[i].message;
+	return NULL;
+}
+
+/* Issue 41: a running AP listed twice (and a CPU listed three times, the
+ * first entry disabled) -- the first entry of each id wins, as in Linux,
+ * the later ones are neither stored nor counted, and errors[] names them. */
+static const uint8_t madt_dup_body[] = {
+	0, 0, 0xe0, 0xfe, 1, 0, 0, 0,
+	0, 8, 0, 0, 1, 0, 0, 0,       /* uid 0 id 0 enabled (the BSP) */
+	0, 8, 1, 1, 1, 0, 0, 0,       /* uid 1 id 1 enabled */
+	0, 8, 2, 2, 0, 0, 0, 0,       /* uid 2 id 2 disabled */
+	0, 8, 3, 1, 1, 0, 0, 0,       /* uid 3 id 1 again: entry 3 */
+	0, 8, 4, 2, 1, 0, 0, 0,       /* uid 4 id 2 again, enabled: entry 4 */
+	9, 16, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, /* x2APIC id 1: entry 5 */
+	0, 8, 6, 3, 1, 0, 0, 0,       /* uid 6 id 3 enabled */
+};
+
+TEST(madt_duplicate_apic_ids_first_wins)
+{
+	struct fixture f;
+
+	fixture_load(&f, "seabios-q35");
+	struct region *r = region(&f, "APIC.bin");
+	uint32_t len = 36 + sizeof(madt_dup_body);
+	r->data = realloc(r->data, len);
+	memcpy(r->data + 36, madt_dup_body, sizeof(madt_dup_body));
+	memcpy(r->data + 4, &len, 4);
+	r->len = len;
+	fix_table_checksum(r);
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK_EQ_U64(info.madt.cpu_entries, 7);
+	CHECK_EQ_U64(info.madt.cpu_count, 4);
+	CHECK_EQ_U64(info.madt.duplicate_ids, 3);
+	CHECK_EQ_U64(info.madt.enabled, 3);  /* ids 0, 1, 3 */
+	CHECK_EQ_U64(info.madt.disabled, 1); /* id 2: its first entry */
+	CHECK_EQ_U64(info.madt.cpus[1].apic_id, 1);
+	CHECK_EQ_U64(info.madt.cpus[1].processor_uid, 1);
+	CHECK_EQ_U64(info.madt.cpus[2].apic_id, 2);
+	CHECK_EQ_U64(info.madt.cpus[2].processor_uid, 2);
+	CHECK(!(info.madt.cpus[2].flags & ACPI_MADT_CPU_ENABLED));
+	CHECK_EQ_U64(info.madt.cpus[3].apic_id, 3);
+	const char *m = acpi_error_message("ACPI_MADT_DUPLICATE_APIC_ID");
+	CHECK(m != NULL);
+	if (m) {
+		CHECK(!strcmp(m, "3 repeated MADT APIC ids ignored, first kept: 0x1 (entry 3), 0x2 (entry 4), 0x1 (entry 5)"));
+	}
 	fixture_free(&f);
 }
 
