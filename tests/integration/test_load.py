@@ -95,6 +95,10 @@ class ContentionCurve(ProbeTest):
                 for c in lv["per_cpu"]:
                     if c["measured"]:
                         self.assertIsNotNone(c["se_cycles"], (s["name"], lv["cpus"], c["cpu"]))
+        # Under TCG the stage names what it measures: QEMU's lock.
+        if r["platform"]["hypervisor"]["name"] == "tcg":
+            self.assertEqual(r["contention"]["measures"], "emulator_lock")
+            self.assertIn("global lock", r["contention"]["measures_reason"])
         g = r["verdict"]["large_guest"]
         if g is not None:
             self.assertEqual(g["range"]["max_cpus"], max(r["contention"]["levels"]))
