@@ -61,7 +61,11 @@ struct xcpu_selftest {
 	bool honoured;           /* the AP's TSC moved by the written offset */
 	bool tsc_adjust_honoured; /* through IA32_TSC_ADJUST */
 	bool via_tsc_write;      /* TSC_ADJUST absent or ignored: IA32_TSC written */
-	const char *honoured_basis; /* "skew" (the BSP's exchange) or "write_jump" */
+	const char *honoured_basis; /* "pm_timer_bracket", or "none" (no clock to bracket with) */
+	int moved;               /* enum xcpu_moved of the last write tried */
+	int adjust_moved;        /* of the IA32_TSC_ADJUST write (when tried) */
+	bool adjust_tried;
+	int64_t jump_min, jump_max; /* the last write's jump, within these bounds (ticks) */
 	uint32_t cpu;
 	uint64_t offset_cycles;
 	int64_t measured_skew;

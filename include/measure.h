@@ -151,6 +151,9 @@ struct measure_plan {
 	uint64_t *scratch;      /* samples entries */
 	uint64_t *harness_scratch; /* samples entries, for the interleaved harness */
 	struct batch_log *batches;
+	/* Samples per timed window pair, 0 = MEASURE_WINDOW_SAMPLES (set
+	 * smaller where few samples must still make several windows). */
+	uint32_t window_samples;
 };
 
 /* Everything a measurement depends on besides its own arguments, passed to

@@ -391,6 +391,7 @@ struct verdict_large_guest {
 	uint64_t per_added_cpu_ns_milli;         /* (at cpus - at 1) / (cpus - 1), 0 if it fell */
 	enum verdict_tri outnumbered;
 	char basis[VERDICT_REASON_LEN];
+	uint32_t range_min_cpus, range_max_cpus; /* the CPU counts the figure is stated for (measured) */
 };
 
 struct verdict {

@@ -255,6 +255,9 @@ static void take_presence(struct contention_presence *pr, const struct job *job,
 	contention_presence_finish(pr);
 }
 
+/* Estimate windows per CPU and source: enough for a between-window SE. */
+#define CONTENTION_ESTIMATE_WINDOWS 4
+
 /* mode=: samples per CPU and round, the engine's budget per round, the
  * presence window. */
 static void plan_for_mode(enum run_mode m, uint32_t *samples, uint32_t *budget_ms, uint32_t *presence_ms,
@@ -332,6 +335,9 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 		struct worker *w = &job->w[i];
 		struct measure_plan plan = ctx->plan;
 		plan.samples = out->samples;
+		/* Four estimate windows out of the few samples (the engine's
+		 * 128-sample window left one or two, and no SE). */
+		plan.window_samples = out->samples / CONTENTION_ESTIMATE_WINDOWS;
 		plan.budget_cycles = facts_ms_to_cycles(&r->facts, out->budget_ms);
 		for (uint32_t s = 0; s < src_count; s++, cpu_mem += samples_bytes)
 			w->samples[s] = (uint64_t *)cpu_mem;

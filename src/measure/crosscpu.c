@@ -12,6 +12,9 @@
 #include "measure.h"
 #include "results.h"
 #include "strbuf.h"
+#include "rate.h"
+#include "ioports.h"
+#include "xcpu_selftest.h"
 
 #define WARP_ITERATIONS 20000
 /* One wait for the partner CPU at boot. */
@@ -54,6 +57,11 @@ struct shared {
 	 * before/after TSC difference cannot tell a moved TSC from a preempted
 	 * vCPU. */
 	volatile uint32_t selftest_settled;
+	/* The clock the self-test's write cannot move, read on the AP around
+	 * the write (0: none, the decision is undetermined). */
+	uint16_t pm_port;
+	uint32_t pm_width;
+	uint64_t tsc_hz;
 };
 
 static struct shared sh;
@@ -150,59 +158,77 @@ static bool wait_for(volatile uint32_t *v, uint32_t want, uint64_t deadline, uin
 }
 
 /* Offsets this AP's TSC by SELFTEST_OFFSET: through IA32_TSC_ADJUST where
- * CPUID offers it and the platform honours it, else by writing IA32_TSC
- * itself (read, add, write: off by the few cycles in between).
+ * CPUID offers it, then, where that was not shown honoured, by writing
+ * IA32_TSC itself (read, add, write: off by the few cycles in between).
  *
- * Whether the TSC moved is decided twice.  Right after the write, from the
- * TSC's own jump: a jump short of the offset proves the write was ignored,
- * but a longer one can be a vCPU that did not run for that long.  After
- * the pair's test, from the BSP's skew exchange with this AP: the skew is
- * the offset (within its bound) or it is not; that decides `honoured` and
- * whether to undo, whenever the exchange gave a bound tight enough to. */
-static bool tsc_moved_by_offset(uint64_t before, uint64_t after)
+ * Whether the TSC moved is decided from the ACPI PM timer, a clock the
+ * write cannot move, read between two TSC reads just before and just
+ * after the write (xcpu_selftest_decide()): a vCPU preempted across the
+ * write advances both alike, so the preemption cancels.  The TSC's own
+ * jump alone (after - before >= offset) read a preemption of >= 1e8
+ * ticks as "honoured"; with no PM timer, or bounds that reach both
+ * answers, the answer is "undetermined", never the jump. */
+static void bracket(struct xcpu_bracket *b)
 {
-	return after - before >= SELFTEST_OFFSET;
+	b->tsc_lo = rdtsc();
+	b->ref = sh.pm_port ? inl(sh.pm_port) : 0;
+	b->tsc_hi = rdtsc();
+}
+
+static enum xcpu_moved write_moved(struct xcpu_selftest *st, const struct xcpu_bracket *before)
+{
+	struct xcpu_bracket after;
+	bracket(&after);
+	/* 1000 ppm: far more than the run's TSC rate is off the PM timer's,
+	 * and still 25x inside the quarter offset over a 2 s preemption. */
+	struct xcpu_ref_clock ref = { .hz = sh.pm_port ? RATE_ACPI_PM_HZ : 0, .width_bits = sh.pm_width,
+				      .tsc_hz = sh.tsc_hz, .tsc_ppm = 1000 };
+	return xcpu_selftest_decide(before, &after, &ref, SELFTEST_OFFSET, &st->jump_min, &st->jump_max);
 }
 
 static void ap_selftest_apply(uint32_t cpu)
 {
 	struct xcpu_selftest *st = sh.st;
 	uint64_t adj = 0;
+	struct xcpu_bracket before;
 	st->cpu = cpu;
 	st->offset_cycles = SELFTEST_OFFSET;
+	st->honoured_basis = sh.pm_port ? "pm_timer_bracket" : "none";
 	if (sh.tsc_adjust && rdmsr_safe(MSR_IA32_TSC_ADJUST, &adj) == FAULT_NONE) {
-		uint64_t before = rdtsc();
+		bracket(&before);
 		if (wrmsr_safe(MSR_IA32_TSC_ADJUST, adj + SELFTEST_OFFSET) == FAULT_NONE) {
 			sh.selftest_adjust = adj;
 			st->ran = true;
-			st->honoured = tsc_moved_by_offset(before, rdtsc());
-			st->honoured_basis = "write_jump";
+			st->moved = write_moved(st, &before);
+			st->adjust_moved = st->moved;
+			st->adjust_tried = true;
+			st->honoured = st->moved == XCPU_MOVED_YES;
 			if (st->honoured)
 				return;
-			wrmsr_safe(MSR_IA32_TSC_ADJUST, adj); /* ignored: take it back */
+			wrmsr_safe(MSR_IA32_TSC_ADJUST, adj); /* not shown honoured: take it back */
 		}
 	}
-	uint64_t before = rdtsc();
-	if (wrmsr_safe(MSR_IA32_TSC, before + SELFTEST_OFFSET) == FAULT_NONE) {
+	bracket(&before);
+	if (wrmsr_safe(MSR_IA32_TSC, before.tsc_hi + SELFTEST_OFFSET) == FAULT_NONE) {
 		st->ran = true;
 		st->via_tsc_write = true;
-		st->honoured = tsc_moved_by_offset(before, rdtsc());
-		st->honoured_basis = "write_jump";
+		st->moved = write_moved(st, &before);
+		st->honoured = st->moved == XCPU_MOVED_YES;
 	}
 }
 
-/* The skew decides where its bound is under a quarter of the offset. */
-static void ap_selftest_settle(struct xcpu_selftest *st, uint32_t me)
+/* The BSP's skew exchange after the write, kept as a figure and, where
+ * the bracket left it undetermined, as the undo's guide only: with no
+ * skew measured before the write it cannot decide `honoured`.  Signed:
+ * the AP's TSC moved forward shows as a positive skew near the offset. */
+static bool ap_selftest_skew_moved(uint32_t me)
 {
 	const struct warp_skew *k = &sh.cpus[me].skew;
 	if (!wait_for(&sh.selftest_settled, 1, rdtsc() + sh.deadline_cycles, me) || !k->valid ||
 	    k->bound >= SELFTEST_OFFSET / 4)
-		return;
-	int64_t skew = k->offset;
-	uint64_t mag = skew < 0 ? (uint64_t)-skew : (uint64_t)skew;
-	uint64_t miss = mag > SELFTEST_OFFSET ? mag - SELFTEST_OFFSET : SELFTEST_OFFSET - mag;
-	st->honoured = miss < SELFTEST_OFFSET / 4;
-	st->honoured_basis = "skew";
+		return false;
+	int64_t miss = k->offset - (int64_t)SELFTEST_OFFSET;
+	return miss > -(int64_t)(SELFTEST_OFFSET / 4) && miss < (int64_t)(SELFTEST_OFFSET / 4);
 }
 
 static void ap_selftest_undo(uint32_t me)
@@ -210,7 +236,7 @@ static void ap_selftest_undo(uint32_t me)
 	struct xcpu_selftest *st = sh.st;
 	if (!st->ran)
 		return;
-	ap_selftest_settle(st, me);
+	bool skew_moved = ap_selftest_skew_moved(me);
 	if (!st->via_tsc_write) {
 		st->tsc_adjust_honoured = st->honoured;
 		/* The value it had: right whether or not the write took. */
@@ -218,8 +244,8 @@ static void ap_selftest_undo(uint32_t me)
 		return;
 	}
 	/* An ignored write changed nothing; undoing it could. */
-	if (!st->honoured) {
-		st->restored = true;
+	if (st->moved == XCPU_MOVED_NO || (st->moved == XCPU_MOVED_UNDETERMINED && !skew_moved)) {
+		st->restored = st->moved == XCPU_MOVED_NO;
 		return;
 	}
 	st->restored = wrmsr_safe(MSR_IA32_TSC, rdtsc() - SELFTEST_OFFSET) == FAULT_NONE;
@@ -449,6 +475,15 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 		if (i != bsp && r->cpus[i].enabled)
 			sh.selftest_cpu = i;
 	sh.st = &out->selftest;
+	const struct acpi_pm_timer_info *pm = &r->facts.acpi.pm_timer;
+	if (sh.selftest && pm->present && pm->gas.space_id == ACPI_SPACE_IO && pm->gas.address &&
+	    pm->gas.address <= IOPORT_LAST_DWORD) {
+		sh.pm_port = (uint16_t)pm->gas.address;
+		sh.pm_width = pm->width_bits == 32 ? 32 : 24;
+		sh.tsc_hz = results_tsc_hz(r);
+		if (!sh.tsc_hz)
+			sh.pm_port = 0;
+	}
 	if (sh.kvmclock) {
 		sh.areas = p->alloc_pages(sizeof(struct pvclock_time_info) * XCPU_MAX);
 		sh.kvmclock = sh.areas != NULL;

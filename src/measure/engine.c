@@ -12,6 +12,10 @@
 #include "source.h"
 #include "arch.h"
 #include "counter.h"
+#ifdef CP_WARMUP_TRACE
+#include "console.h"
+#include "strbuf.h"
+#endif
 
 /* Keeps a read's result observable, so the compiler cannot drop the read. */
 static inline __attribute__((always_inline)) void keep(uint64_t v)
@@ -523,6 +527,63 @@ static void hold_out(struct batch_log *b, const struct window_pair *w)
 		b->calls_diff[b->calls_n++] = biased(pair_window(&tally, &own, w));
 }
 
+/* Samples per timed window: the plan's own size where it sets one (the
+ * contention stage, whose few samples per CPU must still make several
+ * windows for an SE), else MEASURE_WINDOW_SAMPLES. */
+static uint32_t plan_window_samples(const struct measure_plan *plan)
+{
+	if (plan->window_samples && plan->window_samples < MEASURE_WINDOW_SAMPLES)
+		return plan->window_samples;
+	return MEASURE_WINDOW_SAMPLES;
+}
+
+/* Untimed window pairs before pass 0: the same masked prelude, harness
+ * and op windows as a timed pair, nothing kept.  The first pairs of every
+ * op cost more than the rest (TCG translating the op's and the loop's
+ * blocks, caches and predictors warming): before this, in 30 quick-mode
+ * TCG boots the first estimate window was 9-35 ticks dearer than the
+ * op's other estimate windows, and the second pair (the first check)
+ * still dearer, so one discarded pair is not enough (the count is sized
+ * in docs/method notes of issue 40). */
+#ifndef WARMUP_PAIRS
+#define WARMUP_PAIRS 3
+#endif
+
+static void warm_up(const struct measure_ctx *ctx, uint64_t (*op)(void), struct batch_log *b, uint32_t want,
+		    uint64_t deadline)
+{
+	uint32_t pairs = WARMUP_PAIRS;
+	for (uint32_t i = 0; i < pairs && rdtsc() < deadline; i++) {
+		struct window_pair w = { .op_v = b->stamps, .h_v = b->stamps_h };
+		time_window_pair(ctx, op, b, &w, want, deadline);
+	}
+}
+
+/* A temporary trace (built with -DCP_WARMUP_TRACE only): every clean
+ * pair's difference of turns by pass, estimate (E) or check (C), on the
+ * BSP's own measurements (the contention stage's have no totals). */
+static void trace_pair(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t pass, char kind, int64_t d)
+{
+#ifdef CP_WARMUP_TRACE
+	if (!ctx->totals)
+		return;
+	char buf[96];
+	struct strbuf sb;
+	sb_init(&sb, buf, sizeof buf);
+	sb_str(&sb, "WU ");
+	sb_hex(&sb, (uint64_t)(uintptr_t)op, 1);
+	sb_char(&sb, ' ');
+	sb_u64(&sb, pass);
+	sb_char(&sb, ' ');
+	sb_char(&sb, kind);
+	sb_char(&sb, ' ');
+	sb_i64(&sb, d);
+	con_log(buf);
+#else
+	(void)ctx, (void)op, (void)pass, (void)kind, (void)d;
+#endif
+}
+
 /* The sample windows: each pair's op samples come back with their
  * window's harness median subtracted.  Every pair runs the same code on
  * the same memory after the same work whether it feeds the estimate or
@@ -538,8 +599,10 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	 * passes add a batch pair, a third are held out. */
 	uint64_t deadline = rdtsc() + 3 * plan->budget_cycles;
 	uint32_t n = 0;
+	uint32_t per_window = plan_window_samples(plan);
+	warm_up(ctx, op, batches, MIN(per_window, plan->samples), deadline);
 	for (uint32_t pass = 0; n < plan->samples && pass < 2 * plan->samples; pass++) {
-		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
+		uint32_t want = MIN(per_window, plan->samples - n);
 		struct window_pair w = { .op_v = plan->scratch + n, .h_v = plan->harness_scratch + n };
 		bool clean = time_window_pair(ctx, op, batches, &w, want, deadline);
 		/* Copied out after the mask, held out or not: the same work. */
@@ -551,8 +614,10 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 			batch_pair(ctx, batches, op);
 		if (clean && k && held_out(pass)) {
 			hold_out(batches, &w); /* its samples: overwritten next */
+			if (batches->calls_n)
+				trace_pair(ctx, op, pass, 'C', (int64_t)batches->calls_diff[batches->calls_n - 1] - DIFF_BIAS);
 		} else if (clean && k) {
-			pair_window(out, e, &w);
+			trace_pair(ctx, op, pass, 'E', pair_window(out, e, &w));
 			n += k;
 		} else if (!clean) {
 			out->windows_discarded++;
@@ -631,7 +696,7 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 			     i < 2 * MEASURE_BATCHES; i++) {
 		if (batches->calls_n < batches->n) {
 			struct window_pair w = { .op_v = batches->stamps, .h_v = batches->stamps_h };
-			if (time_window_pair(ctx, op, batches, &w, MEASURE_WINDOW_SAMPLES, UINT64_MAX) &&
+			if (time_window_pair(ctx, op, batches, &w, plan_window_samples(plan), UINT64_MAX) &&
 			    MIN(w.h_got, w.op_got))
 				hold_out(batches, &w);
 		} else {

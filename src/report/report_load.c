@@ -1,5 +1,6 @@
 /* The report under load: each source's contention curve (inside its
  * sources[] entry) and the stage's own section (who ran together). */
+#include "contention_subject.h"
 #include "report_parts.h"
 #include "contention.h"
 
@@ -93,6 +94,9 @@ void contention_json(struct json *j, const struct run_results *r)
 		    "every CPU's samples; presence: a back-to-back TSC scan on the same CPUs at once, each "
 		    "CPU's share of the window it ran, summed");
 	json_string(j, "stopped_reason", c->stopped_reason[0] ? c->stopped_reason : NULL);
+	const char *measures_reason;
+	json_string(j, "measures", contention_subject(r->facts.hv.present, r->facts.hv.name, &measures_reason));
+	json_string(j, "measures_reason", measures_reason);
 	json_u64(j, "cpus", c->cpus);
 	json_u64(j, "cpus_enabled", c->cpus_enabled);
 	json_u64(j, "samples_per_cpu", c->samples);

@@ -1,5 +1,6 @@
 /* The report's timing sections: cross-CPU, drift, gaps, and the raw dump
  * (kvm-clock's section is its own: src/sources/kvmclock_facts.c). */
+#include "xcpu_selftest.h"
 #include "report_parts.h"
 
 void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
@@ -111,6 +112,18 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		json_u64(j, "warps", x->selftest.warps);
 		json_i64(j, "measured_skew_cycles", x->selftest.measured_skew);
 		json_bool(j, "restored", x->selftest.restored);
+		json_string(j, "decision", xcpu_moved_name((enum xcpu_moved)x->selftest.moved));
+		if (x->selftest.adjust_tried)
+			json_string(j, "tsc_adjust_decision", xcpu_moved_name((enum xcpu_moved)x->selftest.adjust_moved));
+		else
+			json_null(j, "tsc_adjust_decision");
+		if (x->selftest.moved != XCPU_MOVED_UNDETERMINED || x->selftest.jump_max) {
+			json_i64(j, "jump_min_cycles", x->selftest.jump_min);
+			json_i64(j, "jump_max_cycles", x->selftest.jump_max);
+		} else {
+			json_null(j, "jump_min_cycles");
+			json_null(j, "jump_max_cycles");
+		}
 	}
 	json_object_end(j);
 	json_object_end(j);

@@ -98,7 +98,15 @@ void decide_large_guest(const struct verdict_input *in, const struct model *m, s
 	sb_str(&sb, " CPUs at once (the contention stage's top level)");
 	if (!m->vdso)
 		sb_str(&sb, ", plus the syscall estimate");
-	sb_str(&sb, "; beyond that, each CPU more reading at once adds about per_added_cpu_ns (the curve's slope from 1 CPU)");
+	/* Stated only within the counts measured (issue 40): lock and exit
+	 * contention is not shown to be linear, so the straight line from 1
+	 * CPU is no model for a guest larger than the stage reached. */
+	g->range_min_cpus = 1;
+	g->range_max_cpus = g->cpus;
+	sb_str(&sb, "; stated for 1 to ");
+	sb_u64(&sb, g->cpus);
+	sb_str(&sb, " CPUs reading at once, the counts measured, and not extrapolated beyond: per_added_cpu_ns is the mean step "
+		    "between the measured ends, not a slope for more CPUs (contention is not shown to be linear)");
 }
 
 void warn_contended(const struct verdict_input *in, const struct model *m, struct verdict *v)
@@ -160,5 +168,12 @@ void large_guest_to_json(struct json *j, const struct verdict_large_guest *g)
 	else
 		json_bool(j, "outnumbered", g->outnumbered == VERDICT_YES);
 	json_string(j, "basis", g->basis);
+	json_object_begin(j, "range");
+	json_u64(j, "min_cpus", g->range_min_cpus);
+	json_u64(j, "max_cpus", g->range_max_cpus);
+	json_bool(j, "extrapolated", false);
+	json_null(j, "model");
+	json_null(j, "model_error_ns");
+	json_object_end(j);
 	json_object_end(j);
 }

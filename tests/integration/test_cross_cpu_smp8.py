@@ -34,3 +34,15 @@ class EightCpusOnOneLock(unittest.TestCase):
         self.assertEqual(x["iterations"]["all_cpus"], a["rounds"])
         if x["not_coscheduled"]:
             self.assertIn("did not run together", x["not_coscheduled_reason"])
+        # Issue 40: large_guest states the CPU counts it holds for (the
+        # contention stage's levels) and does not extrapolate beyond them.
+        g = r["verdict"]["large_guest"]
+        if g is not None:
+            levels = r["contention"]["levels"]
+            self.assertEqual(g["range"]["min_cpus"], 1)
+            self.assertEqual(g["range"]["max_cpus"], g["cpus"])
+            self.assertEqual(g["range"]["max_cpus"], max(levels))
+            self.assertFalse(g["range"]["extrapolated"])
+            self.assertIsNone(g["range"]["model"])
+            self.assertIn("1 to %d CPUs" % g["cpus"], g["basis"])
+            self.assertIn("not extrapolated", g["basis"])

@@ -85,6 +85,25 @@ class ContentionCurve(ProbeTest):
         else:
             self.assertNotIn("OUTNUMBERED", lines[0])
 
+    def test_every_level_estimate_has_an_se_and_large_guest_its_range(self):
+        # Issue 40: four estimate windows per CPU give every level (and
+        # every CPU of it) an SE; large_guest is stated within the levels.
+        r = self.report("pvh_smp4")
+        for s in ok_sources(r):
+            for lv in s["contention"] or []:
+                self.assertIsNotNone(lv["se_cycles"], (s["name"], lv["cpus"]))
+                for c in lv["per_cpu"]:
+                    if c["measured"]:
+                        self.assertIsNotNone(c["se_cycles"], (s["name"], lv["cpus"], c["cpu"]))
+        # Under TCG the stage names what it measures: QEMU's lock.
+        if r["platform"]["hypervisor"]["name"] == "tcg":
+            self.assertEqual(r["contention"]["measures"], "emulator_lock")
+            self.assertIn("global lock", r["contention"]["measures_reason"])
+        g = r["verdict"]["large_guest"]
+        if g is not None:
+            self.assertEqual(g["range"]["max_cpus"], max(r["contention"]["levels"]))
+            self.assertFalse(g["range"]["extrapolated"])
+
     def test_contended_warning_carries_its_curve(self):
         r = self.report("pvh_smp4")
         by_name = {s["name"]: s for s in ok_sources(r)}
