@@ -53,8 +53,12 @@ static void settle_ref(struct freq_result *out, enum freq_ref i)
 	f->spread_mppm = (uint64_t)spread;
 	uint64_t measured = MAX(f->w[f->best].bound_mppm, f->spread_mppm / 2);
 	out->measured_uncertainty_mppm[k] = measured;
-	out->tolerance_ppm[k] = ref_tolerance_ppm[i];
-	out->uncertainty_mppm[k] = measured + ref_tolerance_ppm[i] * 1000;
+	/* A crystal's tolerance is a fact about hardware.  Under a hypervisor
+	 * the device is emulated and counts the host's clock (NTP-slewed, of
+	 * unknown error): the rate carries the measured uncertainty alone, and
+	 * the host clock's error is said to be unknown, not a crystal figure. */
+	out->tolerance_ppm[k] = out->shared_host_clock ? 0 : ref_tolerance_ppm[i];
+	out->uncertainty_mppm[k] = measured + out->tolerance_ppm[k] * 1000;
 	out->hz[k] = rate_round_to_uncertainty(best_hz, measured);
 	out->measured = true;
 }

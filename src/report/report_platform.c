@@ -143,9 +143,21 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	}
 	json_object_end(j);
 	json_object_begin(j, "freq_reference_tolerance_ppm");
-	json_u64(j, "measured_vs_hpet", FREQ_HPET_TOLERANCE_PPM);
-	json_u64(j, "measured_vs_acpi_pm", FREQ_ACPI_PM_TOLERANCE_PPM);
-	json_u64(j, "measured_vs_pit", FREQ_PIT_TOLERANCE_PPM);
+	/* Under a hypervisor the references are emulated: the host clock's
+	 * error behind them is unknown (null), not a crystal's tolerance. */
+	if (fr->shared_host_clock) {
+		json_null(j, "measured_vs_hpet");
+		json_null(j, "measured_vs_acpi_pm");
+		json_null(j, "measured_vs_pit");
+		json_string(j, "unknown_reason",
+			    "emulated under a hypervisor: each counts the host's clock, whose error (NTP slewing "
+			    "included) is unknown to the guest; the uncertainties carry the measured part alone");
+	} else {
+		json_u64(j, "measured_vs_hpet", FREQ_HPET_TOLERANCE_PPM);
+		json_u64(j, "measured_vs_acpi_pm", FREQ_ACPI_PM_TOLERANCE_PPM);
+		json_u64(j, "measured_vs_pit", FREQ_PIT_TOLERANCE_PPM);
+		json_null(j, "unknown_reason");
+	}
 	json_string(j, "source", "HPET: IA-PC HPET spec 1.0a sec. 2.2 (+/-0.05 %); PM timer and PIT: no figure in the "
 				 "ACPI spec or the 8254's, 100 ppm assumed for their 14.31818 MHz crystal");
 	json_object_end(j);

@@ -19,9 +19,12 @@ class Frequency(ProbeTest):
         best = min(unc, key=unc.get)
         self.assertEqual(t["freq_chosen"]["source"], best, unc)
         self.assertEqual(t["freq_chosen"]["hz"], t["freq_hz"][best])
+        # Under TCG (a hypervisor bit) the references are emulated: no
+        # crystal tolerance is added, the host clock's error is unknown.
+        self.assertTrue(t["freq_reference_tolerance_ppm"]["unknown_reason"])
         for k, v in unc.items():
-            tol = t["freq_reference_tolerance_ppm"][k]
-            self.assertAlmostEqual(v, t["freq_measured_uncertainty_ppm"][k] + tol, places=3, msg=k)
+            self.assertIsNone(t["freq_reference_tolerance_ppm"][k], k)
+            self.assertAlmostEqual(v, t["freq_measured_uncertainty_ppm"][k], places=3, msg=k)
         # Every reference over several windows, each with its bound.
         w = t["freq_windows"]
         self.assertGreaterEqual(w["count"], 2)

@@ -29,7 +29,9 @@ static void recorded_q35(struct freq_result *f)
 	set_windows(f, FREQ_REF_ACPI_PM, pm, pm_b);
 	set_windows(f, FREQ_REF_PIT, pit, pit_b);
 	f->windows = FREQ_WINDOWS;
-	f->shared_host_clock = true;
+	/* As on bare metal (the crystals' tolerances apply); the hypervisor
+	 * case, where the references are emulated, sets it. */
+	f->shared_host_clock = false;
 }
 
 /* The PM timer's 100 ppm beats the HPET's 500 although the HPET's window
@@ -59,6 +61,7 @@ TEST(freq_shared_clock_pairs)
 {
 	struct freq_result f;
 	recorded_q35(&f);
+	f.shared_host_clock = true;
 	freq_decide(&f, no_backward, 0, "rough");
 	CHECK_EQ_U64(f.pair_count, 3);
 	CHECK(!f.references_disagree);
@@ -170,4 +173,27 @@ TEST(freq_implausible_claim_never_chosen)
 	f.hz[FREQ_HYPERVISOR_LEAF] = 20000000000ull;
 	freq_decide(&f, no_backward, 2000000000, "rough");
 	CHECK_STR(f.chosen_name, "rough");
+}
+
+/* Under a hypervisor the references are emulated and count the host's
+ * clock: no crystal tolerance is added (the host clock's error is
+ * unknown), so the rate rests on the measured uncertainty alone and the
+ * finest window (the HPET's, 4.592 ppm) is chosen. */
+TEST(freq_emulated_references_carry_no_crystal_tolerance)
+{
+	struct freq_result f;
+	recorded_q35(&f);
+	f.shared_host_clock = true;
+	freq_decide(&f, no_backward, 2096000000, "rough");
+	CHECK_EQ_U64(f.tolerance_ppm[FREQ_MEASURED_HPET], 0);
+	CHECK_EQ_U64(f.tolerance_ppm[FREQ_MEASURED_ACPI_PM], 0);
+	CHECK_EQ_U64(f.uncertainty_mppm[FREQ_MEASURED_ACPI_PM], 13948);
+	CHECK_EQ_U64(f.uncertainty_mppm[FREQ_MEASURED_HPET], 4592);
+	CHECK_EQ_I64(f.chosen_key, FREQ_MEASURED_HPET);
+	/* Bare metal keeps the crystal figures. */
+	recorded_q35(&f);
+	freq_decide(&f, no_backward, 2096000000, "rough");
+	CHECK_EQ_U64(f.tolerance_ppm[FREQ_MEASURED_HPET], 500);
+	CHECK_EQ_U64(f.uncertainty_mppm[FREQ_MEASURED_HPET], 504592);
+	CHECK_EQ_I64(f.chosen_key, FREQ_MEASURED_ACPI_PM);
 }
