@@ -142,3 +142,20 @@ const struct warning_kind warning_kinds[WARN_CODE_COUNT] = {
 		"a clocksource without a device-model lock (invariant TSC, kvm-clock, TSC page) or a lock-free device model",
 	},
 };
+
+/* A new warning begins as its kind in the table above: code, fix and brief
+ * filled in, message and evidence empty.  NULL when the list is full. */
+struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity)
+{
+	if (v->warning_count >= VERDICT_MAX_WARNINGS)
+		return NULL;
+	const struct warning_kind *k = &warning_kinds[code];
+	struct verdict_warning *w = &v->warnings[v->warning_count++];
+	w->code = k->code;
+	w->severity = severity;
+	w->fix = k->fix;
+	w->fix_brief = k->brief;
+	w->message[0] = 0;
+	w->evidence[0] = 0;
+	return w;
+}

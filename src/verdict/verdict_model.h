@@ -5,8 +5,11 @@
  * tables (one per step of Linux's boot order), predict.c runs them for one
  * kernel version and picks the winner (kver.c answers which release
  * carries a change, for it and for watchdog.c alike), decide.c fills struct verdict for
- * the main kernel and every era, warnings.c names the problems with one
- * fix table in fixes.c, text.c and json.c write it out.  The public API is
+ * the main kernel and every era (kernels.c lists the releases judged and
+ * reads the kernel= set), warnings.c names the problems with one fix table
+ * in fixes.c, text.c and json.c write it out with format.c's numbers.
+ * Calls run one way: kernels.c, fixes.c and format.c call no other file
+ * of the module.  The public API is
  * include/verdict.h; the rules and their citations: docs/verdict-rules.md. */
 #ifndef CP_VERDICT_MODEL_H
 #define CP_VERDICT_MODEL_H
@@ -235,9 +238,11 @@ void windows_to_json(struct json *j, const struct verdict_windows *w);
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);
 
-/* decide.c: the releases judged, oldest first (by_kernel's list). */
+/* kernels.c: the releases judged, oldest first (by_kernel's list). */
 size_t release_count(void);
 const char *release_at(size_t i, unsigned *kv);
+unsigned release_kv(size_t i);
+const char *release_name(unsigned kv);	/* NULL when kv is not judged */
 
 /* watchdog.c */
 void watchdog_figures(const struct model *m, struct verdict_wd_era *e);
@@ -271,20 +276,22 @@ struct warning_kind {
 	const char *brief;	/* the same fix in a few words, for the summary */
 };
 
-extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];
+extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];	/* fixes.c */
+struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity);
 void add_warnings(const struct facts *f, const struct model *m, struct verdict *v);
 bool slow_source(const char *name);
 
 /* contention.c: verdict.large_guest and CLOCK_READ_CONTENDED */
 void decide_large_guest(const struct verdict_input *in, const struct model *m, struct verdict *v);
 void warn_contended(const struct verdict_input *in, const struct model *m, struct verdict *v);
-struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity);
 void large_guest_to_json(struct json *j, const struct verdict_large_guest *g);
 
-/* text.c */
+/* format.c */
 void sb_ns(struct strbuf *sb, uint64_t ns_milli);
 void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli);
 void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm);
+
+/* text.c */
 void evidence_why_not_better(struct strbuf *sb, const struct facts *f, const struct model *m);
 void fill_why_text(const struct facts *f, const struct model *m, struct verdict *v);
 #endif
