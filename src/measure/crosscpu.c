@@ -56,6 +56,8 @@ struct shared {
 	volatile uint32_t selftest_settled;
 };
 
+/* Shared with the APs: the lock, turns and stamps every CPU of the test
+ * reads and writes (an AP's work function gets no other way to it). */
 static struct shared sh;
 
 /* Spins are bounded twice: by the TSC deadline and by a count (sh.spin_cap,
