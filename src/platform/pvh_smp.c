@@ -120,8 +120,7 @@ static uint32_t initial_apic_id(void)
 
 static uint32_t lapic_id(const struct lapic *l)
 {
-	uint32_t id = 0;
-	lapic_read(l, LAPIC_ID, &id);
+	uint32_t id = lapic_read_plain(l, LAPIC_ID);
 	return l->x2apic ? id : id >> 24;
 }
 
@@ -132,12 +131,11 @@ static bool lapic_send(const struct lapic *l, uint32_t dest, uint32_t icr)
 {
 	__asm__ volatile("mfence" ::: "memory");
 	if (l->x2apic)
-		return wrmsr_safe(MSR_X2APIC_BASE + (LAPIC_ICR_LOW >> 4), ((uint64_t)dest << 32) | icr) == FAULT_NONE;
-	lapic_write(l, LAPIC_ICR_HIGH, dest << 24);
-	lapic_write(l, LAPIC_ICR_LOW, icr);
+		return wrmsr_safe(LAPIC_MSR(LAPIC_ICR_LOW), ((uint64_t)dest << 32) | icr) == FAULT_NONE;
+	mmio_write32(l->base + LAPIC_ICR_HIGH, dest << 24);
+	mmio_write32(l->base + LAPIC_ICR_LOW, icr);
 	uint64_t end = deadline_after_us(ICR_IDLE_TIMEOUT_US);
-	uint32_t icr_now;
-	while (!lapic_read(l, LAPIC_ICR_LOW, &icr_now) && (icr_now & LAPIC_ICR_DELIVERY_PENDING))
+	while (mmio_read32(l->base + LAPIC_ICR_LOW) & LAPIC_ICR_DELIVERY_PENDING)
 		if (rdtsc() > end)
 			return false;
 	return true;
@@ -158,7 +156,7 @@ static uint32_t wait_for_new_work(const struct lapic *self, const struct ap_slot
 		/* sti's one-instruction shadow makes "sti; hlt" atomic: a
 		 * wake-up sent after the check above still ends the hlt. */
 		__asm__ volatile("sti; hlt; cli" ::: "memory");
-		lapic_write(self, LAPIC_EOI, 0);
+		lapic_write_plain(self, LAPIC_EOI, 0);
 	}
 }
 
@@ -167,7 +165,7 @@ void pvh_ap_main(uint32_t index)
 	struct ap_slot *s = &slots[index];
 	pvh_idt_load();
 	struct lapic self = lapic_this_cpu(0);
-	lapic_write(&self, LAPIC_SVR, LAPIC_SVR_ENABLE | SPURIOUS_VECTOR);
+	lapic_write_plain(&self, LAPIC_SVR, LAPIC_SVR_ENABLE | SPURIOUS_VECTOR);
 	s->apic_id = lapic_id(&self);
 	uint32_t seen = load_u32(&s->assigned_gen);
 	__atomic_store_n(&s->arrived, true, __ATOMIC_RELEASE);
@@ -387,9 +385,7 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 	bsp_apic_id = lapic_id(&bsp_lapic);
 	/* Sending IPIs needs the APIC software-enabled; IF stays clear on
 	 * the BSP, so enabling it delivers nothing here. */
-	uint32_t svr = 0;
-	lapic_read(&bsp_lapic, LAPIC_SVR, &svr);
-	lapic_write(&bsp_lapic, LAPIC_SVR, svr | LAPIC_SVR_ENABLE);
+	lapic_write_plain(&bsp_lapic, LAPIC_SVR, lapic_read_plain(&bsp_lapic, LAPIC_SVR) | LAPIC_SVR_ENABLE);
 
 	uint32_t aps = count_aps(madt);
 	void *stacks = aps && plat->alloc_pages ? plat->alloc_pages((size_t)aps * AP_STACK_BYTES) : NULL;
