@@ -235,7 +235,7 @@ static bool try_uart(struct run_results *r, uint16_t base, const char *source, c
 {
 	struct uart u;
 	if (uart_init(&u, base, source)) {
-		con.uart = u;
+		con_use_uart(&u);
 		return true;
 	}
 	char line[120];
@@ -259,6 +259,6 @@ void discover_console(struct run_results *r)
 	if (spcr->present && spcr->io_port_usable && spcr->interface_type <= 1 &&
 	    try_uart(r, (uint16_t)spcr->uart.address, "ACPI SPCR", "the ACPI SPCR"))
 		return;
-	if (!uart_init(&con.uart, COM1_PORT, "COM1 (default)"))
+	if (!con_open_uart(COM1_PORT, "COM1 (default)"))
 		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1: report on screen/file only");
 }
