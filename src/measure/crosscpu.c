@@ -402,38 +402,11 @@ void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32
 	test_pairs(out, r, &plan);
 }
 
-static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
+/* The shared block the APs read, set before the first AP starts: the
+ * CPUs, deadlines and spin cap, the kvm-clock areas, the selftest's AP. */
+static void share_test(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan, uint32_t bsp)
 {
 	struct platform *p = r->facts.plat;
-	memset(out, 0, sizeof *out);
-	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads its ordered TSC read (per_cpu[].tsc_read) under it and "
-		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
-		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
-	out->iterations_per_pair = plan->iterations;
-	out->cpus = r->cpus_enabled;
-	out->cpu_count = MIN(r->cpu_count, (unsigned)XCPU_MAX);
-	out->selftest.requested = r->facts.settings.selftest && !plan->recheck;
-	for (uint32_t i = 0; i < out->cpu_count; i++) {
-		out->cpu[i].apic_id = r->cpus[i].apic_id;
-		out->cpu[i].bsp = r->cpus[i].bsp;
-	}
-	uint32_t bsp = 0;
-	for (uint32_t i = 0; i < out->cpu_count; i++)
-		if (r->cpus[i].bsp)
-			bsp = i;
-	out->tested = 1;
-	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
-	out->cpu[bsp].read = r->serialization.read;
-	out->cpu[bsp].read_why = r->serialization.read_why;
-	if (r->cpus_enabled < 2) {
-		out->reason = "only one CPU: nothing to compare";
-		out->ran = true;
-		return;
-	}
-	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
-		out->reason = "this boot path cannot run code on other CPUs";
-		return;
-	}
 	memset(&sh, 0, sizeof sh);
 	sh.cpus = out->cpu;
 	sh.n = out->cpu_count;
@@ -459,7 +432,13 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 			kvmclock_register_area(&sh.areas[bsp]);
 	}
 	timing_cpuid(sh.bsp_cpuid);
-	out->ran = true;
+}
+
+/* Each enabled AP in turn against the BSP, within the stall budget;
+ * returns what is left of it (ms). */
+static uint64_t run_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan, uint32_t bsp)
+{
+	struct platform *p = r->facts.plat;
 	/* Longest a pair can legitimately take: every wait of the three phases
 	 * and of the skew exchanges at its deadline, twice over because the
 	 * deadline uses the rough rate.  Past this the firmware may reset the
@@ -495,20 +474,13 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 			break;
 		}
 	}
-	sh.stop = 1;
-	sh.turn = UINT32_MAX;
-	p->aps_wait(MIN(2000000, stall_left_ms * 1000));
-	report_ap_faults(r);
-	/* Every CPU on one lock, once the pairs' APs are back with the
-	 * firmware (watch mode's re-check stays pairwise and short). */
-	if (!plan->recheck && !out->stopped_reason[0])
-		crosscpu_all_cpus(out, r, bsp);
-	else if (!plan->recheck)
-		out->all.reason = "the pair phase stopped: an AP did not answer";
-	if (sh.kvmclock) {
-		kvmclock_unregister_this_cpu();
-		out->kvmclock_tested = true;
-	}
+	return stall_left_ms;
+}
+
+/* The pairs' figures into the result's totals, with the all-CPU phase's
+ * warps and the selftest AP's own. */
+static void tally_pairs(struct crosscpu_result *out, uint32_t bsp)
+{
 	for (uint32_t i = 0; i < sh.n; i++) {
 		struct xcpu_cpu *c = &out->cpu[i];
 		if (i == bsp)
@@ -537,4 +509,56 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	out->warps += out->all.warps;
 	out->same_cpu_warps += out->all.same_cpu_warps;
 	out->max_warp = MAX(out->max_warp, out->all.max_warp);
+}
+
+static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
+{
+	struct platform *p = r->facts.plat;
+	memset(out, 0, sizeof *out);
+	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads its ordered TSC read (per_cpu[].tsc_read) under it and "
+		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
+		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
+	out->iterations_per_pair = plan->iterations;
+	out->cpus = r->cpus_enabled;
+	out->cpu_count = MIN(r->cpu_count, (unsigned)XCPU_MAX);
+	out->selftest.requested = r->facts.settings.selftest && !plan->recheck;
+	for (uint32_t i = 0; i < out->cpu_count; i++) {
+		out->cpu[i].apic_id = r->cpus[i].apic_id;
+		out->cpu[i].bsp = r->cpus[i].bsp;
+	}
+	uint32_t bsp = 0;
+	for (uint32_t i = 0; i < out->cpu_count; i++)
+		if (r->cpus[i].bsp)
+			bsp = i;
+	out->tested = 1;
+	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
+	out->cpu[bsp].read = r->serialization.read;
+	out->cpu[bsp].read_why = r->serialization.read_why;
+	if (r->cpus_enabled < 2) {
+		out->reason = "only one CPU: nothing to compare";
+		out->ran = true;
+		return;
+	}
+	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
+		out->reason = "this boot path cannot run code on other CPUs";
+		return;
+	}
+	share_test(out, r, plan, bsp);
+	out->ran = true;
+	uint64_t stall_left_ms = run_pairs(out, r, plan, bsp);
+	sh.stop = 1;
+	sh.turn = UINT32_MAX;
+	p->aps_wait(MIN(2000000, stall_left_ms * 1000));
+	report_ap_faults(r);
+	/* Every CPU on one lock, once the pairs' APs are back with the
+	 * firmware (watch mode's re-check stays pairwise and short). */
+	if (!plan->recheck && !out->stopped_reason[0])
+		crosscpu_all_cpus(out, r, bsp);
+	else if (!plan->recheck)
+		out->all.reason = "the pair phase stopped: an AP did not answer";
+	if (sh.kvmclock) {
+		kvmclock_unregister_this_cpu();
+		out->kvmclock_tested = true;
+	}
+	tally_pairs(out, bsp);
 }
