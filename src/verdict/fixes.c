@@ -1,6 +1,6 @@
 /* The one table from warning code to its fix: the full text for
  * warnings[].fix and a few words for the summary line.  Codes are report
- * names (design.md, report contract): extend, never rename. */
+ * names (docs/architecture.md, "The report contract"): extend, never rename. */
 #include "verdict_model.h"
 
 #define BRIEF_INVTSC \

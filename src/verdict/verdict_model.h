@@ -20,10 +20,10 @@
 #define KV_OPEN 0u
 /* The rewritten watchdog, 763aacf86f1b "clocksource: Rewrite watchdog code
  * completely" with 1432f9d4e8aa "clocksource: Don't use non-continuous
- * clocksources as watchdog": queued on tip timers/core after v7.0-rc4,
- * pulled into mainline in the 7.1 merge window (the mainline push of
- * 2026-04-14 lists both), so first released in 7.1.  Read in 7.2.13;
- * 6.12.118 has the old watchdog. */
+ * clocksources as watchdog", first released in 7.1.  The evidence for 7.1
+ * and its date are docs/verdict-rules.md, "Kernel eras", row 7.1; the
+ * sources read (7.2.13 has it, 6.12.118 the old watchdog) are its
+ * "Sources read".  A later finding changes that row and this line together. */
 #define KV_WATCHDOG_REWRITE KV(7, 1)
 
 /* Clocksource ratings as Linux registers them.  Only their order decides
@@ -276,9 +276,14 @@ struct warning_kind {
 	const char *brief;	/* the same fix in a few words, for the summary */
 };
 
-extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];	/* fixes.c */
+/* fixes.c: the table, and a new warning begun from it */
+extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];
 struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity);
+
+/* warnings.c */
 void add_warnings(const struct facts *f, const struct model *m, struct verdict *v);
+
+/* query.c (with verdict_find_warning in verdict.h) */
 bool slow_source(const char *name);
 
 /* contention.c: verdict.large_guest and CLOCK_READ_CONTENDED */
