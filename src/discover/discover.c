@@ -10,12 +10,6 @@
 #define VMWARE_CMD_GETHZ 45
 #define ROUGH_CALIBRATION_PM_TICKS 35795 /* 10 ms */
 
-void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
-{
-	(void)ctx;
-	cpuid_raw(leaf, subleaf, regs);
-}
-
 const void *phys_map_guarded(void *ctx, uint64_t phys, uint32_t len)
 {
 	(void)ctx;
