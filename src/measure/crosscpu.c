@@ -404,9 +404,9 @@ void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32
 
 /* The shared block the APs read, set before the first AP starts: the
  * CPUs, deadlines and spin cap, the kvm-clock areas, the selftest's AP. */
-static void share_test(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan, uint32_t bsp)
+static void share_test(struct crosscpu_result *out, struct run_results *r, struct platform *p,
+		       const struct xcpu_plan *plan, uint32_t bsp)
 {
-	struct platform *p = r->facts.plat;
 	memset(&sh, 0, sizeof sh);
 	sh.cpus = out->cpu;
 	sh.n = out->cpu_count;
@@ -434,48 +434,6 @@ static void share_test(struct crosscpu_result *out, struct run_results *r, const
 	timing_cpuid(sh.bsp_cpuid);
 }
 
-/* Each enabled AP in turn against the BSP, within the stall budget;
- * returns what is left of it (ms). */
-static uint64_t run_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan, uint32_t bsp)
-{
-	struct platform *p = r->facts.plat;
-	/* Longest a pair can legitimately take: every wait of the three phases
-	 * and of the skew exchanges at its deadline, twice over because the
-	 * deadline uses the rough rate.  Past this the firmware may reset the
-	 * AP, which then could not undo its selftest offset. */
-	uint64_t pair_us = (uint64_t)(3 * 3 + SKEW_EXCHANGES + 4) * plan->wait_ms * 1000 * 2;
-	/* What APs that do not answer may cost in all, not per pair: a
-	 * machine with a dead AP finishes in seconds, not minutes. */
-	uint64_t cycles_per_ms = facts_ms_to_cycles(&r->facts, 1);
-	uint64_t stall_left_ms = plan->stall_budget_ms;
-	if (!cycles_per_ms)
-		cycles_per_ms = 1;
-	for (uint32_t i = 0; i < sh.n; i++) {
-		if (i == bsp || !r->cpus[i].enabled)
-			continue;
-		sh.turn = i;
-		if (p->ap_start(i, ap_main, (void *)(uintptr_t)i, pair_us))
-			continue; /* reported: answered=false, tested=false */
-		bsp_pair(out, i);
-		if (out->cpu[i].tested) {
-			out->tested++;
-			continue;
-		}
-		/* Let a straggler finish (it stops at the turn change) before
-		 * the next AP shares the same flags, within what is left of the
-		 * budget; one that does not ends the phase. */
-		sh.turn = UINT32_MAX;
-		uint64_t t0 = rdtsc();
-		bool finished = p->aps_wait(MIN(pair_us, stall_left_ms * 1000));
-		uint64_t spent_ms = (rdtsc() - t0) / cycles_per_ms;
-		stall_left_ms = spent_ms < stall_left_ms ? stall_left_ms - spent_ms : 0;
-		if (!finished || !stall_left_ms) {
-			stop_phase(out, i);
-			break;
-		}
-	}
-	return stall_left_ms;
-}
 
 /* The pairs' figures into the result's totals, with the all-CPU phase's
  * warps and the selftest AP's own. */
@@ -543,9 +501,43 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 		out->reason = "this boot path cannot run code on other CPUs";
 		return;
 	}
-	share_test(out, r, plan, bsp);
+	share_test(out, r, p, plan, bsp);
 	out->ran = true;
-	uint64_t stall_left_ms = run_pairs(out, r, plan, bsp);
+	/* Longest a pair can legitimately take: every wait of the three phases
+	 * and of the skew exchanges at its deadline, twice over because the
+	 * deadline uses the rough rate.  Past this the firmware may reset the
+	 * AP, which then could not undo its selftest offset. */
+	uint64_t pair_us = (uint64_t)(3 * 3 + SKEW_EXCHANGES + 4) * plan->wait_ms * 1000 * 2;
+	/* What APs that do not answer may cost in all, not per pair: a
+	 * machine with a dead AP finishes in seconds, not minutes. */
+	uint64_t cycles_per_ms = facts_ms_to_cycles(&r->facts, 1);
+	uint64_t stall_left_ms = plan->stall_budget_ms;
+	if (!cycles_per_ms)
+		cycles_per_ms = 1;
+	for (uint32_t i = 0; i < sh.n; i++) {
+		if (i == bsp || !r->cpus[i].enabled)
+			continue;
+		sh.turn = i;
+		if (p->ap_start(i, ap_main, (void *)(uintptr_t)i, pair_us))
+			continue; /* reported: answered=false, tested=false */
+		bsp_pair(out, i);
+		if (out->cpu[i].tested) {
+			out->tested++;
+			continue;
+		}
+		/* Let a straggler finish (it stops at the turn change) before
+		 * the next AP shares the same flags, within what is left of the
+		 * budget; one that does not ends the phase. */
+		sh.turn = UINT32_MAX;
+		uint64_t t0 = rdtsc();
+		bool finished = p->aps_wait(MIN(pair_us, stall_left_ms * 1000));
+		uint64_t spent_ms = (rdtsc() - t0) / cycles_per_ms;
+		stall_left_ms = spent_ms < stall_left_ms ? stall_left_ms - spent_ms : 0;
+		if (!finished || !stall_left_ms) {
+			stop_phase(out, i);
+			break;
+		}
+	}
 	sh.stop = 1;
 	sh.turn = UINT32_MAX;
 	p->aps_wait(MIN(2000000, stall_left_ms * 1000));
