@@ -270,77 +270,6 @@ static void plan_for_mode(enum run_mode m, uint32_t *samples, uint32_t *budget_m
 static uint64_t tsc_now(void) { return rdtsc(); }
 static void tsc_relax(void) { cpu_relax(); }
 
-/* Positions: the BSP first, then every enabled AP in cpu_list order
- * (out->order); how many, 0 when the BSP is missing (out->reason). */
-static uint32_t choose_positions(struct contention_result *out, const struct run_results *r, const struct platform *p)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < r->cpu_count && n < CONTENTION_MAX_CPUS; i++)
-		if (r->cpus[i].bsp)
-			out->order[n++] = i;
-	if (!n) {
-		out->reason = "the BSP is not in the CPU list";
-		return 0;
-	}
-	bool can_start = p->aps_start_together && p->aps_finish_together;
-	for (uint32_t i = 0; can_start && i < r->cpu_count && n < CONTENTION_MAX_CPUS; i++)
-		if (!r->cpus[i].bsp && r->cpus[i].enabled)
-			out->order[n++] = i;
-	if (r->cpus_enabled > 1 && !can_start)
-		str_copy(out->stopped_reason, sizeof out->stopped_reason,
-			 "this boot path cannot run code on several CPUs at once: one CPU only");
-	else if (r->cpus_enabled > CONTENTION_MAX_CPUS)
-		str_copy(out->stopped_reason, sizeof out->stopped_reason,
-			 "more CPUs than the stage measures: the first 64 only");
-
-	return n;
-}
-
-/* The levels of n CPUs, and the job's waits, deadline and spin caps:
- * each bounded by the stage's plan at the measured spin cost. */
-static void plan_levels(struct job *job, struct contention_result *out, const struct run_results *r,
-			const struct measure_ctx *ctx, uint64_t hz, uint32_t presence_ms, uint32_t n,
-			uint32_t src_count)
-{
-	/* A source's share of a level takes the engine's budget several times
-	 * over (paired windows, batch pairs); a wait allows eight, plus the
-	 * slack a preempted vCPU needs. */
-	job->wait_cycles = facts_ms_to_cycles(&r->facts, 8 * out->budget_ms + presence_ms + 200);
-	job->presence_cycles = rate_ns_to_cycles((uint64_t)presence_ms * 1000000, hz);
-	job->gap_threshold = gaps_threshold_for_loop(hz, MAX(r->gaps.loop_cycles, ctx->step_ticks));
-
-	out->level_count = contention_levels(n, out->levels, CONTENTION_MAX_LEVELS);
-	/* Every wait of every level at its limit, twice over: no worker is
-	 * left spinning past this. */
-	uint64_t waits = (uint64_t)out->level_count * (src_count + 3);
-	uint64_t stage_cycles = waits * 2 * job->wait_cycles + facts_ms_to_cycles(&r->facts, 2 * ARRIVE_MS);
-	job->stage_deadline = rdtsc() + stage_cycles;
-	job->wait_spin_cap = facts_spin_cap(&r->facts, job->wait_cycles);
-	job->stage_spin_cap = facts_spin_cap(&r->facts, stage_cycles);
-	/* The presence scan's round is the gap scan's (the same loop), not a spin. */
-	job->presence_read_cap = spin_cap_reads(job->presence_cycles, r->gaps.loop_cycles);
-}
-
-/* Why the levels stop at k CPUs: the stage's budget would run out (the
- * level of prev_k CPUs took last_level_cycles). */
-static void stop_for_budget(struct contention_result *out, const struct run_results *r, uint32_t k, uint32_t prev_k,
-			    uint64_t last_level_cycles, uint64_t hz)
-{
-	struct strbuf sb;
-	sb_init(&sb, out->stopped_reason, sizeof out->stopped_reason);
-	sb_str(&sb, "the stage's ");
-	sb_u64(&sb, out->stage_budget_ms);
-	sb_str(&sb, " ms budget (mode=");
-	sb_str(&sb, settings_mode_name(r->facts.settings.mode));
-	sb_str(&sb, ") would run out at ");
-	sb_u64(&sb, k);
-	sb_str(&sb, " CPUs (the level of ");
-	sb_u64(&sb, prev_k);
-	sb_str(&sb, " took ");
-	sb_u64(&sb, rate_cycles_to_ns(last_level_cycles, hz) / 1000000);
-	sb_str(&sb, " ms): levels from there on not measured");
-}
-
 void contention_run(struct contention_result *out, struct run_results *r, const struct measure_ctx *ctx)
 {
 	struct platform *p = r->facts.plat;
@@ -353,9 +282,25 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 	plan_for_mode(r->facts.settings.mode, &out->samples, &out->budget_ms, &presence_ms, &out->stage_budget_ms);
 	uint64_t cycles_per_ms = MAX(facts_ms_to_cycles(&r->facts, 1), 1);
 
-	uint32_t n = choose_positions(out, r, p);
-	if (!n)
+	/* Positions: the BSP first, then every enabled AP in cpu_list order. */
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < r->cpu_count && n < CONTENTION_MAX_CPUS; i++)
+		if (r->cpus[i].bsp)
+			out->order[n++] = i;
+	if (!n) {
+		out->reason = "the BSP is not in the CPU list";
 		return;
+	}
+	bool can_start = p->aps_start_together && p->aps_finish_together;
+	for (uint32_t i = 0; can_start && i < r->cpu_count && n < CONTENTION_MAX_CPUS; i++)
+		if (!r->cpus[i].bsp && r->cpus[i].enabled)
+			out->order[n++] = i;
+	if (r->cpus_enabled > 1 && !can_start)
+		str_copy(out->stopped_reason, sizeof out->stopped_reason,
+			 "this boot path cannot run code on several CPUs at once: one CPU only");
+	else if (r->cpus_enabled > CONTENTION_MAX_CPUS)
+		str_copy(out->stopped_reason, sizeof out->stopped_reason,
+			 "more CPUs than the stage measures: the first 64 only");
 
 	uint32_t measured_src[SOURCE_ID_COUNT];
 	uint32_t src_count = 0;
@@ -402,7 +347,23 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 	job->reads = src_count;
 	for (uint32_t s = 0; s < src_count; s++)
 		job->op[s] = r->sources[measured_src[s]].desc.read;
-	plan_levels(job, out, r, ctx, hz, presence_ms, n, src_count);
+	/* A source's share of a level takes the engine's budget several times
+	 * over (paired windows, batch pairs); a wait allows eight, plus the
+	 * slack a preempted vCPU needs. */
+	job->wait_cycles = facts_ms_to_cycles(&r->facts, 8 * out->budget_ms + presence_ms + 200);
+	job->presence_cycles = rate_ns_to_cycles((uint64_t)presence_ms * 1000000, hz);
+	job->gap_threshold = gaps_threshold_for_loop(hz, MAX(r->gaps.loop_cycles, ctx->step_ticks));
+
+	out->level_count = contention_levels(n, out->levels, CONTENTION_MAX_LEVELS);
+	/* Every wait of every level at its limit, twice over: no worker is
+	 * left spinning past this. */
+	uint64_t waits = (uint64_t)out->level_count * (src_count + 3);
+	uint64_t stage_cycles = waits * 2 * job->wait_cycles + facts_ms_to_cycles(&r->facts, 2 * ARRIVE_MS);
+	job->stage_deadline = rdtsc() + stage_cycles;
+	job->wait_spin_cap = facts_spin_cap(&r->facts, job->wait_cycles);
+	job->stage_spin_cap = facts_spin_cap(&r->facts, stage_cycles);
+	/* The presence scan's round is the gap scan's (the same loop), not a spin. */
+	job->presence_read_cap = spin_cap_reads(job->presence_cycles, r->gaps.loop_cycles);
 	for (uint32_t s = 0; s < src_count; s++) {
 		out->src[s].id = (enum source_id)measured_src[s];
 		out->src[s].measured = true;
@@ -421,8 +382,21 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 		uint64_t spent = rdtsc() - t0;
 		uint64_t predicted = li ? mul_div_u64(last_level_cycles, k, out->levels[li - 1]) : 0;
 		if (li && spent + predicted > budget_cycles) {
-			if (!out->stopped_reason[0])
-				stop_for_budget(out, r, k, out->levels[li - 1], last_level_cycles, hz);
+			struct strbuf sb;
+			if (out->stopped_reason[0])
+				break;
+			sb_init(&sb, out->stopped_reason, sizeof out->stopped_reason);
+			sb_str(&sb, "the stage's ");
+			sb_u64(&sb, out->stage_budget_ms);
+			sb_str(&sb, " ms budget (mode=");
+			sb_str(&sb, settings_mode_name(r->facts.settings.mode));
+			sb_str(&sb, ") would run out at ");
+			sb_u64(&sb, k);
+			sb_str(&sb, " CPUs (the level of ");
+			sb_u64(&sb, out->levels[li - 1]);
+			sb_str(&sb, " took ");
+			sb_u64(&sb, rate_cycles_to_ns(last_level_cycles, hz) / 1000000);
+			sb_str(&sb, " ms): levels from there on not measured");
 			break;
 		}
 		uint64_t l0 = rdtsc();
