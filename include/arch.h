@@ -238,4 +238,8 @@ static inline void idt_set_gate(struct idt_gate *g, const void *handler)
 	g->reserved = 0;
 }
 #endif /* CP_ARCH_HOOKS */
+
+/* The real CPUID instruction as a cpuid_fn (include/cpuid.h) for the pure
+ * decoders (src/arch/cpuid_hw.c). */
+void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 #endif

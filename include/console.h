@@ -12,7 +12,19 @@ struct console {
 	struct platform *plat;
 };
 
+/* console.c's: the run names the platform once (con_set_platform), the
+ * UART is chosen first as COM1 and then by discovery (con_open_uart,
+ * con_use_uart); nothing outside src/console/ writes it but these. */
 extern struct console con;
+
+static inline void con_set_platform(struct platform *plat) { con.plat = plat; }
+/* uart_init on the console's own UART: it is used whatever the outcome
+ * (the outcome's reason goes into the report's serial section). */
+static inline bool con_open_uart(uint16_t base, const char *source) { return uart_init(&con.uart, base, source); }
+/* A UART already found to answer (a copy is kept). */
+static inline void con_use_uart(const struct uart *u) { con.uart = *u; }
+/* The UART in use, for the report's serial section. */
+static inline const struct uart *con_uart(void) { return &con.uart; }
 
 /* A line for the serial log (CRLF appended). */
 void con_log(const char *text);

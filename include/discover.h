@@ -14,8 +14,6 @@ void discover_capture_raw(struct run_results *r);
 void discover_console(struct run_results *r);
 /* Run id and start time (identity.c), after discover_platform. */
 void discover_identity(struct run_results *r);
-/* The real CPUID instruction as a cpuid_fn for the pure decoders. */
-void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 /* Identity map of physical memory, every page probed through the fault
  * guard first: a table pointer into nowhere becomes NULL, not a #PF. */
 const void *phys_map_guarded(void *ctx, uint64_t phys, uint32_t len);

@@ -10,9 +10,12 @@
 #define APIC_BASE_ADDR_MASK 0x000ffffffffff000ull
 #define APIC_MMIO_BYTES 4096u
 
+#define LAPIC_ID 0x020                     /* xAPIC: the ID in bits 31:24; x2APIC: all 32 */
 #define LAPIC_TPR 0x080                    /* task priority */
 #define LAPIC_EOI 0x0b0
 #define LAPIC_SVR 0x0f0                    /* spurious vector; bit 8 software enable */
+#define LAPIC_ICR_LOW 0x300                /* interrupt command (x2APIC: one 64-bit MSR) */
+#define LAPIC_ICR_HIGH 0x310               /* xAPIC: the destination in bits 31:24 */
 #define LAPIC_LVT_TIMER 0x320
 #define LAPIC_LVT_LINT0 0x350
 #define LAPIC_TIMER_INITIAL 0x380
@@ -24,5 +27,12 @@
 #define LAPIC_LVT_MODE_ONESHOT (0u << 17)
 #define LAPIC_LVT_MODE_DEADLINE (2u << 17)
 #define LAPIC_DIVIDE_BY_1 0xbu
+
+#define LAPIC_ICR_INIT 0x500u
+#define LAPIC_ICR_STARTUP 0x600u
+#define LAPIC_ICR_DELIVERY_PENDING (1u << 12)
+#define LAPIC_ICR_ASSERT (1u << 14)
+#define LAPIC_ICR_LEVEL (1u << 15)
+#define LAPIC_ICR_ALL_BUT_SELF (3u << 18)
 
 #endif

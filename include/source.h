@@ -92,4 +92,16 @@ struct clock_source {
 	 * source gives (status, cost, path). */
 	void (*verdict_facts)(struct verdict_input *in, const struct source_result *s);
 };
+/* What every source that reads the TSC itself (tsc, rdtscp) says of its
+ * counter: 64 bits, the TSC, at the rough rate the loops are bounded with
+ * until the run measures it. */
+static inline void source_desc_tsc_counter(struct source_desc *d, const struct probe_facts *f)
+{
+	d->width_bits = 64;
+	d->is_tsc = true;
+	d->reads_tsc = true;
+	d->freq_hz = f->tsc_hz_rough;
+	d->freq_origin = f->tsc_hz_rough_source;
+}
+
 #endif

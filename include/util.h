@@ -14,6 +14,10 @@ void *memset(void *dst, int c, size_t n);
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+/* A compiler barrier: loads and stores do not move across it (x86 keeps
+ * load order in hardware; this stops the compiler, as Linux's virt_rmb()
+ * does on x86, between a seqcount's reads). */
+#define BARRIER() __asm__ __volatile__("" ::: "memory")
 
 /* Why something is absent, failed, stopped or left out: a member called
  * reason (<part>_reason where one struct tells several parts' outcomes:

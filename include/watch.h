@@ -9,6 +9,8 @@
 #include "util.h"
 #include "watch_events.h"
 #include "watchdog_replay.h"
+#include "crosscpu.h"
+#include "gapscan.h"
 
 /* One replay per era of the verdict's watchdog rules. */
 #define WATCH_MAX_REPLAYS VERDICT_MAX_WD_ERAS
@@ -33,6 +35,11 @@ struct watch_result {
 	const char *watchdog;         /* the main kernel's watchdog clock (Linux's name), NULL none */
 	uint64_t fallback_read_ns[WATCH_MAX_REPLAYS]; /* per replay: its fallback's measured read, 0 = unknown */
 	uint32_t watchdog_ticks;
+	/* The latest interval's recheck, as the cross-CPU test and the gap
+	 * scan return it (too large for the stack; its figures go into
+	 * last.recheck). */
+	struct crosscpu_result recheck_xcpu;
+	struct gaps_report recheck_gaps;
 };
 
 struct run_results;

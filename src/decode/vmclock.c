@@ -4,10 +4,6 @@
 #include "vmclock.h"
 #include "strbuf.h"
 
-/* A compiler barrier: the loads between the two seq_count reads must not
- * move across them (x86 keeps load order; Linux uses virt_rmb()). */
-#define BARRIER() __asm__ __volatile__("" ::: "memory")
-
 void vmclock_decode(struct vmclock_page *out, const uint8_t *b, size_t n)
 {
 	memset(out, 0, sizeof *out);

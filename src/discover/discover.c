@@ -10,12 +10,6 @@
 #define VMWARE_CMD_GETHZ 45
 #define ROUGH_CALIBRATION_PM_TICKS 35795 /* 10 ms */
 
-void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
-{
-	(void)ctx;
-	cpuid_raw(leaf, subleaf, regs);
-}
-
 const void *phys_map_guarded(void *ctx, uint64_t phys, uint32_t len)
 {
 	(void)ctx;
@@ -251,7 +245,7 @@ static bool try_uart(struct run_results *r, uint16_t base, const char *source, c
 {
 	struct uart u;
 	if (uart_init(&u, base, source)) {
-		con.uart = u;
+		con_use_uart(&u);
 		return true;
 	}
 	char line[120];
@@ -275,6 +269,6 @@ void discover_console(struct run_results *r)
 	if (spcr->present && spcr->io_port_usable && spcr->interface_type <= 1 &&
 	    try_uart(r, (uint16_t)spcr->uart.address, "ACPI SPCR", "the ACPI SPCR"))
 		return;
-	if (!uart_init(&con.uart, COM1_PORT, "COM1 (default)"))
+	if (!con_open_uart(COM1_PORT, "COM1 (default)"))
 		results_error(r, "NO_UART", "no 16550 answers at the chosen port or COM1: report on screen/file only");
 }

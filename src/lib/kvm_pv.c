@@ -2,8 +2,6 @@
 #include "kvm_pv.h"
 #include "rate.h"
 
-#define BARRIER() __asm__ __volatile__("" ::: "memory")
-
 const char *kvm_hc_result_name(uint64_t rax)
 {
 	if (rax == 0)

@@ -64,6 +64,8 @@ struct shared {
 	uint64_t tsc_hz;
 };
 
+/* Shared with the APs: the lock, turns and stamps every CPU of the test
+ * reads and writes (an AP's work function gets no other way to it). */
 static struct shared sh;
 
 /* Spins are bounded twice: by the TSC deadline and by a count (sh.spin_cap,
@@ -426,40 +428,11 @@ void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32
 	test_pairs(out, r, &plan);
 }
 
-static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
+/* The shared block the APs read, set before the first AP starts: the
+ * CPUs, deadlines and spin cap, the kvm-clock areas, the selftest's AP. */
+static void share_test(struct crosscpu_result *out, struct run_results *r, struct platform *p,
+		       const struct xcpu_plan *plan, uint32_t bsp)
 {
-	struct platform *p = r->facts.plat;
-	memset(out, 0, sizeof *out);
-	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads its ordered TSC read (per_cpu[].tsc_read) under it and "
-		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
-		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
-	out->iterations_per_pair = plan->iterations;
-	out->cpus = r->cpus_enabled;
-	out->cpu_count = MIN(r->cpu_count, (unsigned)XCPU_MAX);
-	out->selftest.requested = r->facts.settings.selftest && !plan->recheck;
-	for (uint32_t i = 0; i < out->cpu_count; i++) {
-		out->cpu[i].apic_id = r->cpus[i].apic_id;
-		out->cpu[i].bsp = r->cpus[i].bsp;
-		out->cpu[i].started = r->cpus[i].bsp || r->cpus[i].enabled;
-		out->not_started += !out->cpu[i].started;
-	}
-	uint32_t bsp = 0;
-	for (uint32_t i = 0; i < out->cpu_count; i++)
-		if (r->cpus[i].bsp)
-			bsp = i;
-	out->tested = 1;
-	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
-	out->cpu[bsp].read = r->serialization.read;
-	out->cpu[bsp].read_why = r->serialization.read_why;
-	if (r->cpus_enabled < 2) {
-		out->reason = "only one CPU: nothing to compare";
-		out->ran = true;
-		return;
-	}
-	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
-		out->reason = "this boot path cannot run code on other CPUs";
-		return;
-	}
 	memset(&sh, 0, sizeof sh);
 	sh.cpus = out->cpu;
 	sh.n = out->cpu_count;
@@ -494,6 +467,78 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 			kvmclock_register_area(&sh.areas[bsp]);
 	}
 	timing_cpuid(sh.bsp_cpuid);
+}
+
+
+/* The pairs' figures into the result's totals, with the all-CPU phase's
+ * warps and the selftest AP's own. */
+static void tally_pairs(struct crosscpu_result *out, uint32_t bsp)
+{
+	for (uint32_t i = 0; i < sh.n; i++) {
+		struct xcpu_cpu *c = &out->cpu[i];
+		if (i == bsp)
+			continue;
+		if (c->tested) {
+			out->pair_iterations += (uint64_t)c->iterations + c->bsp_iterations;
+			if (!out->pair_iterations_min || c->iterations < out->pair_iterations_min)
+				out->pair_iterations_min = c->iterations;
+		}
+		out->warps += c->warps;
+		out->same_cpu_warps += c->same_cpu_warps;
+		out->stalls += c->stalls;
+		if (c->max_warp > out->max_warp)
+			out->max_warp = c->max_warp;
+		if (c->skew.valid) {
+			uint64_t mag = c->skew.offset < 0 ? (uint64_t)-c->skew.offset : (uint64_t)c->skew.offset;
+			if (mag + c->skew.bound > out->max_skew_cycles)
+				out->max_skew_cycles = mag + c->skew.bound;
+		}
+		if (sh.selftest && i == sh.selftest_cpu) {
+			out->selftest.warps = c->warps;
+			out->selftest.measured_skew = c->skew.offset;
+		}
+	}
+	/* The all-CPU phase's warps are warps too (the verdict reads these). */
+	out->warps += out->all.warps;
+	out->same_cpu_warps += out->all.same_cpu_warps;
+	out->max_warp = MAX(out->max_warp, out->all.max_warp);
+}
+
+static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan)
+{
+	struct platform *p = r->facts.plat;
+	memset(out, 0, sizeof *out);
+	out->method = "Linux check_tsc_warp style: shared lock, each CPU reads its ordered TSC read (per_cpu[].tsc_read) under it and "
+		      "compares with the last value any CPU published; skew from 64 BSP->AP->BSP round trips "
+		      "(offset = t1 - (t0+t2)/2, bound = rtt/2, smallest rtt kept)";
+	out->iterations_per_pair = plan->iterations;
+	out->cpus = r->cpus_enabled;
+	out->cpu_count = MIN(r->cpu_count, (unsigned)XCPU_MAX);
+	out->selftest.requested = r->facts.settings.selftest && !plan->recheck;
+	for (uint32_t i = 0; i < out->cpu_count; i++) {
+		out->cpu[i].apic_id = r->cpus[i].apic_id;
+		out->cpu[i].bsp = r->cpus[i].bsp;
+		out->cpu[i].started = r->cpus[i].bsp || r->cpus[i].enabled;
+		out->not_started += !out->cpu[i].started;
+	}
+	uint32_t bsp = 0;
+	for (uint32_t i = 0; i < out->cpu_count; i++)
+		if (r->cpus[i].bsp)
+			bsp = i;
+	out->tested = 1;
+	out->cpu[bsp].tested = out->cpu[bsp].arrived = out->cpu[bsp].cpuid_consistent = true;
+	out->cpu[bsp].read = r->serialization.read;
+	out->cpu[bsp].read_why = r->serialization.read_why;
+	if (r->cpus_enabled < 2) {
+		out->reason = "only one CPU: nothing to compare";
+		out->ran = true;
+		return;
+	}
+	if (!p->ap_start || !p->aps_wait || !p->alloc_pages) {
+		out->reason = "this boot path cannot run code on other CPUs";
+		return;
+	}
+	share_test(out, r, p, plan, bsp);
 	out->ran = true;
 	/* Longest a pair can legitimately take: every wait of the three phases
 	 * and of the skew exchanges at its deadline, twice over because the
@@ -544,32 +589,5 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 		kvmclock_unregister_this_cpu();
 		out->kvmclock_tested = true;
 	}
-	for (uint32_t i = 0; i < sh.n; i++) {
-		struct xcpu_cpu *c = &out->cpu[i];
-		if (i == bsp)
-			continue;
-		if (c->tested) {
-			out->pair_iterations += (uint64_t)c->iterations + c->bsp_iterations;
-			if (!out->pair_iterations_min || c->iterations < out->pair_iterations_min)
-				out->pair_iterations_min = c->iterations;
-		}
-		out->warps += c->warps;
-		out->same_cpu_warps += c->same_cpu_warps;
-		out->stalls += c->stalls;
-		if (c->max_warp > out->max_warp)
-			out->max_warp = c->max_warp;
-		if (c->skew.valid) {
-			uint64_t mag = c->skew.offset < 0 ? (uint64_t)-c->skew.offset : (uint64_t)c->skew.offset;
-			if (mag + c->skew.bound > out->max_skew_cycles)
-				out->max_skew_cycles = mag + c->skew.bound;
-		}
-		if (sh.selftest && i == sh.selftest_cpu) {
-			out->selftest.warps = c->warps;
-			out->selftest.measured_skew = c->skew.offset;
-		}
-	}
-	/* The all-CPU phase's warps are warps too (the verdict reads these). */
-	out->warps += out->all.warps;
-	out->same_cpu_warps += out->all.same_cpu_warps;
-	out->max_warp = MAX(out->max_warp, out->all.max_warp);
+	tally_pairs(out, bsp);
 }

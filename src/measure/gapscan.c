@@ -78,17 +78,24 @@ void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_
 	out->measured = true;
 }
 
-/* What every CPU's scan shares: set before any AP starts, only read after. */
-static struct {
+/* What every CPU's scan shares, and one CPU's own report: each AP gets
+ * its own through ap_start's argument and copies the values on entry. */
+struct gap_job {
 	const struct measure_ctx *ctx;
 	uint64_t tsc_hz;
 	uint32_t window_ms;
 	bool read_smi;
-} job;
+};
+
+struct gap_ap_arg {
+	const struct gap_job *job;
+	struct gaps_report *out;
+};
 
 static void gap_ap_main(void *arg)
 {
-	gapscan_run(arg, job.ctx, job.tsc_hz, job.window_ms, job.read_smi);
+	const struct gap_ap_arg *a = arg;
+	gapscan_run(a->out, a->job->ctx, a->job->tsc_hz, a->job->window_ms, a->job->read_smi);
 }
 
 void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const struct measure_ctx *ctx)
@@ -99,10 +106,13 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const str
 		out->reason = "this boot path cannot run code on other CPUs";
 		return;
 	}
-	job.ctx = ctx;
-	job.tsc_hz = results_tsc_hz(r);
-	job.window_ms = r->facts.settings.gaps_window_ms;
-	job.read_smi = r->facts.cpu.is_intel;
+	const struct gap_job job = {
+		.ctx = ctx,
+		.tsc_hz = results_tsc_hz(r),
+		.window_ms = r->facts.settings.gaps_window_ms,
+		.read_smi = r->facts.cpu.is_intel,
+	};
+	struct gap_ap_arg args[GAPSCAN_MAX_CPUS];
 	out->cpus = MIN(r->cpu_count, (unsigned)GAPSCAN_MAX_CPUS);
 	/* Starting the APs is staggered by the platform's own latency (a few
 	 * ms under UEFI); the windows overlap for all but their edges. */
@@ -111,9 +121,11 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const str
 		if (r->cpus[i].bsp)
 			bsp = i;
 	for (uint32_t i = 0; i < out->cpus; i++)
-		if (i != bsp && r->cpus[i].enabled &&
-		    p->ap_start(i, gap_ap_main, &out->cpu[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
-			out->ran[i] = true;
+		if (i != bsp && r->cpus[i].enabled) {
+			args[i] = (struct gap_ap_arg){ .job = &job, .out = &out->cpu[i] };
+			if (p->ap_start(i, gap_ap_main, &args[i], (uint64_t)job.window_ms * 2000 + 1000000) == 0)
+				out->ran[i] = true;
+		}
 	gapscan_run(&out->cpu[bsp], job.ctx, job.tsc_hz, job.window_ms, job.read_smi);
 	out->ran[bsp] = true;
 	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))

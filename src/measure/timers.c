@@ -18,7 +18,7 @@
 #include "arch.h"
 #include "fault.h"
 #include "ioports.h"
-#include "lapic_regs.h"
+#include "lapic.h"
 #include "msr.h"
 #include "rate.h"
 #include "results.h"
@@ -39,40 +39,17 @@
 /* Shared with the interrupt handler, which has no argument: the LAPIC it
  * must EOI, and how many times it ran.  BSP only. */
 static struct {
-	bool x2apic;
-	uint64_t base;
+	struct lapic lapic;
 	volatile uint32_t fired;
 } irq;
 extern volatile uint64_t timer_irq_tsc; /* timer_asm.S: the handler's first stamp */
 extern char timer_irq_stub[];
 void timer_irq_c(void);
 
-/* The shots of the timer being measured: two arrays of TIMERS_MAX_SHOTS
- * stamps, more than the probe's stack should carry. */
-static struct timer_shots shots;
-
-static int lapic_read(uint32_t reg, uint32_t *v)
-{
-	if (irq.x2apic) {
-		uint64_t m = 0;
-		int f = rdmsr_safe(MSR_X2APIC_BASE + (reg >> 4), &m);
-		*v = (uint32_t)m;
-		return f;
-	}
-	return mmio_read32_safe(irq.base + reg, v);
-}
-
-static int lapic_write(uint32_t reg, uint32_t v)
-{
-	if (irq.x2apic)
-		return wrmsr_safe(MSR_X2APIC_BASE + (reg >> 4), v);
-	return mmio_write32_safe(irq.base + reg, v);
-}
-
 /* Called by timer_irq_stub.  Any write to EOI ends the interrupt. */
 void timer_irq_c(void)
 {
-	lapic_write(LAPIC_EOI, 0);
+	lapic_write(&irq.lapic, LAPIC_EOI, 0);
 	irq.fired++;
 }
 
@@ -147,20 +124,20 @@ static uint64_t calibrate(struct timer_result *t, uint64_t hz, enum tsc_read how
 {
 	uint32_t c0 = 0, c1 = 0;
 	uint64_t window = rate_ns_to_cycles(CALIBRATION_NS, hz);
-	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | LAPIC_LVT_MODE_ONESHOT | TIMER_VECTOR);
-	lapic_write(LAPIC_TIMER_DIVIDE, LAPIC_DIVIDE_BY_1);
-	lapic_write(LAPIC_TIMER_INITIAL, 0xffffffffu);
+	lapic_write(&irq.lapic, LAPIC_LVT_TIMER, LAPIC_LVT_MASKED | LAPIC_LVT_MODE_ONESHOT | TIMER_VECTOR);
+	lapic_write(&irq.lapic, LAPIC_TIMER_DIVIDE, LAPIC_DIVIDE_BY_1);
+	lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, 0xffffffffu);
 	uint64_t a0 = rdtsc_ordered_as(how);
-	lapic_read(LAPIC_TIMER_CURRENT, &c0);
+	lapic_read(&irq.lapic, LAPIC_TIMER_CURRENT, &c0);
 	uint64_t a1 = rdtsc_ordered_as(how);
 	/* The window's spins at the spin cost: ends it should the TSC stop. */
 	uint64_t cap = spin_cap(window, spin_cycles);
 	for (uint64_t spins = 0; rdtsc() - a1 < window && spins < cap; spins++)
 		cpu_relax();
 	uint64_t b0 = rdtsc_ordered_as(how);
-	lapic_read(LAPIC_TIMER_CURRENT, &c1);
+	lapic_read(&irq.lapic, LAPIC_TIMER_CURRENT, &c1);
 	uint64_t b1 = rdtsc_ordered_as(how);
-	lapic_write(LAPIC_TIMER_INITIAL, 0);
+	lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, 0);
 	t->calibration_ticks = (b0 + b1) / 2 - (a0 + a1) / 2;
 	t->cal_count0 = c0;
 	t->cal_count1 = c1;
@@ -206,13 +183,13 @@ static int arm_oneshot(const struct armer *a, uint64_t delay, enum tsc_read how,
 {
 	uint32_t count = timers_apic_count_for(delay, a->ratio);
 	*t0 = rdtsc_ordered_as(how);
-	int fault = lapic_write(LAPIC_TIMER_INITIAL, count);
+	int fault = lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, count);
 	*t1 = rdtsc_ordered_as(how);
 	*due = timers_oneshot_due(*t0, *t1, count, a->ratio);
 	return fault;
 }
 
-static void disarm_oneshot(void) { lapic_write(LAPIC_TIMER_INITIAL, 0); }
+static void disarm_oneshot(void) { lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, 0); }
 
 static int arm_deadline(const struct armer *a, uint64_t delay, enum tsc_read how, uint64_t *t0, uint64_t *t1,
 			uint64_t *due)
@@ -232,6 +209,10 @@ static void disarm_deadline(void) { wrmsr_safe(MSR_IA32_TSC_DEADLINE, 0); }
 static void shoot(struct timer_result *t, const struct armer *a, uint32_t n, uint64_t hz, uint64_t budget,
 		  enum tsc_read how, uint64_t spin_cycles)
 {
+	/* The shots of the timer being measured: two arrays of
+	 * TIMERS_MAX_SHOTS stamps, more than the probe's stack should carry,
+	 * so static storage that only this function (BSP only) touches. */
+	static struct timer_shots shots;
 	timers_shots_init(&shots);
 	uint64_t timeout = rate_ns_to_cycles(SHOT_TIMEOUT_NS, hz);
 	/* A shot's wait is at most the longest delay plus the timeout: its
@@ -275,7 +256,7 @@ static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint6
 		set_reason(t->reason, "the LAPIC timer's current count did not count down", NULL);
 		return;
 	}
-	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_ONESHOT | TIMER_VECTOR);
+	lapic_write(&irq.lapic, LAPIC_LVT_TIMER, LAPIC_LVT_MODE_ONESHOT | TIMER_VECTOR);
 	const struct armer a = { "writing the LAPIC timer's initial count faulted: ",
 				 "the LAPIC one-shot timer was armed but never fired", arm_oneshot, disarm_oneshot,
 				 ratio };
@@ -285,7 +266,7 @@ static void shots_oneshot(struct timer_result *t, uint32_t n, uint64_t hz, uint6
 static void shots_deadline(struct timer_result *t, uint32_t n, uint64_t hz, uint64_t budget, enum tsc_read how,
 			   uint64_t spin_cycles)
 {
-	lapic_write(LAPIC_LVT_TIMER, LAPIC_LVT_MODE_DEADLINE | TIMER_VECTOR);
+	lapic_write(&irq.lapic, LAPIC_LVT_TIMER, LAPIC_LVT_MODE_DEADLINE | TIMER_VECTOR);
 	const struct armer a = { "writing IA32_TSC_DEADLINE faulted: ", "the TSC-deadline timer was armed but never fired",
 				 arm_deadline, disarm_deadline, 0 };
 	shoot(t, &a, n, hz, budget, how, spin_cycles);
@@ -355,15 +336,15 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 	/* What we found, to put back. */
 	uint32_t tpr = 0, lint0 = 0, svr = 0;
 	struct descriptor_table_ptr idtr;
-	irq.x2apic = out->x2apic;
-	irq.base = out->apic_base;
+	irq.lapic.x2apic = out->x2apic;
+	irq.lapic.base = out->apic_base;
 	bool was_on = irq_save();
 	const uint32_t regs[] = { LAPIC_LVT_TIMER, LAPIC_TIMER_DIVIDE, LAPIC_TIMER_INITIAL, LAPIC_TPR,
 				  LAPIC_LVT_LINT0, LAPIC_SVR };
 	uint32_t *dst[] = { &out->found_lvt, &out->found_divide, &out->found_initial, &tpr, &lint0, &svr };
 	int fault = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(regs) && !fault; i++)
-		fault = lapic_read(regs[i], dst[i]);
+		fault = lapic_read(&irq.lapic, regs[i], dst[i]);
 	if (!fault && out->deadline_cpuid)
 		fault = rdmsr_safe(MSR_IA32_TSC_DEADLINE, &out->found_deadline);
 	sidt(&idtr);
@@ -389,20 +370,20 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 		outb(PIC1_DATA_PORT, 0xff);
 		out->pic_masked = true;
 	}
-	lapic_write(LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
-	lapic_write(LAPIC_TIMER_INITIAL, 0);
+	lapic_write(&irq.lapic, LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
+	lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, 0);
 	if ((tpr & 0xff) < TPR_BLOCK_BELOW_TIMER)
-		out->tpr_raised = !lapic_write(LAPIC_TPR, TPR_BLOCK_BELOW_TIMER);
+		out->tpr_raised = !lapic_write(&irq.lapic, LAPIC_TPR, TPR_BLOCK_BELOW_TIMER);
 	if (!(lint0 & LAPIC_LVT_MASKED))
-		out->lint0_masked = !lapic_write(LAPIC_LVT_LINT0, lint0 | LAPIC_LVT_MASKED);
+		out->lint0_masked = !lapic_write(&irq.lapic, LAPIC_LVT_LINT0, lint0 | LAPIC_LVT_MASKED);
 	if (!(svr & LAPIC_SVR_ENABLE))
-		out->svr_enabled_by_probe = !lapic_write(LAPIC_SVR, svr | LAPIC_SVR_ENABLE);
+		out->svr_enabled_by_probe = !lapic_write(&irq.lapic, LAPIC_SVR, svr | LAPIC_SVR_ENABLE);
 	out->ran = true;
 
 	shots_oneshot(&out->lapic_oneshot, n, hz, rate_ns_to_cycles(out->lapic_oneshot.budget_ms * 1000000ull, hz),
 		      r->facts.tsc_read, r->facts.spin_cycles);
-	lapic_write(LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
-	lapic_write(LAPIC_TIMER_INITIAL, 0);
+	lapic_write(&irq.lapic, LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
+	lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, 0);
 	if (out->deadline_cpuid) {
 		shots_deadline(&out->tsc_deadline, n, hz, rate_ns_to_cycles(out->tsc_deadline.budget_ms * 1000000ull, hz),
 			       r->facts.tsc_read, r->facts.spin_cycles);
@@ -410,24 +391,24 @@ void timers_measure(struct timers_result *out, struct run_results *r, const char
 	}
 
 	/* Back as found: masked first, so no half-restored state fires. */
-	bool ok = !lapic_write(LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
-	ok &= !lapic_write(LAPIC_TIMER_DIVIDE, out->found_divide);
+	bool ok = !lapic_write(&irq.lapic, LAPIC_LVT_TIMER, out->found_lvt | LAPIC_LVT_MASKED);
+	ok &= !lapic_write(&irq.lapic, LAPIC_TIMER_DIVIDE, out->found_divide);
 	uint32_t mode = out->found_lvt & (3u << 17);
 	if (mode == LAPIC_LVT_MODE_DEADLINE) {
-		ok &= !lapic_write(LAPIC_LVT_TIMER, out->found_lvt);
+		ok &= !lapic_write(&irq.lapic, LAPIC_LVT_TIMER, out->found_lvt);
 		/* A deadline already past is not armed again. */
 		if (out->found_deadline > rdtsc())
 			ok &= !wrmsr_safe(MSR_IA32_TSC_DEADLINE, out->found_deadline);
 	} else {
-		ok &= !lapic_write(LAPIC_TIMER_INITIAL, out->found_initial);
-		ok &= !lapic_write(LAPIC_LVT_TIMER, out->found_lvt);
+		ok &= !lapic_write(&irq.lapic, LAPIC_TIMER_INITIAL, out->found_initial);
+		ok &= !lapic_write(&irq.lapic, LAPIC_LVT_TIMER, out->found_lvt);
 	}
 	if (out->lint0_masked)
-		ok &= !lapic_write(LAPIC_LVT_LINT0, lint0);
+		ok &= !lapic_write(&irq.lapic, LAPIC_LVT_LINT0, lint0);
 	if (out->tpr_raised)
-		ok &= !lapic_write(LAPIC_TPR, tpr);
+		ok &= !lapic_write(&irq.lapic, LAPIC_TPR, tpr);
 	if (out->svr_enabled_by_probe)
-		ok &= !lapic_write(LAPIC_SVR, svr);
+		ok &= !lapic_write(&irq.lapic, LAPIC_SVR, svr);
 	if (out->pic_masked) {
 		outb(PIC1_DATA_PORT, out->found_pic1_mask);
 		outb(PIC2_DATA_PORT, out->found_pic2_mask);

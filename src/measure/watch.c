@@ -35,9 +35,6 @@ struct ref_track {
 	bool wd_started;
 };
 
-static struct ref_track refs[WATCH_MAX_REFS];
-static unsigned ref_count;
-
 static uint64_t stamp(const struct measure_ctx *ctx, const struct source_desc *d, uint64_t *tsc_mid, uint64_t *bracket)
 {
 	return measure_stamp(ctx, d, STAMP_TRIES, tsc_mid, bracket);
@@ -66,12 +63,6 @@ static void identity_now(struct watch_identity *id, const struct probe_facts *f,
 		id->pvclock_tsc_hz = kvm->tsc_hz;
 }
 
-static void follow_narrow(void)
-{
-	for (unsigned i = 0; i < ref_count; i++)
-		if (refs[i].s->desc.width_bits < 64)
-			counter_ext_feed(&refs[i].ext, refs[i].s->desc.read());
-}
 
 struct watch_ctx {
 	struct watch_result *w;
@@ -85,7 +76,16 @@ struct watch_ctx {
 	bool rtc_ok;
 	uint64_t follow_cycles, next_follow;
 	uint64_t wd_cycles, next_wd;
+	struct ref_track refs[WATCH_MAX_REFS];	/* the sources compared with the TSC */
+	unsigned ref_count;
 };
+
+static void follow_narrow(struct watch_ctx *c)
+{
+	for (unsigned i = 0; i < c->ref_count; i++)
+		if (c->refs[i].s->desc.width_bits < 64)
+			counter_ext_feed(&c->refs[i].ext, c->refs[i].s->desc.read());
+}
 
 static bool replay_watches(const struct wd_replay *r, const struct ref_track *t)
 {
@@ -96,8 +96,8 @@ static void watchdog_tick(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
 	w->watchdog_ticks++;
-	for (unsigned i = 0; i < ref_count; i++) {
-		struct ref_track *t = &refs[i];
+	for (unsigned i = 0; i < c->ref_count; i++) {
+		struct ref_track *t = &c->refs[i];
 		bool fed = false;
 		for (unsigned k = 0; k < w->replay_count; k++)
 			fed |= replay_watches(&w->replay[k], t);
@@ -135,7 +135,7 @@ static void periodic(void *arg)
 	struct watch_ctx *c = arg;
 	uint64_t now = rdtsc();
 	if (now >= c->next_follow) {
-		follow_narrow();
+		follow_narrow(c);
 		c->next_follow = now + c->follow_cycles;
 	}
 	if (now >= c->next_wd) {
@@ -178,7 +178,7 @@ static void choose_watchdogs(struct watch_ctx *c)
 {
 	struct watch_result *w = c->w;
 	const struct run_results *r = c->r;
-	static struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
+	struct verdict_wd_era eras[VERDICT_MAX_WD_ERAS];
 	unsigned n = verdict_watchdog_eras(&r->verdict.inputs, eras, VERDICT_MAX_WD_ERAS);
 	unsigned main_kv = 0;
 	w->main_kernel = r->verdict.linux_kernel;
@@ -186,9 +186,9 @@ static void choose_watchdogs(struct watch_ctx *c)
 		verdict_kernel_parse(w->main_kernel, str_len(w->main_kernel), &main_kv);
 	for (unsigned e = 0; e < n && w->replay_count < WATCH_MAX_REPLAYS; e++) {
 		const struct source_result *wd = NULL;
-		for (unsigned i = 0; eras[e].watchdog && i < ref_count && !wd; i++)
-			if (str_equal(refs[i].s->src->name, eras[e].watchdog))
-				wd = refs[i].s;
+		for (unsigned i = 0; eras[e].watchdog && i < c->ref_count && !wd; i++)
+			if (str_equal(c->refs[i].s->src->name, eras[e].watchdog))
+				wd = c->refs[i].s;
 		unsigned k = w->replay_count++;
 		wd_replay_init(&w->replay[k], &eras[e], wd ? wd->desc.freq_hz : 0, wd ? wd->desc.width_bits : 0);
 		const struct source_result *fb = source_named(r, eras[e].fallback);
@@ -201,8 +201,8 @@ static void choose_watchdogs(struct watch_ctx *c)
 static void boundary(struct watch_ctx *c, struct watch_interval *iv, const struct cmos_rtc_edge *edge)
 {
 	iv->ref_count = 0;
-	for (unsigned i = 0; i < ref_count; i++) {
-		struct ref_track *t = &refs[i];
+	for (unsigned i = 0; i < c->ref_count; i++) {
+		struct ref_track *t = &c->refs[i];
 		struct watch_ref_sample *s = &iv->ref[iv->ref_count++];
 		uint64_t mid, bracket;
 		uint64_t ticks = counter_ext_feed(&t->ext, stamp(c->mctx, &t->s->desc, &mid, &bracket));
@@ -238,12 +238,12 @@ static uint64_t watch_ms(const struct watch_ctx *c)
 	return rate_cycles_to_ns(rdtsc() - c->watch_start_tsc, c->tsc_hz) / 1000000;
 }
 
-static void live_state(struct watch_interval *iv, const struct run_results *r)
+static void live_state(const struct watch_ctx *c, struct watch_interval *iv, const struct run_results *r)
 {
 	struct source_live_state kvm = { 0 };
-	for (unsigned i = 0; i < ref_count; i++)
-		if (refs[i].s->src->live_state)
-			refs[i].s->src->live_state(&kvm);
+	for (unsigned i = 0; i < c->ref_count; i++)
+		if (c->refs[i].s->src->live_state)
+			c->refs[i].s->src->live_state(&kvm);
 	iv->kvmclock_present = kvm.valid;
 	iv->kvmclock_stable = kvm.stable;
 	iv->kvmclock_version = kvm.version;
@@ -261,14 +261,13 @@ static void live_state(struct watch_interval *iv, const struct run_results *r)
 	}
 }
 
-static struct crosscpu_result recheck_xcpu;
-static struct gaps_report recheck_gaps;
-
 /* The cross-CPU warp test and the gap scan again, through their own
  * modules, each bounded by its count and deadline. */
 static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 {
 	struct run_results *r = c->r;
+	struct crosscpu_result *xcpu = &c->w->recheck_xcpu;
+	struct gaps_report *gaps = &c->w->recheck_gaps;
 	const struct platform *p = r->facts.plat;
 	memset(out, 0, sizeof *out);
 	out->xcpu_iterations = RECHECK_WARP_ITERATIONS;
@@ -280,27 +279,27 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 						     : "this boot path cannot run code on other CPUs";
 	} else {
 		uint64_t t0 = rdtsc();
-		crosscpu_recheck(&recheck_xcpu, r, RECHECK_WARP_ITERATIONS, RECHECK_WAIT_MS, RECHECK_STALL_MS);
+		crosscpu_recheck(xcpu, r, RECHECK_WARP_ITERATIONS, RECHECK_WAIT_MS, RECHECK_STALL_MS);
 		out->xcpu_us = ns_of(rdtsc() - t0, c->tsc_hz) / 1000;
-		if (recheck_xcpu.ran && recheck_xcpu.tested >= 2) {
+		if (xcpu->ran && xcpu->tested >= 2) {
 			out->xcpu_ran = true;
-			out->xcpu_tested = recheck_xcpu.tested;
-			out->warps = recheck_xcpu.warps;
-			out->max_warp_ns = ns_of(recheck_xcpu.max_warp, c->tsc_hz);
-			out->skew_bound_ns = ns_of(recheck_xcpu.max_skew_cycles, c->tsc_hz);
-			out->xcpu_stopped_reason = recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason : NULL;
+			out->xcpu_tested = xcpu->tested;
+			out->warps = xcpu->warps;
+			out->max_warp_ns = ns_of(xcpu->max_warp, c->tsc_hz);
+			out->skew_bound_ns = ns_of(xcpu->max_skew_cycles, c->tsc_hz);
+			out->xcpu_stopped_reason = xcpu->stopped_reason[0] ? xcpu->stopped_reason : NULL;
 		} else {
-			out->xcpu_reason = recheck_xcpu.reason ? recheck_xcpu.reason
-					   : recheck_xcpu.stopped_reason[0] ? recheck_xcpu.stopped_reason
+			out->xcpu_reason = xcpu->reason ? xcpu->reason
+					   : xcpu->stopped_reason[0] ? xcpu->stopped_reason
 									    : "no other CPU answered the re-check";
 		}
 	}
-	gapscan_run(&recheck_gaps, c->mctx, c->tsc_hz, RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
-	out->gaps_measured = recheck_gaps.measured;
+	gapscan_run(gaps, c->mctx, c->tsc_hz, RECHECK_GAP_WINDOW_MS, r->facts.cpu.is_intel);
+	out->gaps_measured = gaps->measured;
 	out->gap_window_ms = RECHECK_GAP_WINDOW_MS;
-	out->gap_count = recheck_gaps.g.count;
-	out->gap_max_ns = ns_of(recheck_gaps.g.max, c->tsc_hz);
-	out->gap_total_ns = ns_of(recheck_gaps.g.total, c->tsc_hz);
+	out->gap_count = gaps->g.count;
+	out->gap_max_ns = ns_of(gaps->g.max, c->tsc_hz);
+	out->gap_total_ns = ns_of(gaps->g.total, c->tsc_hz);
 }
 
 static void tsc_rate(struct watch_result *w, const struct watch_interval *iv, uint64_t tsc_hz)
@@ -344,15 +343,15 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	if (vf->page_read)
 		watch_detector_vmclock_start(&w->det, vf->page.disruption_marker, vf->page.vm_generation_counter);
 
-	ref_count = 0;
-	for (unsigned i = 0; i < r->source_count && ref_count < WATCH_MAX_REFS - 1; i++) {
+	c.ref_count = 0;
+	for (unsigned i = 0; i < r->source_count && c.ref_count < WATCH_MAX_REFS - 1; i++) {
 		const struct source_result *s = &r->sources[i];
 		/* The PIT wraps every 55 ms: a vCPU descheduled for longer (a
 		 * loaded TCG host does that) loses wraps no reader can see, and
 		 * no Linux on x86-64 keeps time or watches with it. */
 		if (s->status != SOURCE_OK || s->desc.is_tsc || !s->desc.freq_hz || s->src == clock_sources[SOURCE_ID_PIT])
 			continue;
-		refs[ref_count++].s = s;
+		c.refs[c.ref_count++].s = s;
 	}
 	choose_watchdogs(&c);
 
@@ -367,10 +366,10 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	if (!c.rtc_ok)
 		w->rtc_reason = c.rtc_first.reason;
 	c.watch_start_tsc = c.rtc_ok ? c.rtc_first.tsc : rdtsc();
-	for (unsigned i = 0; i < ref_count; i++) {
-		uint64_t raw = stamp(ctx, &refs[i].s->desc, &refs[i].tsc_mid, &refs[i].bracket);
-		counter_ext_init(&refs[i].ext, refs[i].s->desc.width_bits, refs[i].s->desc.counts_down, raw);
-		refs[i].ticks = 0;
+	for (unsigned i = 0; i < c.ref_count; i++) {
+		uint64_t raw = stamp(ctx, &c.refs[i].s->desc, &c.refs[i].tsc_mid, &c.refs[i].bracket);
+		counter_ext_init(&c.refs[i].ext, c.refs[i].s->desc.width_bits, c.refs[i].s->desc.counts_down, raw);
+		c.refs[i].ticks = 0;
 	}
 	uint64_t interval_cycles = rate_ns_to_cycles((uint64_t)w->interval_s * 1000000000ull, c.tsc_hz);
 	c.follow_cycles = rate_ns_to_cycles(FOLLOW_MS * 1000000ull, c.tsc_hz);
@@ -390,7 +389,7 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 		memset(iv, 0, sizeof *iv);
 		iv->seq = seq;
 		boundary(&c, iv, c.rtc_ok ? &edge : NULL);
-		live_state(iv, r);
+		live_state(&c, iv, r);
 		recheck(&c, &iv->recheck);
 		iv->start_ms = start_ms;
 		iv->end_ms = watch_ms(&c);

@@ -9,7 +9,6 @@
 #include "arch.h"
 #include "acpi.h"
 #include "cpuid.h"
-#include "discover.h"
 #include "memmap.h"
 
 #define HVM_START_MAGIC 0x336ec578u

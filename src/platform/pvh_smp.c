@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "acpi.h"
 #include "fault.h"
+#include "lapic.h"
 #include "strbuf.h"
 
 #define ASSUMED_TSC_MHZ 4000ull
@@ -27,26 +28,6 @@
 #define ICR_IDLE_TIMEOUT_US 10000
 #define REWAKE_INTERVAL_US 1000
 
-#define APIC_BASE_X2APIC (1ull << 10)
-#define APIC_BASE_ENABLE (1ull << 11)
-#define APIC_ID 0x20
-#define APIC_EOI 0xb0
-#define APIC_SVR 0xf0
-#define APIC_ICR_LOW 0x300
-#define APIC_ICR_HIGH 0x310
-#define APIC_SVR_ENABLE 0x100
-#define ICR_DELIVERY_PENDING (1u << 12)
-#define ICR_ASSERT (1u << 14)
-#define ICR_LEVEL (1u << 15)
-#define ICR_ALL_BUT_SELF (3u << 18)
-#define ICR_INIT 0x500
-#define ICR_STARTUP 0x600
-#define X2APIC_MSR(reg) (0x800 + ((reg) >> 4))
-
-struct lapic {
-	bool x2apic;
-	uint64_t base;
-};
 
 /* Written by an AP only: apic_id, arrived, started_gen, done_gen.
  * Written by the BSP only: member, lost, assigned_gen. */
@@ -117,7 +98,7 @@ static const char *lapic_write_refusal(const struct lapic *l, const struct platf
 	if (l->x2apic)
 		return NULL;
 	const char *why = !l->base || l->base >= (4ull << 30) ? "outside the 4 GiB the direct boot maps"
-							      : platform_mmio_write_check(plat, l->base, 4096);
+							      : platform_mmio_write_check(plat, l->base, APIC_MMIO_BYTES);
 	if (!why)
 		return NULL;
 	struct strbuf sb;
@@ -136,26 +117,9 @@ static uint32_t initial_apic_id(void)
 	return r[1] >> 24;
 }
 
-static uint32_t lapic_read(const struct lapic *l, uint32_t reg)
-{
-	uint64_t v = 0;
-	if (!l->x2apic)
-		return mmio_read32(l->base + reg);
-	rdmsr_safe(X2APIC_MSR(reg), &v);
-	return (uint32_t)v;
-}
-
-static void lapic_write(const struct lapic *l, uint32_t reg, uint32_t v)
-{
-	if (l->x2apic)
-		wrmsr_safe(X2APIC_MSR(reg), v);
-	else
-		mmio_write32(l->base + reg, v);
-}
-
 static uint32_t lapic_id(const struct lapic *l)
 {
-	uint32_t id = lapic_read(l, APIC_ID);
+	uint32_t id = lapic_read_plain(l, LAPIC_ID);
 	return l->x2apic ? id : id >> 24;
 }
 
@@ -166,11 +130,11 @@ static bool lapic_send(const struct lapic *l, uint32_t dest, uint32_t icr)
 {
 	__asm__ volatile("mfence" ::: "memory");
 	if (l->x2apic)
-		return wrmsr_safe(X2APIC_MSR(APIC_ICR_LOW), ((uint64_t)dest << 32) | icr) == FAULT_NONE;
-	mmio_write32(l->base + APIC_ICR_HIGH, dest << 24);
-	mmio_write32(l->base + APIC_ICR_LOW, icr);
+		return wrmsr_safe(LAPIC_MSR(LAPIC_ICR_LOW), ((uint64_t)dest << 32) | icr) == FAULT_NONE;
+	mmio_write32(l->base + LAPIC_ICR_HIGH, dest << 24);
+	mmio_write32(l->base + LAPIC_ICR_LOW, icr);
 	uint64_t end = deadline_after_us(ICR_IDLE_TIMEOUT_US);
-	while (mmio_read32(l->base + APIC_ICR_LOW) & ICR_DELIVERY_PENDING)
+	while (mmio_read32(l->base + LAPIC_ICR_LOW) & LAPIC_ICR_DELIVERY_PENDING)
 		if (rdtsc() > end)
 			return false;
 	return true;
@@ -191,7 +155,7 @@ static uint32_t wait_for_new_work(const struct lapic *self, const struct ap_slot
 		/* sti's one-instruction shadow makes "sti; hlt" atomic: a
 		 * wake-up sent after the check above still ends the hlt. */
 		__asm__ volatile("sti; hlt; cli" ::: "memory");
-		lapic_write(self, APIC_EOI, 0);
+		lapic_write_plain(self, LAPIC_EOI, 0);
 	}
 }
 
@@ -200,7 +164,7 @@ void pvh_ap_main(uint32_t index)
 	struct ap_slot *s = &slots[index];
 	pvh_idt_load();
 	struct lapic self = lapic_this_cpu(0);
-	lapic_write(&self, APIC_SVR, APIC_SVR_ENABLE | SPURIOUS_VECTOR);
+	lapic_write_plain(&self, LAPIC_SVR, LAPIC_SVR_ENABLE | SPURIOUS_VECTOR);
 	s->apic_id = lapic_id(&self);
 	uint32_t seen = load_u32(&s->assigned_gen);
 	__atomic_store_n(&s->arrived, true, __ATOMIC_RELEASE);
@@ -263,15 +227,15 @@ static bool budget_left(uint64_t end) { return rdtsc() < end; }
 
 static bool send_init(uint32_t apic_id)
 {
-	return lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL | ICR_ASSERT) &&
-	       lapic_send(&bsp_lapic, apic_id, ICR_INIT | ICR_LEVEL);
+	return lapic_send(&bsp_lapic, apic_id, LAPIC_ICR_INIT | LAPIC_ICR_LEVEL | LAPIC_ICR_ASSERT) &&
+	       lapic_send(&bsp_lapic, apic_id, LAPIC_ICR_INIT | LAPIC_ICR_LEVEL);
 }
 
 static void sipi_round(uint64_t budget_end)
 {
 	for (uint32_t i = 0; i < start_count && budget_left(budget_end); i++)
 		if (start_state[i] == AP_INITED && !slot_of(start_ids[i]))
-			lapic_send(&bsp_lapic, start_ids[i], ICR_STARTUP | ICR_ASSERT | SIPI_VECTOR);
+			lapic_send(&bsp_lapic, start_ids[i], LAPIC_ICR_STARTUP | LAPIC_ICR_ASSERT | SIPI_VECTOR);
 	delay_us(SIPI_DELAY_US);
 }
 
@@ -403,7 +367,7 @@ static bool work_pending(struct ap_slot *s)
 
 static void wake_aps(void)
 {
-	lapic_send(&bsp_lapic, 0, ICR_ALL_BUT_SELF | ICR_ASSERT | WAKE_VECTOR);
+	lapic_send(&bsp_lapic, 0, LAPIC_ICR_ALL_BUT_SELF | LAPIC_ICR_ASSERT | WAKE_VECTOR);
 }
 
 /* The cpu_list index of an AP -> its slot (the same MADT walk). */
@@ -555,7 +519,7 @@ void pvh_smp_boot(const struct acpi_madt_info *madt, uint32_t package_shift, str
 	bsp_apic_id = lapic_id(&bsp_lapic);
 	/* Sending IPIs needs the APIC software-enabled; IF stays clear on
 	 * the BSP, so enabling it delivers nothing here. */
-	lapic_write(&bsp_lapic, APIC_SVR, lapic_read(&bsp_lapic, APIC_SVR) | APIC_SVR_ENABLE);
+	lapic_write_plain(&bsp_lapic, LAPIC_SVR, lapic_read_plain(&bsp_lapic, LAPIC_SVR) | LAPIC_SVR_ENABLE);
 
 	uint32_t aps = list_aps(madt);
 	void *stacks = aps && plat->alloc_pages ? alloc_stacks(plat, &aps) : NULL;

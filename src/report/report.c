@@ -1,5 +1,7 @@
-/* The machine-readable report: schema v1 of design.md.  Names here are a
- * contract with tools outside this repository: extend, never rename.
+/* The machine-readable report: schema 1 (docs/report-schema.json; the
+ * contract and its framing: docs/architecture.md, "The report contract").
+ * Names here are a contract with tools outside this repository: extend,
+ * never rename.
  * Built from the run's results alone; deliver.c hands it to the sink. */
 #include "report_parts.h"
 

@@ -24,11 +24,15 @@ void measured_json(struct json *j, const char *cycles_key, const char *cycles_se
  * next to its number: people compare these with datasheets and dmesg. */
 void hex_json(struct json *j, const char *key, uint64_t value);
 void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired);
+/* The batch figures, net with its standard error and raw to the same precision. */
+void throughput_json(struct json *j, const char *raw_key, const char *raw_se_key, const char *net_key,
+		     const char *net_se_key, const char *net_ns_key, const char *net_se_ns_key,
+		     const struct op_cost *c, uint64_t hz);
 
 /* Sections. */
 void platform_json(struct json *j, const struct run_results *r);       /* report_platform.c */
 void baselines_json(struct json *j, const struct run_results *r);      /* report_fields.c */
-void source_json(struct json *j, const struct source_result *s, const struct run_results *r);
+void source_json(struct json *j, const struct source_result *s, const struct run_results *r); /* report_sources.c */
 void cross_cpu_json(struct json *j, const struct crosscpu_result *x); /* report_timing.c */
 void drift_json(struct json *j, const struct freq_result *f, const struct run_results *r);
 void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_per_cpu *all,
@@ -44,7 +48,9 @@ void kvm_clock_pairing_json(struct json *j, const struct run_results *r);
 void contention_source_json(struct json *j, const struct source_result *s, const struct run_results *r);
 void contention_json(struct json *j, const struct run_results *r);
 /* A summary line wrapped at spaces to the summary's 100 columns, the
- * continuation lines indented (summary.c). */
+ * continuation lines indented (summary_wrap.c: a leaf every summary
+ * writer calls). */
+#define SUMMARY_COLUMNS 100
 void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool));
 /* The LAPIC's timers (report_timers.c). */
 void timers_json(struct json *j, const struct run_results *r);

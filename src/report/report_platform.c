@@ -90,20 +90,9 @@ static void hz_or_null(struct json *j, const char *key, uint64_t hz)
 		json_null(j, key);
 }
 
-static void tsc_json(struct json *j, const struct run_results *r)
+/* The measured rates a plausibility check threw out, with why. */
+static void freq_implausible_json(struct json *j, const struct freq_result *fr)
 {
-	const struct cpu_info *c = &r->facts.cpu;
-	json_object_begin(j, "tsc");
-	json_bool(j, "present", c->tsc);
-	json_bool(j, "invariant", c->invariant_tsc);
-	json_bool(j, "rdtscp", c->rdtscp);
-	json_bool(j, "deadline", c->tsc_deadline);
-	json_bool(j, "tsc_adjust", c->tsc_adjust);
-	const struct freq_result *fr = &r->freq;
-	json_object_begin(j, "freq_hz");
-	for (int k = 0; k < FREQ_KEY_COUNT; k++)
-		hz_or_null(j, freq_key_name(k), fr->hz[k]);
-	json_object_end(j);
 	json_array_begin(j, "freq_implausible");
 	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
 		if (!(fr->implausible_mask & (1u << k)))
@@ -115,6 +104,12 @@ static void tsc_json(struct json *j, const struct run_results *r)
 		json_object_end(j);
 	}
 	json_array_end(j);
+}
+
+/* The rate every ns figure is converted at, and why it was chosen. */
+static void freq_chosen_json(struct json *j, const struct run_results *r)
+{
+	const struct freq_result *fr = &r->freq;
 	json_object_begin(j, "freq_chosen");
 	json_string(j, "source", fr->chosen_name ? fr->chosen_name : r->facts.tsc_hz_rough_source);
 	json_u64(j, "hz", tsc_hz_for_ns(r));
@@ -125,6 +120,12 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	json_string(j, "rule", "the measured reference with the lowest total uncertainty (measured plus stated "
 			       "tolerance); else an advertised rate; else the rough rate");
 	json_object_end(j);
+}
+
+/* Each rate's uncertainty with and without its reference's stated
+ * tolerance, and the tolerances with their sources. */
+static void freq_uncertainty_json(struct json *j, const struct freq_result *fr)
+{
 	json_object_begin(j, "freq_uncertainty_ppm");
 	for (int k = 0; k < FREQ_KEY_COUNT; k++) {
 		if (fr->uncertainty_mppm[k])
@@ -161,6 +162,11 @@ static void tsc_json(struct json *j, const struct run_results *r)
 	json_string(j, "source", "HPET: IA-PC HPET spec 1.0a sec. 2.2 (+/-0.05 %); PM timer and PIT: no figure in the "
 				 "ACPI spec or the 8254's, 100 ppm assumed for their 14.31818 MHz crystal");
 	json_object_end(j);
+}
+
+/* Each reference's windows: the best, the spread, every window's rate. */
+static void freq_windows_json(struct json *j, const struct freq_result *fr)
+{
 	json_object_begin(j, "freq_windows");
 	json_u64(j, "count", fr->windows);
 	json_u64(j, "each_ms", fr->window_each_ms);
@@ -188,7 +194,11 @@ static void tsc_json(struct json *j, const struct run_results *r)
 		json_object_end(j);
 	}
 	json_object_end(j);
-	json_bool(j, "freq_shared_host_clock", fr->shared_host_clock);
+}
+
+/* The references checked against each other, pair by pair. */
+static void freq_cross_check_json(struct json *j, const struct freq_result *fr)
+{
 	json_object_begin(j, "freq_cross_check");
 	json_bool(j, "done", fr->cross_checked);
 	if (fr->cross_checked) {
@@ -233,6 +243,28 @@ static void tsc_json(struct json *j, const struct run_results *r)
 			json_null(j, key);
 	}
 	json_object_end(j);
+}
+
+static void tsc_json(struct json *j, const struct run_results *r)
+{
+	const struct cpu_info *c = &r->facts.cpu;
+	json_object_begin(j, "tsc");
+	json_bool(j, "present", c->tsc);
+	json_bool(j, "invariant", c->invariant_tsc);
+	json_bool(j, "rdtscp", c->rdtscp);
+	json_bool(j, "deadline", c->tsc_deadline);
+	json_bool(j, "tsc_adjust", c->tsc_adjust);
+	const struct freq_result *fr = &r->freq;
+	json_object_begin(j, "freq_hz");
+	for (int k = 0; k < FREQ_KEY_COUNT; k++)
+		hz_or_null(j, freq_key_name(k), fr->hz[k]);
+	json_object_end(j);
+	freq_implausible_json(j, fr);
+	freq_chosen_json(j, r);
+	freq_uncertainty_json(j, fr);
+	freq_windows_json(j, fr);
+	json_bool(j, "freq_shared_host_clock", fr->shared_host_clock);
+	freq_cross_check_json(j, fr);
 	if (fr->disagreement_known) {
 		json_u64(j, "freq_disagreement_uncertainty_ppm", fr->disagreement_uncertainty_ppm);
 		json_u64(j, "freq_disagreement_tolerance_ppm", fr->disagreement_tolerance_ppm);

@@ -3,33 +3,9 @@
 #include "xcpu_selftest.h"
 #include "report_parts.h"
 
-void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
+/* The all-CPU phase: every CPU on one lock (cross_cpu.all_cpus). */
+static void all_cpus_json(struct json *j, const struct crosscpu_result *x)
 {
-	json_object_begin(j, "cross_cpu");
-	json_u64(j, "cpus", x->cpus);
-	json_u64(j, "tested", x->tested);
-	json_u64(j, "not_started", x->not_started);
-	/* max_skew_cycles: deprecated alias of skew_bound_cycles, kept for
-	 * readers of schema 1; it was always a bound, never a measured skew. */
-	json_u64(j, "max_skew_cycles", x->max_skew_cycles);
-	json_u64(j, "skew_bound_cycles", x->max_skew_cycles);
-	json_u64(j, "warps", x->warps);
-	json_u64(j, "same_cpu_warps", x->same_cpu_warps);
-	json_u64(j, "stalls", x->stalls);
-	json_u64(j, "max_warp_cycles", x->max_warp);
-	json_string(j, "method", x->method);
-	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
-	/* What ran, not what was configured: the loops end at their deadlines. */
-	json_object_begin(j, "iterations");
-	json_u64(j, "pair_phase", x->pair_iterations);
-	json_u64(j, "pair_phase_min_per_ap", x->pair_iterations_min);
-	json_u64(j, "all_cpus", x->all.rounds);
-	json_u64(j, "all_cpus_min_per_cpu", x->all.min_cpu_rounds);
-	json_object_end(j);
-	json_u64(j, "ap_pairs_tested", x->all.ap_pairs_tested);
-	json_bool(j, "not_coscheduled", x->not_coscheduled);
-	json_string(j, "not_coscheduled_reason", x->not_coscheduled ? x->not_coscheduled_reason : NULL);
-	json_fixed(j, "elapsed_ms", (int64_t)x->elapsed_us, 3);
 	const struct xcpu_all *a = &x->all;
 	json_object_begin(j, "all_cpus");
 	json_bool(j, "ran", a->ran);
@@ -54,9 +30,12 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	json_u64(j, "max_gap_cpu", a->max_gap_cpu);
 	json_fixed(j, "elapsed_ms", (int64_t)a->elapsed_us, 3);
 	json_object_end(j);
-	if (x->reason)
-		json_string(j, "note", x->reason);
-	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
+}
+
+/* One entry per CPU: who it is, how it read the TSC, and for an AP its
+ * pair's warps and skew (cross_cpu.per_cpu). */
+static void per_cpu_json(struct json *j, const struct crosscpu_result *x)
+{
 	json_array_begin(j, "per_cpu");
 	for (uint32_t i = 0; i < x->cpu_count; i++) {
 		const struct xcpu_cpu *c = &x->cpu[i];
@@ -92,6 +71,73 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		json_object_end(j);
 	}
 	json_array_end(j);
+}
+
+/* The deliberate TSC offset on one AP that proves the test can see a
+ * warp (cross_cpu.selftest). */
+static void selftest_json(struct json *j, const struct xcpu_selftest *st)
+{
+	json_object_begin(j, "selftest");
+	json_bool(j, "requested", st->requested);
+	json_bool(j, "ran", st->ran);
+	if (st->ran) {
+		json_u64(j, "cpu", st->cpu);
+		json_string(j, "method", st->via_tsc_write ? "IA32_TSC write" : "IA32_TSC_ADJUST");
+		json_bool(j, "honoured", st->honoured);
+		json_string(j, "honoured_basis", st->honoured_basis ? st->honoured_basis : "write_jump");
+		json_bool(j, "tsc_adjust_honoured", st->tsc_adjust_honoured);
+		json_u64(j, "offset_cycles", st->offset_cycles);
+		json_u64(j, "warps", st->warps);
+		json_i64(j, "measured_skew_cycles", st->measured_skew);
+		json_bool(j, "restored", st->restored);
+		json_string(j, "decision", xcpu_moved_name((enum xcpu_moved)st->moved));
+		if (st->adjust_tried)
+			json_string(j, "tsc_adjust_decision", xcpu_moved_name((enum xcpu_moved)st->adjust_moved));
+		else
+			json_null(j, "tsc_adjust_decision");
+		if (st->moved != XCPU_MOVED_UNDETERMINED || st->jump_max) {
+			json_i64(j, "jump_min_cycles", st->jump_min);
+			json_i64(j, "jump_max_cycles", st->jump_max);
+		} else {
+			json_null(j, "jump_min_cycles");
+			json_null(j, "jump_max_cycles");
+		}
+	}
+	json_object_end(j);
+}
+
+void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
+{
+	json_object_begin(j, "cross_cpu");
+	json_u64(j, "cpus", x->cpus);
+	json_u64(j, "tested", x->tested);
+	json_u64(j, "not_started", x->not_started);
+	/* max_skew_cycles: deprecated alias of skew_bound_cycles, kept for
+	 * readers of schema 1; it was always a bound, never a measured skew. */
+	json_u64(j, "max_skew_cycles", x->max_skew_cycles);
+	json_u64(j, "skew_bound_cycles", x->max_skew_cycles);
+	json_u64(j, "warps", x->warps);
+	json_u64(j, "same_cpu_warps", x->same_cpu_warps);
+	json_u64(j, "stalls", x->stalls);
+	json_u64(j, "max_warp_cycles", x->max_warp);
+	json_string(j, "method", x->method);
+	json_u64(j, "iterations_per_pair", x->iterations_per_pair);
+	/* What ran, not what was configured: the loops end at their deadlines. */
+	json_object_begin(j, "iterations");
+	json_u64(j, "pair_phase", x->pair_iterations);
+	json_u64(j, "pair_phase_min_per_ap", x->pair_iterations_min);
+	json_u64(j, "all_cpus", x->all.rounds);
+	json_u64(j, "all_cpus_min_per_cpu", x->all.min_cpu_rounds);
+	json_object_end(j);
+	json_u64(j, "ap_pairs_tested", x->all.ap_pairs_tested);
+	json_bool(j, "not_coscheduled", x->not_coscheduled);
+	json_string(j, "not_coscheduled_reason", x->not_coscheduled ? x->not_coscheduled_reason : NULL);
+	json_fixed(j, "elapsed_ms", (int64_t)x->elapsed_us, 3);
+	all_cpus_json(j, x);
+	if (x->reason)
+		json_string(j, "note", x->reason);
+	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
+	per_cpu_json(j, x);
 	json_object_begin(j, "kvmclock");
 	json_bool(j, "tested", x->kvmclock_tested);
 	if (x->kvmclock_tested) {
@@ -99,33 +145,7 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 		json_u64(j, "max_warp_ns", x->kvmclock_max_warp_ns);
 	}
 	json_object_end(j);
-	json_object_begin(j, "selftest");
-	json_bool(j, "requested", x->selftest.requested);
-	json_bool(j, "ran", x->selftest.ran);
-	if (x->selftest.ran) {
-		json_u64(j, "cpu", x->selftest.cpu);
-		json_string(j, "method", x->selftest.via_tsc_write ? "IA32_TSC write" : "IA32_TSC_ADJUST");
-		json_bool(j, "honoured", x->selftest.honoured);
-		json_string(j, "honoured_basis", x->selftest.honoured_basis ? x->selftest.honoured_basis : "write_jump");
-		json_bool(j, "tsc_adjust_honoured", x->selftest.tsc_adjust_honoured);
-		json_u64(j, "offset_cycles", x->selftest.offset_cycles);
-		json_u64(j, "warps", x->selftest.warps);
-		json_i64(j, "measured_skew_cycles", x->selftest.measured_skew);
-		json_bool(j, "restored", x->selftest.restored);
-		json_string(j, "decision", xcpu_moved_name((enum xcpu_moved)x->selftest.moved));
-		if (x->selftest.adjust_tried)
-			json_string(j, "tsc_adjust_decision", xcpu_moved_name((enum xcpu_moved)x->selftest.adjust_moved));
-		else
-			json_null(j, "tsc_adjust_decision");
-		if (x->selftest.moved != XCPU_MOVED_UNDETERMINED || x->selftest.jump_max) {
-			json_i64(j, "jump_min_cycles", x->selftest.jump_min);
-			json_i64(j, "jump_max_cycles", x->selftest.jump_max);
-		} else {
-			json_null(j, "jump_min_cycles");
-			json_null(j, "jump_max_cycles");
-		}
-	}
-	json_object_end(j);
+	selftest_json(j, &x->selftest);
 	json_object_end(j);
 }
 

@@ -1,7 +1,7 @@
 /* The human summary: what a person reads on the serial log or screen
  * before the JSON.  The screen gets the verdict, the table, the warnings
  * and the errors; the serial log also the evidence behind them. */
-#include "report.h"
+#include "report_parts.h"
 #include "probe.h"
 #include "gaps.h"
 #include "rate.h"
@@ -10,39 +10,6 @@
 static void line_start(struct strbuf *sb, char *buf, size_t cap)
 {
 	sb_init(sb, buf, cap);
-}
-
-/* Every summary line fits a 100-column terminal: longer text is wrapped
- * at spaces, the rest indented (a word longer than the line is cut into
- * pieces, never lost). */
-#define SUMMARY_COLUMNS 100
-
-void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool))
-{
-	char line[SUMMARY_COLUMNS + 1];
-	size_t n = str_len(text), at = 0, lead = 0;
-
-	while (at < n) {
-		size_t room = SUMMARY_COLUMNS - lead, take = n - at;
-		if (take > room) {
-			take = room;
-			/* back up to the last space that fits */
-			while (take > 0 && text[at + take] != ' ')
-				take--;
-			if (!take)
-				take = room;
-		}
-		for (size_t i = 0; i < lead; i++)
-			line[i] = ' ';
-		for (size_t i = 0; i < take; i++)
-			line[lead + i] = text[at + i];
-		line[lead + take] = 0;
-		emit(line, screen);
-		at += take;
-		while (at < n && text[at] == ' ')
-			at++;
-		lead = indent;
-	}
 }
 
 /* One line, abbreviated with "..." past the width (warnings, fixes). */
@@ -345,14 +312,12 @@ static void summary_stage_times(const struct run_results *r, uint64_t hz,
 	summary_emit_wrapped(buf, 2, false, emit);
 }
 
-void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
+/* "clockprobe <version> summary (<boot> boot, <ms> ms)". */
+static void title_line(const struct run_results *r, void (*emit)(const char *line, bool screen))
 {
 	char buf[240];
 	struct strbuf sb;
 	const struct probe_facts *f = &r->facts;
-	uint64_t hz = results_tsc_hz(r);
-	static char verdict_text[1024], risk_text[1024], fix_text[1024];
-	const struct verdict *v = &r->verdict;
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "clockprobe " PROBE_VERSION " summary (");
@@ -361,16 +326,24 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_u64(&sb, r->elapsed_ms);
 	sb_str(&sb, " ms)");
 	emit(buf, true);
+}
 
+/* The verdict, its risk and fix, the kernels judged, Windows: the first
+ * thing after the title.  Each text buffer holds cap bytes. */
+static void verdict_lines(const struct verdict *v, char *verdict_text, char *risk_text, char *fix_text, size_t cap,
+			  bool *risk, bool *fix, void (*emit)(const char *line, bool screen))
+{
+	char buf[240];
+	struct strbuf sb;
 	/* The verdict first, over the kernels a fleet runs: what most readers
 	 * came for, with how sure it is, what can go wrong and what to fix. */
-	verdict_summary_line(v, verdict_text, sizeof verdict_text);
+	verdict_summary_line(v, verdict_text, cap);
 	summary_emit_wrapped(verdict_text, 2, true, emit);
-	bool risk = verdict_summary_risk(v, risk_text, sizeof risk_text);
-	if (risk)
+	*risk = verdict_summary_risk(v, risk_text, cap);
+	if (*risk)
 		summary_emit_wrapped(risk_text, 2, true, emit);
-	bool fix = verdict_summary_fix(v, fix_text, sizeof fix_text);
-	if (fix)
+	*fix = verdict_summary_fix(v, fix_text, cap);
+	if (*fix)
 		summary_emit_wrapped(fix_text, 2, true, emit);
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Kernels ");
@@ -383,7 +356,7 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		}
 	sb_str(&sb, " (kernels= picks others; verdict.by_kernel has every release)");
 	summary_emit_wrapped(buf, 2, false, emit);
-	verdict_windows_summary_line(v, verdict_text, sizeof verdict_text);
+	verdict_windows_summary_line(v, verdict_text, cap);
 	summary_emit_wrapped(verdict_text, 2, true, emit);
 	if (v->text_cut) {
 		line_start(&sb, buf, sizeof buf);
@@ -392,6 +365,15 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_str(&sb, " verdict text(s) did not fit their buffer (verdict.text_cut)");
 		emit(buf, true);
 	}
+}
+
+/* The machine in five lines: CPU and hypervisor, TSC, cross-CPU, gaps,
+ * the baselines. */
+static void machine_lines(const struct run_results *r, uint64_t hz, void (*emit)(const char *line, bool screen))
+{
+	char buf[240];
+	struct strbuf sb;
+	const struct probe_facts *f = &r->facts;
 
 	line_start(&sb, buf, sizeof buf);
 	/* Machine-given text (CPUID, hypervisor leaves, tables, settings) is
@@ -463,9 +445,14 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	sb_str(&sb, ", unassigned port ");
 	sb_baseline_p50(&sb, &r->baselines.port);
 	emit(buf, false);
+}
 
-	summary_stage_times(r, hz, emit);
-
+/* The sources' table, with the harness anomaly above it and the
+ * footnote below. */
+static void source_table(const struct run_results *r, uint64_t hz, void (*emit)(const char *line, bool screen))
+{
+	char buf[240];
+	struct strbuf sb;
 	if (r->harness_anomaly_reason) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "Harness anomaly: ");
@@ -484,11 +471,12 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	for (unsigned i = 0; i < r->source_count; i++)
 		source_row(&r->sources[i], i ? &r->sources[i - 1] : NULL, &col, hz, emit);
 	table_footnote(r, emit);
+}
 
-	report_load_summary(r, emit);
-	report_timers_summary(r, emit);
-	why_block(v, risk ? risk_text : NULL, emit);
-	warnings_block(v, fix ? fix_text : NULL, emit);
+static void error_lines(const struct run_results *r, void (*emit)(const char *line, bool screen))
+{
+	char buf[240];
+	struct strbuf sb;
 	/* Errors reach the screen too: a person at a console with no serial
 	 * log would otherwise never learn that part of the run failed. */
 	for (uint32_t i = 0; i < r->error_count; i++) {
@@ -499,7 +487,13 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 		sb_shown(&sb, r->errors[i].message); /* settings words, table text */
 		summary_emit_wrapped(buf, 4, true, emit);
 	}
+}
 
+/* Watch mode's status, and the watchdog sentence once records exist. */
+static void watch_lines(const struct run_results *r, void (*emit)(const char *line, bool screen))
+{
+	char buf[240];
+	struct strbuf sb;
 	if (r->watch) {
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "Watch: ");
@@ -521,4 +515,24 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 			summary_emit_wrapped(sentence, 2, true, emit);
 		}
 	}
+}
+
+void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
+{
+	uint64_t hz = results_tsc_hz(r);
+	static char verdict_text[1024], risk_text[1024], fix_text[1024];
+	const struct verdict *v = &r->verdict;
+	bool risk, fix;
+
+	title_line(r, emit);
+	verdict_lines(v, verdict_text, risk_text, fix_text, sizeof verdict_text, &risk, &fix, emit);
+	machine_lines(r, hz, emit);
+	summary_stage_times(r, hz, emit);
+	source_table(r, hz, emit);
+	report_load_summary(r, emit);
+	report_timers_summary(r, emit);
+	why_block(v, risk ? risk_text : NULL, emit);
+	warnings_block(v, fix ? fix_text : NULL, emit);
+	error_lines(r, emit);
+	watch_lines(r, emit);
 }

@@ -61,14 +61,14 @@ struct run *run_start(struct platform *plat)
 	r->registry_count = clock_source_count;
 	r->phase = "boot_services";
 	f->plat = plat;
-	con.plat = plat;
+	con_set_platform(plat);
 	fault_set_fatal_handler(fatal_fault);
 	fault_guard_install();
 	facts_measure_spin_cycles(f); /* before any bounded wait: every spin cap is sized by it */
 	/* COM1 at once, so a fault during discovery is still told; the UART
 	 * the firmware's tables name (SPCR) or the settings ask for is chosen
 	 * after discovery. */
-	uart_init(&con.uart, COM1_PORT, "COM1 (default)");
+	con_open_uart(COM1_PORT, "COM1 (default)");
 	settings_defaults(&f->settings);
 	f->settings.parse_kernel = verdict_kernel_parse;
 	f->settings.parse_windows = verdict_windows_parse;
@@ -318,7 +318,7 @@ void stage_report(struct run *run, struct measure_ctx *ctx)
 		w->status = "pending";
 		w->reason = "the watch runs after this report; its final report follows";
 	}
-	r->serial = con.uart;
+	r->serial = *con_uart();
 	send_report(run);
 }
 

@@ -19,11 +19,7 @@ static enum source_status rdtscp_prepare(struct source_desc *d, const struct pro
 	}
 	d->read = rdtscp_read;
 	d->instructions = "rdtscp";
-	d->width_bits = 64;
-	d->is_tsc = true;
-	d->reads_tsc = true;
-	d->freq_hz = f->tsc_hz_rough;
-	d->freq_origin = f->tsc_hz_rough_source;
+	source_desc_tsc_counter(d, f);
 	return SOURCE_OK;
 }
 

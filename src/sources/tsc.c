@@ -21,11 +21,7 @@ static enum source_status tsc_prepare(struct source_desc *d, const struct probe_
 		  : f->tsc_read == TSC_READ_MFENCE ? tsc_read_mfence
 						   : tsc_read_lfence;
 	d->instructions = tsc_read_name(f->tsc_read);
-	d->width_bits = 64;
-	d->is_tsc = true;
-	d->reads_tsc = true;
-	d->freq_hz = f->tsc_hz_rough;
-	d->freq_origin = f->tsc_hz_rough_source;
+	source_desc_tsc_counter(d, f);
 	return SOURCE_OK;
 }
 

@@ -1,6 +1,6 @@
 /* The one table from warning code to its fix: the full text for
  * warnings[].fix and a few words for the summary line.  Codes are report
- * names (design.md, report contract): extend, never rename. */
+ * names (docs/architecture.md, "The report contract"): extend, never rename. */
 #include "verdict_model.h"
 
 #define BRIEF_INVTSC \
@@ -150,3 +150,20 @@ const struct warning_kind warning_kinds[WARN_CODE_COUNT] = {
 		"run a guest kernel new enough for this confidential VM, or drop the feature",
 	},
 };
+
+/* A new warning begins as its kind in the table above: code, fix and brief
+ * filled in, message and evidence empty.  NULL when the list is full. */
+struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity)
+{
+	if (v->warning_count >= VERDICT_MAX_WARNINGS)
+		return NULL;
+	const struct warning_kind *k = &warning_kinds[code];
+	struct verdict_warning *w = &v->warnings[v->warning_count++];
+	w->code = k->code;
+	w->severity = severity;
+	w->fix = k->fix;
+	w->fix_brief = k->brief;
+	w->message[0] = 0;
+	w->evidence[0] = 0;
+	return w;
+}

@@ -1,5 +1,6 @@
 /* The verdict as report JSON.  Names follow the report contract
- * (shared/docs/design.md, schema v1): extend, never rename. */
+ * (docs/architecture.md; schema 1, docs/report-schema.json): extend,
+ * never rename. */
 #include "verdict_model.h"
 #include "json.h"
 

@@ -1,6 +1,7 @@
 /* Questions asked of a finished verdict by its text and its warnings:
  * which warning carries a code, and which clocksources cost a syscall per
- * read.  Apart so text.c and warnings.c depend on it, not on each other. */
+ * read.  Apart so that text.c needs nothing of warnings.c: warnings.c calls
+ * text.c (evidence_why_not_better), never the other way round. */
 #include "verdict_model.h"
 
 bool slow_source(const char *name)

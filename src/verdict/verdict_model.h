@@ -5,8 +5,11 @@
  * tables (one per step of Linux's boot order), predict.c runs them for one
  * kernel version and picks the winner (kver.c answers which release
  * carries a change, for it and for watchdog.c alike), decide.c fills struct verdict for
- * the main kernel and every era, warnings.c names the problems with one
- * fix table in fixes.c, text.c and json.c write it out.  The public API is
+ * the main kernel and every era (kernels.c lists the releases judged and
+ * reads the kernel= set), warnings.c names the problems with one fix table
+ * in fixes.c, text.c and json.c write it out with format.c's numbers.
+ * Calls run one way: kernels.c, fixes.c and format.c call no other file
+ * of the module.  The public API is
  * include/verdict.h; the rules and their citations: docs/verdict-rules.md. */
 #ifndef CP_VERDICT_MODEL_H
 #define CP_VERDICT_MODEL_H
@@ -19,10 +22,10 @@
 #define KV_NOT_MERGED KV(99, 0)
 /* The rewritten watchdog, 763aacf86f1b "clocksource: Rewrite watchdog code
  * completely" with 1432f9d4e8aa "clocksource: Don't use non-continuous
- * clocksources as watchdog": queued on tip timers/core after v7.0-rc4,
- * pulled into mainline in the 7.1 merge window (the mainline push of
- * 2026-04-14 lists both), so first released in 7.1.  Read in 7.2.13;
- * 6.12.118 has the old watchdog. */
+ * clocksources as watchdog", first released in 7.1.  The evidence for 7.1
+ * and its date are docs/verdict-rules.md, "Kernel eras", row 7.1; the
+ * sources read (7.2.13 has it, 6.12.118 the old watchdog) are its
+ * "Sources read".  A later finding changes that row and this line together. */
 #define KV_WATCHDOG_REWRITE KV(7, 1)
 
 /* Clocksource ratings as Linux registers them.  Only their order decides
@@ -243,9 +246,11 @@ void judge_boot(const struct facts *f, struct model *m);
 void predict(const struct facts *f, unsigned kver, struct verdict *explain, struct model *m);
 const char *chosen_name(const struct model *m);
 
-/* decide.c: the releases judged, oldest first (by_kernel's list). */
+/* kernels.c: the releases judged, oldest first (by_kernel's list). */
 size_t release_count(void);
 const char *release_at(size_t i, unsigned *kv);
+unsigned release_kv(size_t i);
+const char *release_name(unsigned kv);	/* NULL when kv is not judged */
 
 /* watchdog.c */
 void watchdog_figures(const struct model *m, struct verdict_wd_era *e);
@@ -280,20 +285,27 @@ struct warning_kind {
 	const char *brief;	/* the same fix in a few words, for the summary */
 };
 
+/* fixes.c: the table, and a new warning begun from it */
 extern const struct warning_kind warning_kinds[WARN_CODE_COUNT];
+struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity);
+
+/* warnings.c */
 void add_warnings(const struct facts *f, const struct model *m, struct verdict *v);
+
+/* query.c (with verdict_find_warning in verdict.h) */
 bool slow_source(const char *name);
 
 /* contention.c: verdict.large_guest and CLOCK_READ_CONTENDED */
 void decide_large_guest(const struct verdict_input *in, const struct model *m, struct verdict *v);
 void warn_contended(const struct verdict_input *in, const struct model *m, struct verdict *v);
-struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity);
 void large_guest_to_json(struct json *j, const struct verdict_large_guest *g);
 
-/* text.c */
+/* format.c */
 void sb_ns(struct strbuf *sb, uint64_t ns_milli);
 void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli);
 void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm);
+
+/* text.c */
 void evidence_why_not_better(struct strbuf *sb, const struct facts *f, const struct model *m);
 void fill_why_text(const struct facts *f, const struct model *m, struct verdict *v);
 #endif

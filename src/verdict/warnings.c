@@ -13,21 +13,6 @@
 #define GAP_WARN_MAX_NS 5000000ull	/* 5 ms */
 #define GAP_WARN_SHARE_PPM 10000	/* 1 % of the window */
 
-struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code code, enum verdict_severity severity)
-{
-	if (v->warning_count >= VERDICT_MAX_WARNINGS)
-		return NULL;
-	const struct warning_kind *k = &warning_kinds[code];
-	struct verdict_warning *w = &v->warnings[v->warning_count++];
-	w->code = k->code;
-	w->severity = severity;
-	w->fix = k->fix;
-	w->fix_brief = k->brief;
-	w->message[0] = 0;
-	w->evidence[0] = 0;
-	return w;
-}
-
 static struct verdict_warning *add_warning(struct verdict *v, enum warn_code code,
 					   enum verdict_severity severity)
 {

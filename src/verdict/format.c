@@ -1,0 +1,67 @@
+/* Numbers and names as the verdict writes them for people: durations, cost
+ * ratios, ppm, and the names of the severity and confidence enums (the only
+ * place they become strings).  A leaf: every file of the module may call it. */
+#include "verdict_model.h"
+
+const char *verdict_severity_name(enum verdict_severity s)
+{
+	static const char *const names[] = {
+		[VERDICT_INFO] = "info",
+		[VERDICT_WARNING] = "warning",
+		[VERDICT_CRITICAL] = "critical",
+	};
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+const char *verdict_confidence_name(enum verdict_confidence c)
+{
+	static const char *const names[] = {
+		[VERDICT_CONFIDENCE_HIGH] = "high",
+		[VERDICT_CONFIDENCE_MEDIUM] = "medium",
+		[VERDICT_CONFIDENCE_LOW] = "low",
+	};
+	return (unsigned)c < ARRAY_SIZE(names) ? names[c] : "?";
+}
+
+void sb_ns(struct strbuf *sb, uint64_t ns_milli)
+{
+	/* one decimal below 10 ns, whole ns below 10 us, then us and ms */
+	if (ns_milli < 10000) {
+		sb_fixed(sb, (int64_t)(ns_milli / 100), 1);
+		sb_str(sb, " ns");
+	} else if (ns_milli < 10000000) {
+		sb_u64(sb, (ns_milli + 500) / 1000);
+		sb_str(sb, " ns");
+	} else if (ns_milli < 10000000000ull) {
+		sb_fixed(sb, (int64_t)((ns_milli + 50000) / 100000), 1);
+		sb_str(sb, " us");
+	} else {
+		sb_fixed(sb, (int64_t)((ns_milli + 50000000) / 100000000), 1);
+		sb_str(sb, " ms");
+	}
+}
+
+/* "= 140x a TSC read" when both costs are known. */
+void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli)
+{
+	if (!num_milli || !den_milli)
+		return;
+	uint64_t tenths = mul_div_u64(num_milli, 10, den_milli);
+	if (tenths >= 100)
+		sb_u64(sb, (tenths + 5) / 10);
+	else
+		sb_fixed(sb, (int64_t)tenths, 1);
+	sb_str(sb, "x a TSC read");
+}
+
+/* "612 ppm", or "612 +/- 155 ppm" when the uncertainty is known (ASCII:
+ * the JSON writer escapes anything else). */
+void sb_ppm(struct strbuf *sb, int64_t ppm, uint64_t uncertainty_ppm)
+{
+	sb_i64(sb, ppm);
+	if (uncertainty_ppm) {
+		sb_str(sb, " +/- ");
+		sb_u64(sb, uncertainty_ppm);
+	}
+	sb_str(sb, " ppm");
+}
