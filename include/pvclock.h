@@ -1,5 +1,6 @@
-/* Paravirtual clock arithmetic: KVM/Xen pvclock (clock-abi-facts.md
- * section 2) and the Hyper-V reference TSC page (section 3).  Only the math
+/* Paravirtual clock arithmetic: KVM/Xen pvclock (Linux
+ * Documentation/virt/kvm/x86/msr.rst, struct pvclock_vcpu_time_info) and
+ * the Hyper-V reference TSC page (Hyper-V TLFS, "Reference TSC page").  Only the math
  * and the layouts live here; reading the shared pages (volatile loads,
  * version retries, ordered RDTSC) is the engine's job. */
 #ifndef CP_PVCLOCK_H

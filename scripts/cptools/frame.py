@@ -1,7 +1,7 @@
 """Find, verify and extract the framed report in a noisy serial log.
 
 The probe frames its one-line JSON report between BEGIN/END markers that
-carry its length and CRC-32 (design.md, "The report contract"), because a
+carry its length and CRC-32 (docs/architecture.md, "The report contract"), because a
 serial console mixes in firmware noise, escape sequences, CR/LF variants,
 resets and truncation.  Everything that reads a report (run, matrix,
 compare, tests) goes through extract_report() so that all of them accept

@@ -1,7 +1,8 @@
 /* ACPI table discovery; see include/acpi.h for the contract.
  *
- * Offsets come from the ACPI specification as mirrored by ACPICA's
- * actbl*.h (see docs/clock-abi-facts.md section 6).  The parser reads every
+ * Offsets come from the ACPI specification (6.5: RSDP 5.2.5, XSDT/RSDT
+ * 5.2.7-8, FADT 5.2.9, MADT 5.2.12, HPET and MCFG in their own specs) as
+ * mirrored by ACPICA's actbl*.h.  The parser reads every
  * field through load_le*() on bytes returned by the map callback, and only
  * after checking that the bytes lie inside what was mapped.
  *
