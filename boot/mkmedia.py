@@ -124,7 +124,11 @@ def make_iso(path, efi, workdir):
     # A small FAT image is the El Torito EFI boot image; the ISO itself also
     # carries the .efi for people browsing the CD.
     boot_img = os.path.join(workdir, "efiboot.img")
-    make_fat(boot_img, efi, 2 * MIB, label="CPROBEISO")
+    # Sized by the .efi (its zeroed per-CPU tables ship as data: ~2.2 MB
+    # since the probe holds 4,096 CPUs), with room for the FAT's own
+    # tables and directories, in whole MiB; never under the old 2 MiB.
+    size = max(2 * MIB, -(-(os.path.getsize(efi) + MIB // 2) // MIB) * MIB)
+    make_fat(boot_img, efi, size, label="CPROBEISO")
     root = os.path.join(workdir, "iso")
     os.makedirs(os.path.join(root, "EFI", "BOOT"), exist_ok=True)
     with open(efi, "rb") as src, open(os.path.join(root, "EFI", "BOOT", "BOOTX64.EFI"), "wb") as dst:
