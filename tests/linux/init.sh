@@ -11,7 +11,8 @@
 # mistaken for a result.
 /bin/busybox --install -s /bin
 export PATH=/bin
-mkdir -p /proc /sys /dev /tmp
+# /run: where clockprobe-guest --switch takes its lock, as on any real system.
+mkdir -p /proc /sys /dev /tmp /run
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 # The shell gives a background job /dev/null as its stdin.
