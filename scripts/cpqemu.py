@@ -50,7 +50,8 @@ if __name__ == "__main__":
     elif len(sys.argv) >= 2 and sys.argv[1] == "kvm":
         b = sys.argv[2] if len(sys.argv) > 2 else "uefi"
         ok, why = kvm_usable(b, use_cache=False)
-        print("%s: %s" % ("usable" if ok else "not usable", why))
+        from cptools.untrusted import term_text   # why quotes QEMU's stderr
+        print("%s: %s" % ("usable" if ok else "not usable", term_text(why)))
         sys.exit(0 if ok else 1)
     else:
         print("usage: cpqemu.py extract LOG | kvm [uefi|pvh]",

@@ -18,7 +18,8 @@ written to a file or embedded in the fleet page (one self-contained file):
 Text is SVG text (svg.fonttype none), so tests read the tick labels from
 the file, and the ids are fixed (svg.hashsalt) so a chart of the same data
 is the same file.  Report strings (labels, hypervisor names) are untrusted:
-control characters shown as \\xNN, capped, and a $ escaped so that
+control characters (LF too: a label is one line) and bidi overrides
+shown as \\xNN / \\uNNNN, capped, and a $ escaped so that
 mathtext never reads one.
 """
 
@@ -26,7 +27,7 @@ import io
 import math
 import re
 
-from .untrusted import cap, show_controls
+from .untrusted import term_text
 
 LABEL_CAP = 48
 _mpl = []
@@ -74,7 +75,7 @@ def pyplot():
 def text(s, limit=LABEL_CAP):
     """A report string fit for a chart: capped, controls shown, and a $
     that mathtext would read escaped."""
-    t = show_controls(cap(str(s), limit))
+    t = term_text(str(s), limit)    # one line: a LF shown too
     return t.replace("$", r"\$")
 
 

@@ -14,6 +14,7 @@ import json
 import sys
 
 from . import frame, helpfmt, inputs
+from .untrusted import term_json, term_text
 
 EXIT_OK, EXIT_NO_REPORT, EXIT_USAGE = 0, 1, 2
 
@@ -63,11 +64,15 @@ def main(argv, stdout=None, stderr=None):
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     args = parse_args(argv)
+
+    def warn(msg):
+        # The log's name and the frame's complaint: shown, not obeyed.
+        print(term_text(msg), file=stderr)
     name = "stdin" if args.log == "-" else args.log
     try:
         data = _read(args.log)
     except inputs.InputError as e:
-        print("extract: %s: %s" % (name, e), file=stderr)
+        warn("extract: %s: %s" % (name, e))
         return EXIT_USAGE
     text = data.decode("utf-8", "replace")
     guest = ("CLOCKPROBE GUEST BEGIN" in text
@@ -77,30 +82,30 @@ def main(argv, stdout=None, stderr=None):
                    else frame.extract_report_meta)
         _, why, meta = meta_of(text, keep_json=True)
         if meta is None:
-            print("extract: %s: %s" % (name, why), file=stderr)
+            warn("extract: %s: %s" % (name, why))
             return EXIT_NO_REPORT
         out = meta["json"] + b"\n"
     else:
         report, why = (frame.extract_guest_report(text) if guest
                        else frame.load_report_bytes(data))
         if report is None:
-            print("extract: %s: %s" % (name, why), file=stderr)
+            warn("extract: %s: %s" % (name, why))
             return EXIT_NO_REPORT
-        out = (json.dumps(report, indent=2, ensure_ascii=False)
+        # The same JSON, its DEL, C1 and bidi characters as \uNNNN: read
+        # on a terminal, they are shown rather than obeyed.
+        out = (term_json(json.dumps(report, indent=2, ensure_ascii=False))
                + "\n").encode("utf-8")
     # A different run cut short in the same log is not what was extracted
     # and would otherwise vanish without a word.
     for rid, at in frame.cut_runs(data, *((frame.GUEST_BEGIN_RE, frame.GUEST_END_RE)
                                           if guest else ())):
-        print("extract: %s: warning: %s" % (name, frame.cut_text(rid, at)), file=stderr)
+        warn("extract: %s: warning: %s" % (name, frame.cut_text(rid, at)))
     if args.output:
         try:
             with open(args.output, "wb") as f:
                 f.write(out)
         except OSError as e:
-            print("extract: %s: cannot write: %s" % (args.output,
-                                                      e.strerror),
-                  file=stderr)
+            warn("extract: %s: cannot write: %s" % (args.output, e.strerror))
             return EXIT_USAGE
         return EXIT_OK
     buf = getattr(stdout, "buffer", None)
