@@ -116,7 +116,56 @@ def log_ns_axis(axis):
     axis.set_minor_formatter(ticker.NullFormatter())
 
 
-def _source(report, name):
+# A chart costs ~0.15-0.3 s of matplotlib: the page draws at most this
+# many source histograms (issue 41: 209 sources took 102 s, a report at the
+# 16 MiB limit would have taken 45 minutes), each with at most
+# MAX_RUNS_PER_CHART runs; the gap timeline at most MAX_GAP_ROWS runs.
+# What is left out is named on the chart or the page.
+MAX_SOURCE_CHARTS = 24
+MAX_RUNS_PER_CHART = 10
+MAX_GAP_ROWS = 20
+
+
+def source_index(reports):
+    """[{name: source}] per report (the first entry of a name): one pass
+    over each report's sources, so that a chart looks a source up in
+    constant time."""
+    out = []
+    for r in reports:
+        idx = {}
+        srcs = r.get("sources") if isinstance(r, dict) else None
+        for s in srcs if isinstance(srcs, list) else []:
+            if isinstance(s, dict) and isinstance(s.get("name"), str):
+                idx.setdefault(s["name"], s)
+        out.append(idx)
+    return out
+
+
+def _estimate(src):
+    rc = src.get("read_cost") if isinstance(src, dict) else None
+    v = rc.get("estimate_ns") if isinstance(rc, dict) else None
+    return v if _is_num(v) else None
+
+
+def rank_sources(names, reports, first=()):
+    """names in the order their charts are worth drawing: those in `first`
+    (a regression against the baseline), then the largest read cost (the
+    estimate, the largest over the runs), then the ones without one, each
+    group in the reports' order."""
+    idx = source_index(reports)
+    first = set(first)
+
+    def key(item):
+        pos, n = item
+        costs = [c for c in (_estimate(i.get(n)) for i in idx)
+                 if c is not None]
+        return (n not in first, not costs, -max(costs) if costs else 0, pos)
+    return [n for _, n in sorted(enumerate(names), key=key)]
+
+
+def _source(report, name, index=None):
+    if index is not None:
+        return index.get(name)
     srcs = report.get("sources") if isinstance(report, dict) else None
     for s in srcs if isinstance(srcs, list) else []:
         if isinstance(s, dict) and s.get("name") == name:
@@ -133,11 +182,12 @@ def _tsc_hz(report):
     return hz if _is_num(hz) and hz > 0 else None
 
 
-def histogram_data(report, name):
+def histogram_data(report, name, index=None):
     """(edges_ns, shares, estimate_ns, step_bound_ns) for one source of
     one report, or None.  Bin i counts 2^i <= v < 2^(i+1) TSC ticks (bin 0
-    also 0): drawn from half a tick, in ns at the report's TSC rate."""
-    s = _source(report, name)
+    also 0): drawn from half a tick, in ns at the report's TSC rate.
+    index: the report's source_index() entry (else a search)."""
+    s = _source(report, name, index)
     hz = _tsc_hz(report)
     if not isinstance(s, dict) or s.get("status") != "ok" or hz is None:
         return None
@@ -167,17 +217,22 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 STYLES = ("-", "--", "-.", ":")
 
 
-def read_cost_histogram(name, labelled_reports):
+def read_cost_histogram(name, labelled_reports, indexes=None):
     """One source across runs: [(label, report)] -> SVG, or None when no
-    run has the source's histogram."""
-    rows = [(lab, histogram_data(r, name)) for lab, r in labelled_reports]
+    run has the source's histogram.  indexes: source_index() of the
+    reports (else each report's sources are searched).  The first
+    MAX_RUNS_PER_CHART runs are drawn, the rest counted below the axes."""
+    indexes = indexes or [None] * len(labelled_reports)
+    rows = [(lab, histogram_data(r, name, i))
+            for (lab, r), i in zip(labelled_reports, indexes)]
     rows = [(lab, d) for lab, d in rows if d]
     if not rows:
         return None
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.6, 2.6 + 0.12 * min(len(rows), 12)))
     bound_drawn = False
-    for i, (lab, (edges, shares, est, bound)) in enumerate(rows[:10]):
+    for i, (lab, (edges, shares, est, bound)) in enumerate(
+            rows[:MAX_RUNS_PER_CHART]):
         colour = COLOURS[i % len(COLOURS)]
         ax.stairs(shares, edges, color=colour, linewidth=1.4,
                   linestyle=STYLES[(i // len(COLOURS)) % len(STYLES)],
@@ -201,8 +256,10 @@ def read_cost_histogram(name, labelled_reports):
         title += " (dotted: the estimate)"
     ax.set_title(title, loc="left")
     ax.legend(loc="upper right", fontsize=7, frameon=False)
-    if len(rows) > 10:
-        ax.text(0.0, -0.32, "%d more runs not drawn" % (len(rows) - 10),
+    if len(rows) > MAX_RUNS_PER_CHART:
+        ax.text(0.0, -0.32, "showing %d of %d runs: %d more runs not drawn"
+                % (MAX_RUNS_PER_CHART, len(rows),
+                   len(rows) - MAX_RUNS_PER_CHART),
                 transform=ax.transAxes, fontsize=7)
     return to_svg(fig, "%s read cost" % name)
 
@@ -222,7 +279,8 @@ def gap_timeline(labelled_reports):
         rows.append((lab, spans, window, g.get("count")))
     if not rows:
         return None
-    rows = rows[:20]
+    left_out = len(rows) - MAX_GAP_ROWS
+    rows = rows[:MAX_GAP_ROWS]
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.6, 1.0 + 0.32 * len(rows)))
     for i, (lab, spans, window, count) in enumerate(rows):
@@ -239,7 +297,10 @@ def gap_timeline(labelled_reports):
     ax.set_xlim(left=0)
     ax.set_xlabel("ms into the gap scan's window (red: the vCPU did not "
                   "run; the first gaps the report lists)")
-    ax.set_title("gaps: when the vCPU stopped", loc="left")
+    ax.set_title("gaps: when the vCPU stopped" + (
+        " (showing %d of %d runs: %d more runs not drawn)" % (
+            MAX_GAP_ROWS, MAX_GAP_ROWS + left_out, left_out)
+        if left_out > 0 else ""), loc="left")
     ax.grid(axis="y", visible=False)
     return to_svg(fig, "gap timeline")
 

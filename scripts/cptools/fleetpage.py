@@ -269,8 +269,10 @@ def markup(text):
     return _jinja()[1](text)
 
 
-def render(runs, details_html, rejected, source_charts, kset=None):
-    """The whole page (templates/fleet.html)."""
+def render(runs, details_html, rejected, source_charts, kset=None,
+           charts_note=None):
+    """The whole page (templates/fleet.html).  charts_note: what the
+    source charts leave out (compare.chart_plan), shown above them."""
     crit = sum(any(w.get("severity") == "critical"
                    for w in fleet.headline(r)["warnings"]) for r in runs)
     details = None
@@ -282,6 +284,6 @@ def render(runs, details_html, rejected, source_charts, kset=None):
         rejected=rejected, kset=str(kset or "lts"), columns=COLUMNS,
         rows=verdict_rows(runs, kset),
         hypervisor_charts=[markup(c) for c in hypervisor_charts(runs)],
-        details=details, source_charts=[
+        details=details, charts_note=charts_note, source_charts=[
             (re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60], markup(svg))
             for name, svg in source_charts])

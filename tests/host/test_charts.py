@@ -155,3 +155,83 @@ class ChartTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BoundedChartsTest(unittest.TestCase):
+    """Issue 41: charts cost ~0.2-0.5 s each, and one was drawn per source
+    (209 sources: 102 s).  At most charts.MAX_SOURCE_CHARTS are drawn --
+    the regressions first, then the largest read cost -- and the page says
+    how many were left out."""
+
+    SOURCES = 5000
+
+    def big_report(self):
+        import copy
+        import json
+        with open(os.path.join(FIX, "kvm_good.json")) as f:
+            r = json.load(f)
+        base = [s for s in r["sources"] if s["name"] == "acpi_pm"][0]
+        for i in range(self.SOURCES - len(r["sources"])):
+            s = copy.deepcopy(base)
+            s["name"] = "src%05d" % i
+            # above every real source's; the last: the largest
+            s["read_cost"]["estimate_ns"] = 1e9 + i
+            r["sources"].append(s)
+        return r
+
+    def test_html_of_5000_sources_is_bounded_and_says_so(self):
+        import json
+        import subprocess
+        import tempfile
+        import time
+        from hostlib import SCRIPTS
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "big.json")
+            with open(path, "w") as f:
+                json.dump(self.big_report(), f)
+            out = os.path.join(tmp, "page.html")
+            t0 = time.monotonic()
+            p = subprocess.run([sys.executable, os.path.join(SCRIPTS,
+                                                             "compare"),
+                                "--html", path, "-o", out],
+                               capture_output=True, timeout=120)
+            took = time.monotonic() - t0
+            self.assertEqual(p.returncode, 0, p.stderr.decode())
+            with open(out, encoding="utf-8") as f:
+                page = f.read()
+        print("\n    compare --html, %d sources: %.1f s wall"
+              % (self.SOURCES, took), file=sys.stderr)
+        # <= 10 s on an idle machine (5.5 s measured); margin for a loaded
+        # one.
+        self.assertLess(took, 20.0)
+        self.assertIn("showing %d of 5,000 sources" % charts.MAX_SOURCE_CHARTS,
+                      page)
+        figures = re.findall(r'<figure id="chart-([^"]+)"', page)
+        self.assertEqual(len(figures), charts.MAX_SOURCE_CHARTS + 1)  # gaps
+        # The largest read cost first.
+        self.assertEqual(figures[0], "src%05d" % (self.SOURCES - 9))
+
+    def test_regressions_first_then_the_largest(self):
+        compare = load_script("compare")
+        reps = [self.big_report()]
+        names = compare.source_names(reps)
+        chosen, note = compare.chart_plan(["a"], reps, flagged={"tsc"},
+                                          limit=3)
+        self.assertEqual(chosen[0], "tsc")
+        self.assertEqual(chosen[1:], ["src04991", "src04990"])
+        self.assertIn("showing 3 of 5,000 sources", note)
+        self.assertIn("regression", note)
+        few, none = compare.chart_plan(["a"], reps, limit=len(names))
+        self.assertEqual((few, none), (names, None))
+
+    def test_runs_past_the_cap_are_named(self):
+        with open(os.path.join(FIX, "kvm_good.json")) as f:
+            import json
+            r = json.load(f)
+        n = charts.MAX_GAP_ROWS + 3
+        pairs = [("run%d" % i, r) for i in range(n)]
+        svg = charts.gap_timeline(pairs)
+        self.assertIn("showing %d of %d runs" % (charts.MAX_GAP_ROWS, n), svg)
+        svg = charts.read_cost_histogram("tsc", pairs)
+        self.assertIn("showing %d of %d runs" % (charts.MAX_RUNS_PER_CHART,
+                                                 n), svg)
