@@ -36,6 +36,7 @@ and judges a report by the same rules:
   fleetload   inputs straight into a database, read by --jobs processes
   fleetpage   the fleet page (compare --html)
   charts   matplotlib SVG charts: histograms, gaps, strips, watch offsets
+  chartpick   which sources and runs the charts draw (a cap, named)
   kernels  kernel sets (--kernels lts|all|LIST) and by_kernel ranges
   judgment a report judged over a kernel set (--fail-on, the headline)
   headline the verdict over a kernel set in one line

@@ -24,12 +24,13 @@ from cptools import (fleet, fleetdb, fleetpage, matrixout,  # noqa: E402
                      policy, untrusted, watchlog)
 from cptools import debfetch, fields, guestjoin, guestout  # noqa: E402
 from cptools import (charts, fleetload, fleetpg, fleetrows,  # noqa: E402
-                     headline, judgment, kernels, longformat)
+                     headline, judgment, kernels, longformat, chartpick)
 
 MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
            standin, fleet, fleetdb, fleetpage, matrixout, policy, untrusted,
            watchlog, debfetch, fields, guestjoin, guestout, charts, fleetload,
-           fleetpg, fleetrows, headline, judgment, kernels, longformat)
+           fleetpg, fleetrows, headline, judgment, kernels, longformat,
+           chartpick)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 
