@@ -2,7 +2,7 @@
 JSON Schema without python3-jsonschema (a test-only dependency): the
 subset the host tools lean on -- "type" (null, boolean, integer, number,
 string, array, object; a list of them), "required", "properties",
-"items", "const", "enum" and local "$ref".  Names the schema does not
+"additionalProperties" (a schema), "items", "const", "enum" and local "$ref".  Names the schema does not
 describe are allowed (an older reader accepts newer reports), as in
 cptools/schema.py.
 
@@ -99,9 +99,12 @@ def problems(doc, schema, limit=MAX_PROBLEMS):
                     out.append("%s: missing" % _shown(
                         "%s.%s" % (path, key) if path else key))
             props = node.get("properties") or {}
+            extra = node.get("additionalProperties")
             for key, sub in v.items():
-                if key in props:
-                    walk(sub, props[key], "%s.%s" % (path, key) if path
+                sub_node = props.get(key, extra if isinstance(extra, dict)
+                                   else None)
+                if sub_node is not None:
+                    walk(sub, sub_node, "%s.%s" % (path, key) if path
                          else key, depth + 1)
         elif isinstance(v, list) and isinstance(node.get("items"), dict):
             for i, sub in enumerate(v):

@@ -250,5 +250,88 @@ class GuestReports(TmpDir):
                     guest_report(os.path.join(GUEST_FIX, name))), [], name)
 
 
+matrix = load_script("matrix")
+
+
+def merge_record(order, name, **over):
+    rec = {"order": order, "name": name, "describe": "q35", "classname":
+           "matrix.q35", "status": "passed", "details": [], "seconds": 1.5,
+           "exit_desc": "ok", "checks": 3, "log": None,
+           "verdict": {"linux_clocksource": "tsc", "vdso": True,
+                       "predicted_read_ns": 20.5, "confidence": "high",
+                       "warnings": [{"code": "LARGE_GAPS",
+                                     "severity": "info"}]},
+           "costs": {"tsc": 20.5}, "by_kernel": None, "headline": "tsc"}
+    rec.update(over)
+    return rec
+
+
+class MatrixMergeRecords(TmpDir):
+    """matrix --merge: nested members of a shard's record are checked
+    before anything is written; the refusal names the file, the row and
+    the member; OUT is never left half-written."""
+
+    def shard(self, name, records, total=2):
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            json.dump({"schema": 1, "rows_total": total, "shard": None,
+                       "rows": records}, f)
+        return d
+
+    def merge(self, *dirs):
+        out = os.path.join(self.tmp, "OUT")
+        err = io.StringIO()
+        old = sys.stderr, sys.stdout
+        sys.stderr, sys.stdout = err, io.StringIO()
+        try:
+            rc = matrix.main(["--merge"] + list(dirs) + ["OUT=" + out])
+        finally:
+            sys.stderr, sys.stdout = old
+        return rc, err.getvalue(), out
+
+    def test_good_shards_merge(self):
+        a = self.shard("a", [merge_record(0, "r0")])
+        b = self.shard("b", [merge_record(1, "r1")])
+        rc, err, out = self.merge(a, b)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(os.listdir(out)),
+                         ["junit.xml", "results.json", "summary.md"])
+
+    def test_nested_lies_are_named_and_nothing_written(self):
+        cases = [
+            ({"verdict": {"vdso": {"x": 1}, "warnings": []}},
+             "verdict.vdso: object, not boolean or null"),
+            ({"verdict": {"linux_clocksource": "tsc"}},
+             "verdict.warnings: missing"),
+            ({"verdict": {"warnings": [{"code": "X"}]}},
+             "verdict.warnings[0].severity: missing"),
+            ({"verdict": {"warnings": ["X"]}},
+             "verdict.warnings[0]: string, not object"),
+            ({"costs": {"tsc": "fast"}}, "costs.tsc: string, not number"),
+            ({"by_kernel": [1]}, "by_kernel[0]: integer, not object"),
+        ]
+        for over, why in cases:
+            with self.subTest(why=why):
+                shutil.rmtree(self.tmp)
+                os.makedirs(self.tmp)
+                a = self.shard("a", [merge_record(0, "r0")])
+                b = self.shard("b", [merge_record(1, "r1", **over)])
+                rc, err, out = self.merge(a, b)
+                self.assertEqual(rc, 2, err)
+                self.assertIn(os.path.join(b, "results.json"), err)
+                self.assertIn("row r1: " + why, err)
+                self.assertFalse(os.path.exists(out))
+
+    def test_atomic_write_leaves_no_temporary(self):
+        from cptools import matrixout
+        p = os.path.join(self.tmp, "x.md")
+        matrixout.write_atomic(p, "one")
+        matrixout.write_atomic(p, "two")
+        with open(p) as f:
+            self.assertEqual(f.read(), "two")
+        self.assertEqual(os.listdir(self.tmp), ["x.md"])
+
+
 if __name__ == "__main__":
     unittest.main()
