@@ -66,8 +66,8 @@ def _check_record(r, where):
     if r["log"] not in (None, r["name"] + ".log"):
         raise MergeError("%s: row %s: log %s is not the row's own"
                          % (where, r["name"], _shown(r["log"])))
-    bad = shapecheck.problems({k: r[k] for k in _NESTED["properties"]},
-                              _NESTED, limit=2)
+    bad = shapecheck.problems({k: r[k] for k in _NESTED["properties"]
+                               if k in r}, _NESTED, limit=2)
     if bad:
         raise MergeError("%s: row %s: %s" % (where, r["name"],
                                              "; ".join(bad)))
