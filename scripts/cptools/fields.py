@@ -57,12 +57,17 @@ def path(p):
 
 # ---------------------------------------------------------------- formats
 
+_INF = float("inf")
+
+
 def fmt_num(v):
     if v is None:
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):
+        if v != v or v in (_INF, -_INF):   # a figure computed from one at
+            return repr(v)                # the edge of the double range
         if v == int(v) and abs(v) < 1e15:
             return str(int(v))
         return "%.3g" % v if abs(v) < 10 else "%.1f" % v

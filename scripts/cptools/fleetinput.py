@@ -18,7 +18,7 @@ import json
 import os
 import zlib
 
-from . import frame, inputs, longformat, query, watchlog
+from . import frame, inputs, longformat, query, shapecheck, watchlog
 from .untrusted import cap
 
 LOG_SUFFIXES = (".json", ".log", ".txt")
@@ -187,6 +187,15 @@ def read_file_runs(path, from_dir, index=0, warn=lambda msg: None,
         if guest and report is not None and not guests:
             report, why = None, "a clockprobe-guest report, not a " \
                 "probe report"
+        if guest and report is not None:
+            # Checked before anything reads it (guestjoin, the outputs):
+            # a missing key or a value of the wrong type is this input's
+            # named rejection, never a traceback that loses the others.
+            bad = shapecheck.guest_problems(report)
+            if bad:
+                report, why = None, "a clockprobe-guest report that does " \
+                    "not match docs/guest-report-schema.json: %s" % \
+                    "; ".join(bad)
         if not guest and report is not None and \
                 not REPORT_KEYS.intersection(report):
             if from_dir:    # results.json of a matrix run, other JSON

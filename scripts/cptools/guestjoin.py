@@ -59,11 +59,13 @@ def verdict_for_kernel(report, kernel):
     release or a version), or the main prediction when by_kernel is
     missing and the main one is for that kernel.  None when none holds it.
     """
-    verdict = report.get("verdict") or {}
+    verdict = _dict(report.get("verdict") if isinstance(report, dict)
+                    else None)
     want = kernel_version(kernel)
     if want is None:
         return None
-    for entry in verdict.get("by_kernel") or []:
+    by_kernel = verdict.get("by_kernel")
+    for entry in by_kernel if isinstance(by_kernel, list) else []:
         if not isinstance(entry, dict):
             continue
         lo = kernel_version(entry.get("from") or "0.0") or (0, 0)
@@ -95,9 +97,10 @@ def risk_explains(risk, guest, report=None):
     if not risk or guest.get("current") != risk.get("linux_clocksource"):
         return False
     avail = risk.get("available_clocksource")
-    if avail is not None and avail.split() != (guest.get("available") or []):
+    if avail is not None and (not isinstance(avail, str) or avail.split()
+                              != (guest.get("available") or [])):
         return False
-    dmesg = guest.get("dmesg") or []
+    dmesg = [ln for ln in guest.get("dmesg") or [] if isinstance(ln, str)]
     demoted = any("Marking TSC unstable due to clocksource watchdog" in ln
                   for ln in dmesg)
     if risk.get("reason") == "jiffies_watchdog":
@@ -108,8 +111,8 @@ def risk_explains(risk, guest, report=None):
     if risk.get("reason") == "tsc_calibration":
         if any("PIT calibration deviates" in ln for ln in dmesg):
             return demoted
-        measured = (((report or {}).get("verdict") or {}).get("inputs")
-                    or {}).get("tsc_freq_measured_hz") or 0
+        measured = _num(_get(report or {},
+                             "verdict.inputs.tsc_freq_measured_hz")) or 0
         for ln in dmesg:
             m = _DETECTED_MHZ_RE.search(ln)
             if m and measured and abs(float(m.group(1)) * 1e6 - measured) \
@@ -125,6 +128,19 @@ def _get(report, path):
         return query.get_path(report, path)
     except (ValueError, TypeError):
         return None
+
+
+def _dict(v):
+    """v when it is an object, else {}: a probe report is read here as it
+    is (only its limits checked), so a member of the wrong type counts as
+    absent instead of failing the pairing."""
+    return v if isinstance(v, dict) else {}
+
+
+def _line(event):
+    """An event's kernel log line, as text (the schema does not require
+    it)."""
+    return cap(str(event.get("line", "(no line)")), 2000)
 
 
 def identity(report, guest):
@@ -229,18 +245,18 @@ def why_line(guest, predicted, actual):
     if m and m.group(1) == actual:
         override = [e for e in events if e.get("kind") == "override"]
         return "clocksource=%s on the kernel command line%s" % (
-            actual, ("; `%s`" % override[-1]["line"]) if override else "")
+            actual, ("; `%s`" % _line(override[-1])) if override else "")
     demoting = [e for e in events if e.get("kind") in (
         "clocksource_unstable", "tsc_unstable", "tsc_warp", "override")]
     related = [e for e in demoting if str(e.get("clocksource") or "")
                .split("-")[0] == str(predicted or "").split("-")[0]]
     for pick in (related, demoting):
         if pick:
-            return "`%s`" % pick[-1]["line"]
+            return "`%s`" % _line(pick[-1])
     switched = [e for e in events if e.get("kind") == "switched"
                 and e.get("clocksource") == actual]
     if switched:
-        return "`%s`" % switched[-1]["line"]
+        return "`%s`" % _line(switched[-1])
     status = _get(guest, "history.status")
     if status != "ok":
         return "no kernel log (%s)" % (_get(guest, "history.reason") or status)
@@ -296,6 +312,8 @@ def join(guest, probe):
     if want_avail is None and kernel_version(
             _get(probe, "verdict.linux_kernel")) == kernel_version(release):
         want_avail = _get(probe, "verdict.available_clocksource")
+    if not isinstance(want_avail, str):
+        want_avail = None       # absent, or no list of names
     if want_avail is not None:
         ok_av = want_avail.split() == list(available)
         items.append(_item("available", want_avail, " ".join(available),

@@ -9,11 +9,24 @@ Markdown escapes table cells.
 import sqlite3
 
 from .guestjoin import _item, fmt, identity
-from .untrusted import cap
+from .untrusted import cap, md_text, show_controls
 
 
 def _md(s):
-    return cap(str(s), 2000).replace("|", "\\|").replace("\n", " ")
+    """A guest report's text (a kernel log line can hold an escape
+    sequence) in a Markdown cell: controls as \\xNN, no markup, no cell
+    break (untrusted.md_text)."""
+    return md_text(str(s), 2000)
+
+
+def terminal_findings(pairs):
+    """The findings as lines for stderr: each quotes the guest's kernel
+    log, so every control character is shown as \\xNN, never sent raw to
+    the terminal (as scripts/watch does)."""
+    return ["%s: finding: %s" % (show_controls(cap(str(p["guest"].label),
+                                                   200)),
+                                 show_controls(cap(f, 2000)))
+            for p in pairs for f in (p["join"] or {}).get("findings") or []]
 
 
 def render_markdown(pairs):
@@ -25,18 +38,19 @@ def render_markdown(pairs):
             uuid, label = identity(g.report, True)
             out += ["**%s**: no probe report of this VM among the inputs "
                     "(SMBIOS UUID %s, label %s)." % (
-                        _md(g.label), uuid or "none", label or "none"), ""]
+                        _md(g.label), _md(uuid or "none"),
+                        _md(label or "none")), ""]
             continue
         j = p["join"]
         out += ["**%s** (Linux %s) against **%s** (paired by %s; by_kernel "
                 "%s)" % (_md(g.label), _md(j["kernel_release"]),
                          _md(p["probe"].label), p["paired_by"],
-                         j["kernel_range"] or "-"), "",
+                         _md(j["kernel_range"] or "-")), "",
                 "| item | predicted | actual | agree | note |",
                 "| --- | --- | --- | --- | --- |"]
         for it in j["items"]:
             out.append("| %s | %s | %s | %s | %s |" % (
-                it["item"], _md(fmt(it["predicted"])),
+                _md(it["item"]), _md(fmt(it["predicted"])),
                 _md(fmt(it["actual"])),
                 {True: "yes", False: "**NO**", None: "-"}[it["agree"]],
                 _md(it["note"] or "")))

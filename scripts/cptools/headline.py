@@ -13,6 +13,8 @@ def fmt_ns(ns):
     one decimal, cut, below 10 ns; whole ns below 10 us; then us and ms."""
     if not isinstance(ns, (int, float)) or isinstance(ns, bool):
         return None
+    if isinstance(ns, float) and not abs(ns * 1000) < float("inf"):
+        return "%r ns" % ns     # 1e308 * 1000: no whole number to cut
     milli = int(round(ns * 1000))
     if milli < 10000:
         return "%d.%d ns" % (milli // 1000, milli // 100 % 10)

@@ -10,7 +10,7 @@ from the shard into OUT and nowhere else, and only regular files copied.
 
 import os
 
-from . import inputs
+from . import inputs, shapecheck
 from .matrixconf import NAME_RE
 from .matrixout import RESULTS, RESULTS_SCHEMA, MergeError
 
@@ -24,6 +24,23 @@ _RECORD = {"order": (int,), "name": (str,), "describe": (str,),
            "log": (str, None), "verdict": (dict, None), "costs": (dict,),
            # issue 29's kernel set; absent in a record from before it
            "by_kernel": (list, None), "headline": (str, None)}
+
+
+# The nested members a record's readers use (matrixout's texts, JUnit
+# properties, TAP, --fail-on), as a schema for cptools/shapecheck.py.
+_NESTED = {"type": "object", "properties": {
+    "verdict": {"type": ["object", "null"], "required": ["warnings"],
+                "properties": {
+                    "linux_clocksource": {"type": ["string", "null"]},
+                    "vdso": {"type": ["boolean", "null"]},
+                    "predicted_read_ns": {"type": ["number", "null"]},
+                    "confidence": {"type": ["string", "null"]},
+                    "warnings": {"type": "array", "items": {
+                        "type": "object", "required": ["code", "severity"],
+                        "properties": {"code": {"type": "string"},
+                                       "severity": {"type": "string"}}}}}},
+    "costs": {"type": "object", "additionalProperties": {"type": "number"}},
+    "by_kernel": {"type": ["array", "null"], "items": {"type": "object"}}}}
 
 
 def _check_record(r, where):
@@ -49,6 +66,11 @@ def _check_record(r, where):
     if r["log"] not in (None, r["name"] + ".log"):
         raise MergeError("%s: row %s: log %s is not the row's own"
                          % (where, r["name"], _shown(r["log"])))
+    bad = shapecheck.problems({k: r[k] for k in _NESTED["properties"]
+                               if k in r}, _NESTED, limit=2)
+    if bad:
+        raise MergeError("%s: row %s: %s" % (where, r["name"],
+                                             "; ".join(bad)))
     if r["status"] not in _STATUSES or \
             not all(isinstance(d, str) for d in r["details"]):
         raise MergeError("%s: row %s: bad status or details"

@@ -97,12 +97,25 @@ def headline_of(report):
     return headline.headline(j, report)
 
 
+def write_atomic(path, text):
+    """text into path through a temporary file and a rename: a reader
+    (or a run that fails half-way) sees the old file or the whole new one,
+    never half of it."""
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def write_results(path, records, rows_total, shard):
-    with open(path, "w") as f:
-        json.dump({"schema": RESULTS_SCHEMA, "rows_total": rows_total,
-                   "shard": "%d/%d" % shard if shard else None,
-                   "rows": records}, f, indent=1)
-        f.write("\n")
+    write_atomic(path, json.dumps(
+        {"schema": RESULTS_SCHEMA, "rows_total": rows_total,
+         "shard": "%d/%d" % shard if shard else None,
+         "rows": records}, indent=1) + "\n")
 
 
 class MergeError(Exception):
@@ -223,7 +236,14 @@ def write_junit(records, path, fail_on=None):
             "log: %s\n" % r["log"] if r.get("log") else "")
     _xml_safe(suite)
     ET.indent(suite)
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        ET.ElementTree(suite).write(tmp, encoding="utf-8",
+                                    xml_declaration=True)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def _xml_safe(root):
@@ -309,9 +329,8 @@ def tap(records, fail_on=None):
 def write_outputs(out_dir, records, fail_on=None, want_tap=False):
     write_junit(records, os.path.join(out_dir, "junit.xml"), fail_on)
     summary = summary_md(records, fail_on)
-    with open(os.path.join(out_dir, "summary.md"), "w") as f:
-        f.write(summary)
+    write_atomic(os.path.join(out_dir, "summary.md"), summary)
     if want_tap:
-        with open(os.path.join(out_dir, "results.tap"), "w") as f:
-            f.write(tap(records, fail_on))
+        write_atomic(os.path.join(out_dir, "results.tap"),
+                     tap(records, fail_on))
     return summary
