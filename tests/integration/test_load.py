@@ -88,12 +88,19 @@ class ContentionCurve(ProbeTest):
     def test_every_level_estimate_has_an_se_and_large_guest_its_range(self):
         # Issue 40: four estimate windows per CPU give every level (and
         # every CPU of it) an SE; large_guest is stated within the levels.
+        # A CPU the stage's deadline cut short (fewer samples than the plan:
+        # 4 vCPUs on a loaded 2-core host) may be left one window, no SE,
+        # and its level's SE then unknown: allowed only where the report
+        # shows that cut.
         r = self.report("pvh_smp4")
+        plan = r["contention"]["samples_per_cpu"]
         for s in ok_sources(r):
             for lv in s["contention"] or []:
-                self.assertIsNotNone(lv["se_cycles"], (s["name"], lv["cpus"]))
+                cut = [c for c in lv["per_cpu"] if c["measured"] and c["samples"] < plan]
+                if not cut:
+                    self.assertIsNotNone(lv["se_cycles"], (s["name"], lv["cpus"]))
                 for c in lv["per_cpu"]:
-                    if c["measured"]:
+                    if c["measured"] and c["samples"] >= plan:
                         self.assertIsNotNone(c["se_cycles"], (s["name"], lv["cpus"], c["cpu"]))
         # Under TCG the stage names what it measures: QEMU's lock.
         if r["platform"]["hypervisor"]["name"] == "tcg":
