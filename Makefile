@@ -130,9 +130,6 @@ HOOKED_OBJS := $(patsubst %.c,$(BUILD)/host/hooked/%.o,$(HOOKED_SRCS))
 $(BUILD)/host/hooked/%.o: %.c $(wildcard include/*.h) tests/unit/arch_hooks.h Makefile
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $< (hooked)"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS -c $< -o $@
-# The engine compiles its statistics in (include/cost_stats.h says why).
-$(BUILD)/efi/src/measure/engine.o $(BUILD)/pvh/src/measure/engine.o \
-$(BUILD)/host/hooked/src/measure/engine.o: src/analysis/cost_stats.c
 $(BUILD)/host/test_tsc_order: tests/unit/test_tsc_order.c $(HOOKED_OBJS) $(BUILD)/host/check.o $(BUILD)/host/libpure.a \
 		tests/unit/check.h tests/unit/arch_hooks.h $(wildcard include/*.h)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS $< $(HOOKED_OBJS) $(BUILD)/host/check.o \

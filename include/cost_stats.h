@@ -7,19 +7,6 @@
 #define CP_COST_STATS_H
 #include "measure.h"
 
-/* How the functions below are defined: extern in cost_stats.c's own
- * object (the host tests call them there), static where the engine
- * compiles them in (src/measure/engine.c defines COST_STATS_IN_ENGINE):
- * they run between its timed windows, and calls into another object
- * would change the instructions run there, which an -icount boot turns
- * into different measured rates (the TSC rate moved by 1 ppm against the
- * PM timer when they were calls). */
-#ifdef COST_STATS_IN_ENGINE
-#define COST_STATS_FN static
-#else
-#define COST_STATS_FN
-#endif
-
 /* Too few samples for a trustworthy mean: fall back to the long batch. */
 #define ESTIMATE_MIN_SAMPLES 64
 
@@ -62,39 +49,39 @@ struct window_pair {
 /* How many batches (or batch pairs) each end of a sorted list loses
  * before a mean: a tenth, and at least one once there are three, so one
  * batch a preempted vCPU stretched never moves the mean. */
-COST_STATS_FN uint32_t cost_batch_cut(uint32_t n);
+uint32_t cost_batch_cut(uint32_t n);
 
 /* The median of a window's samples (at most MEASURE_WINDOW_SAMPLES; v is
  * left as it was). */
-COST_STATS_FN uint64_t cost_window_median(const uint64_t *v, uint32_t n);
+uint64_t cost_window_median(const uint64_t *v, uint32_t n);
 
 /* How far above its window's median a sample may be and still count
  * (OUTLIER_EXCESS_FACTOR). */
-COST_STATS_FN uint64_t cost_outlier_excess(uint64_t h_med, uint64_t op_med);
+uint64_t cost_outlier_excess(uint64_t h_med, uint64_t op_med);
 
 /* One window pair into the means: each side trimmed at its own median
  * plus the common excess; returns the window's difference x1000. */
-COST_STATS_FN int64_t cost_add_pair(struct trimmed_means *m, const uint64_t *op_v, uint32_t op_k, const uint64_t *h_v,
+int64_t cost_add_pair(struct trimmed_means *m, const uint64_t *op_v, uint32_t op_k, const uint64_t *h_v,
 		      uint32_t h_k);
 
 /* Pooled trimmed difference of means x1000 (unclamped) and its SE. */
-COST_STATS_FN bool cost_pooled(const struct trimmed_means *m, int64_t *milli, uint64_t *se_milli, int64_t *untrimmed_milli);
+bool cost_pooled(const struct trimmed_means *m, int64_t *milli, uint64_t *se_milli, int64_t *untrimmed_milli);
 
 /* A signed difference x1000 offset by DIFF_BIAS (clamped inside it). */
-COST_STATS_FN uint64_t cost_biased(int64_t milli);
+uint64_t cost_biased(int64_t milli);
 
 /* The plain mean (x1000) and its SE of n biased differences, sorted here.
  * Not trimmed: each pair's turns were trimmed already, as the estimate's
  * are, and the estimate pools every window pair untrimmed; a tenth cut
  * off each end of right-skewed pair differences put the check 1-2 ticks
  * under the estimate in most boots (z 2-3 on the tsc and HPET rows). */
-COST_STATS_FN int64_t cost_biased_mean(uint64_t *v, uint32_t n, uint64_t *se_milli);
+int64_t cost_biased_mean(uint64_t *v, uint32_t n, uint64_t *se_milli);
 
 /* One window pair into the estimate's sums and the op's tallies; returns
  * the pair's difference of whole turns x1000.  A held-out pair (the
  * check) runs the same statistics into sums and tallies of its own, so
  * whatever follows it follows the same work. */
-COST_STATS_FN int64_t cost_pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w);
+int64_t cost_pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w);
 
 /* Net: the mean of the pairs' differences with the highest and lowest
  * tenth left out, the same kind of figure as the per-call estimate, with
@@ -102,18 +89,18 @@ COST_STATS_FN int64_t cost_pair_window(struct op_cost *out, struct estimate_sums
  * so raw and net are one kind of figure over one set of batches (a
  * median raw against a trimmed-mean net put PIT's net 397 above its raw
  * 362).  A pair's difference never exceeds its op batch, so net <= raw. */
-COST_STATS_FN void cost_batch_figures(struct op_cost *out, struct batch_log *b);
+void cost_batch_figures(struct op_cost *out, struct batch_log *b);
 
 /* A held-out pair: the same statistics as a window's, into sums and
  * tallies of its own, its difference of whole turns into the check. */
-COST_STATS_FN void cost_hold_out(struct batch_log *b, const struct window_pair *w);
+void cost_hold_out(struct batch_log *b, const struct window_pair *w);
 
 /* The op's estimate from the pooled sums (interleaved_turns), or the
  * batch net when too few samples were kept (batch_net); below_resolution
  * against the TSC's step. */
-COST_STATS_FN void cost_fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks);
+void cost_fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks);
 
 /* The op's harness window medians into the run-wide spread (t may be NULL). */
-COST_STATS_FN void cost_note_harness_windows(struct harness_totals *t, const struct op_cost *c);
+void cost_note_harness_windows(struct harness_totals *t, const struct op_cost *c);
 
 #endif

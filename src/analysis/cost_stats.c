@@ -6,12 +6,12 @@
 /* How many batches (or batch pairs) each end of a sorted list loses
  * before a mean: a tenth, and at least one once there are three, so one
  * batch a preempted vCPU stretched never moves the mean. */
-COST_STATS_FN uint32_t cost_batch_cut(uint32_t n)
+uint32_t cost_batch_cut(uint32_t n)
 {
 	return n < 3 ? 0 : MAX(1u, n / 10);
 }
 
-COST_STATS_FN uint64_t cost_window_median(const uint64_t *v, uint32_t n)
+uint64_t cost_window_median(const uint64_t *v, uint32_t n)
 {
 	uint64_t copy[MEASURE_WINDOW_SAMPLES];
 	n = MIN(n, (uint32_t)MEASURE_WINDOW_SAMPLES);
@@ -20,7 +20,7 @@ COST_STATS_FN uint64_t cost_window_median(const uint64_t *v, uint32_t n)
 	return stats_percentile_sorted(copy, n, STATS_P50);
 }
 
-COST_STATS_FN uint64_t cost_outlier_excess(uint64_t h_med, uint64_t op_med)
+uint64_t cost_outlier_excess(uint64_t h_med, uint64_t op_med)
 {
 	return OUTLIER_EXCESS_FACTOR * MAX(h_med, op_med) + 64;
 }
@@ -49,7 +49,7 @@ static int64_t add_trimmed(unsigned __int128 *sum, uint32_t *n, uint32_t *trimme
 
 /* One window pair into the means: each side trimmed at its own median
  * plus the common excess; returns the window's difference x1000. */
-COST_STATS_FN int64_t cost_add_pair(struct trimmed_means *m, const uint64_t *op_v, uint32_t op_k, const uint64_t *h_v,
+int64_t cost_add_pair(struct trimmed_means *m, const uint64_t *op_v, uint32_t op_k, const uint64_t *h_v,
 		      uint32_t h_k)
 {
 	uint64_t h_med = cost_window_median(h_v, h_k), op_med = cost_window_median(op_v, op_k);
@@ -63,7 +63,7 @@ COST_STATS_FN int64_t cost_add_pair(struct trimmed_means *m, const uint64_t *op_
 }
 
 /* Pooled trimmed difference of means x1000 (unclamped) and its SE. */
-COST_STATS_FN bool cost_pooled(const struct trimmed_means *m, int64_t *milli, uint64_t *se_milli, int64_t *untrimmed_milli)
+bool cost_pooled(const struct trimmed_means *m, int64_t *milli, uint64_t *se_milli, int64_t *untrimmed_milli)
 {
 	if (m->op_n < ESTIMATE_MIN_SAMPLES || m->harness_n < ESTIMATE_MIN_SAMPLES)
 		return false;
@@ -79,7 +79,7 @@ COST_STATS_FN bool cost_pooled(const struct trimmed_means *m, int64_t *milli, ui
 	return true;
 }
 
-COST_STATS_FN uint64_t cost_biased(int64_t milli)
+uint64_t cost_biased(int64_t milli)
 {
 	if (milli >= DIFF_BIAS)
 		milli = DIFF_BIAS - 1;
@@ -93,7 +93,7 @@ COST_STATS_FN uint64_t cost_biased(int64_t milli)
  * are, and the estimate pools every window pair untrimmed; a tenth cut
  * off each end of right-skewed pair differences put the check 1-2 ticks
  * under the estimate in most boots (z 2-3 on the tsc and HPET rows). */
-COST_STATS_FN int64_t cost_biased_mean(uint64_t *v, uint32_t n, uint64_t *se_milli)
+int64_t cost_biased_mean(uint64_t *v, uint32_t n, uint64_t *se_milli)
 {
 	uint64_t m, se;
 	stats_sort_u64(v, n);
@@ -106,7 +106,7 @@ COST_STATS_FN int64_t cost_biased_mean(uint64_t *v, uint32_t n, uint64_t *se_mil
  * the pair's difference of whole turns x1000.  A held-out pair (the
  * check) runs the same statistics into sums and tallies of its own, so
  * whatever follows it follows the same work. */
-COST_STATS_FN int64_t cost_pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w)
+int64_t cost_pair_window(struct op_cost *out, struct estimate_sums *e, const struct window_pair *w)
 {
 	uint32_t k = MIN(w->op_got, w->h_got);
 	uint64_t h_med = cost_window_median(w->h_v, k);
@@ -145,7 +145,7 @@ static void sort_pairs(struct batch_log *b)
  * so raw and net are one kind of figure over one set of batches (a
  * median raw against a trimmed-mean net put PIT's net 397 above its raw
  * 362).  A pair's difference never exceeds its op batch, so net <= raw. */
-COST_STATS_FN void cost_batch_figures(struct op_cost *out, struct batch_log *b)
+void cost_batch_figures(struct op_cost *out, struct batch_log *b)
 {
 	if (!b->n)
 		return;
@@ -176,7 +176,7 @@ COST_STATS_FN void cost_batch_figures(struct op_cost *out, struct batch_log *b)
 
 /* A held-out pair: the same statistics as a window's, into sums and
  * tallies of its own, its difference of whole turns into the check. */
-COST_STATS_FN void cost_hold_out(struct batch_log *b, const struct window_pair *w)
+void cost_hold_out(struct batch_log *b, const struct window_pair *w)
 {
 	struct estimate_sums own = { 0 };
 	struct op_cost tally = { 0 };
@@ -184,7 +184,7 @@ COST_STATS_FN void cost_hold_out(struct batch_log *b, const struct window_pair *
 		b->calls_diff[b->calls_n++] = cost_biased(cost_pair_window(&tally, &own, w));
 }
 
-COST_STATS_FN void cost_fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks)
+void cost_fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint64_t step_ticks)
 {
 	int64_t m, untrimmed = 0;
 	uint64_t se;
@@ -213,7 +213,7 @@ COST_STATS_FN void cost_fill_estimate(struct op_cost *out, const struct estimate
 				(step_ticks && (uint64_t)out->estimate_milli < 2 * step_ticks * 1000);
 }
 
-COST_STATS_FN void cost_note_harness_windows(struct harness_totals *t, const struct op_cost *c)
+void cost_note_harness_windows(struct harness_totals *t, const struct op_cost *c)
 {
 	if (!t || !c->windows)
 		return;

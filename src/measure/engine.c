@@ -12,14 +12,7 @@
 #include "source.h"
 #include "arch.h"
 #include "counter.h"
-#ifdef CP_WARMUP_TRACE
-#include "console.h"
-#include "strbuf.h"
-#endif
-/* The statistics, compiled in as static functions (include/cost_stats.h
- * says why): the same source the host tests run. */
-#define COST_STATS_IN_ENGINE
-#include "../analysis/cost_stats.c"
+#include "cost_stats.h"
 
 /* Keeps a read's result observable, so the compiler cannot drop the read. */
 static inline __attribute__((always_inline)) void keep(uint64_t v)
@@ -327,8 +320,9 @@ static uint32_t plan_window_samples(const struct measure_plan *plan)
  * blocks, caches and predictors warming): before this, in 30 quick-mode
  * TCG boots the first estimate window was 9-35 ticks dearer than the
  * op's other estimate windows, and the second pair (the first check)
- * still dearer, so one discarded pair is not enough (the count is sized
- * in docs/method notes of issue 40). */
+ * still dearer, so one discarded pair is not enough: the mean excess by
+ * pair index was +7.9, +7.1, +4.9 ticks (kernel port) and +10.0, +3.3
+ * (unassigned port), a transient of about three pairs. */
 #ifndef WARMUP_PAIRS
 #define WARMUP_PAIRS 3
 #endif
@@ -341,31 +335,6 @@ static void warm_up(const struct measure_ctx *ctx, uint64_t (*op)(void), struct 
 		struct window_pair w = { .op_v = b->stamps, .h_v = b->stamps_h };
 		time_window_pair(ctx, op, b, &w, want, deadline);
 	}
-}
-
-/* A temporary trace (built with -DCP_WARMUP_TRACE only): every clean
- * pair's difference of turns by pass, estimate (E) or check (C), on the
- * BSP's own measurements (the contention stage's have no totals). */
-static void trace_pair(const struct measure_ctx *ctx, uint64_t (*op)(void), uint32_t pass, char kind, int64_t d)
-{
-#ifdef CP_WARMUP_TRACE
-	if (!ctx->totals)
-		return;
-	char buf[96];
-	struct strbuf sb;
-	sb_init(&sb, buf, sizeof buf);
-	sb_str(&sb, "WU ");
-	sb_hex(&sb, (uint64_t)(uintptr_t)op, 1);
-	sb_char(&sb, ' ');
-	sb_u64(&sb, pass);
-	sb_char(&sb, ' ');
-	sb_char(&sb, kind);
-	sb_char(&sb, ' ');
-	sb_i64(&sb, d);
-	con_log(buf);
-#else
-	(void)ctx, (void)op, (void)pass, (void)kind, (void)d;
-#endif
 }
 
 /* The sample windows: each pair's op samples come back with their
@@ -398,10 +367,8 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 			batch_pair(ctx, batches, op);
 		if (clean && k && held_out(pass)) {
 			cost_hold_out(batches, &w); /* its samples: overwritten next */
-			if (batches->calls_n)
-				trace_pair(ctx, op, pass, 'C', (int64_t)batches->calls_diff[batches->calls_n - 1] - DIFF_BIAS);
 		} else if (clean && k) {
-			trace_pair(ctx, op, pass, 'E', cost_pair_window(out, e, &w));
+			cost_pair_window(out, e, &w);
 			n += k;
 		} else if (!clean) {
 			out->windows_discarded++;
