@@ -212,6 +212,36 @@ static void tsc_json(struct json *j, const struct guest_results *r)
 	json_object_end(j);
 }
 
+/* Written on arm64 only: an x86 report keeps its exact shape. */
+static void arm64_json(struct json *j, const struct guest_results *r)
+{
+	const struct guest_arm64 *a = &r->arm64;
+	char hex[24];
+
+	if (!a->present)
+		return;
+	json_object_begin(j, "arm64");
+	json_string(j, "counter", "cntvct_el0");
+	json_u64(j, "cntfrq_hz", a->cntfrq_hz);
+	json_array_begin(j, "midr");
+	for (uint32_t i = 0; i < a->n_midr && i < GUEST_ARM64_CPUS; i++) {
+		struct strbuf sb;
+		sb_init(&sb, hex, sizeof hex);
+		sb_str(&sb, "0x");
+		sb_hex(&sb, a->midr[i], 8);
+		json_string(j, NULL, hex);
+	}
+	json_array_end(j);
+	str_or_null(j, "midr_reason", a->midr_reason);
+	json_bool(j, "hwcap2_ecv", a->hwcap2_ecv);
+	json_u64(j, "counter_reads", a->counter_reads);
+	if (a->counter_reads)
+		json_fixed(j, "counter_read_ns", (int64_t)a->counter_read_ps, 3);
+	else
+		json_null(j, "counter_read_ns");
+	json_object_end(j);
+}
+
 static void clocksource_json(struct json *j, const struct guest_results *r)
 {
 	json_object_begin(j, "clocksource");
@@ -392,6 +422,7 @@ bool guest_report_json(struct json *j, const struct guest_results *r)
 	smbios_json(j, r);
 	json_object_end(j);
 	tsc_json(j, r);
+	arm64_json(j, r);
 	clocksource_json(j, r);
 	history_json(j, r);
 	json_array_begin(j, "measurements");
