@@ -202,3 +202,4 @@ clean:
 -include mk/pvh.mk
 -include mk/guest.mk
 -include mk/package.mk
+-include mk/arm64.mk
