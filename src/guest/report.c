@@ -212,6 +212,14 @@ static void tsc_json(struct json *j, const struct guest_results *r)
 	json_object_end(j);
 }
 
+/* The stamp pair's instructions (sys.h): the report says what it timed
+ * with on each architecture. */
+#if defined(__aarch64__)
+#define GUEST_BRACKET "ISB;MRS CNTVCT_EL0;ISB"
+#else
+#define GUEST_BRACKET "LFENCE;RDTSC;LFENCE"
+#endif
+
 /* Written on arm64 only: an x86 report keeps its exact shape. */
 static void arm64_json(struct json *j, const struct guest_results *r)
 {
@@ -365,7 +373,7 @@ static void cost_json(struct json *j, const char *key, const struct path_cost *c
 	else
 		json_null(j, "batch_ns");
 	json_bool(j, "deadline_hit", c->deadline_hit);
-	json_string(j, "method", "LFENCE;RDTSC;LFENCE before and after each call; each window of 64 calls minus the median of the 64 empty brackets before it; batch_ns: the clock's own time over back-to-back calls");
+	json_string(j, "method", GUEST_BRACKET " before and after each call; each window of 64 calls minus the median of the 64 empty brackets before it; batch_ns: the clock's own time over back-to-back calls");
 	json_object_end(j);
 }
 
