@@ -6,7 +6,7 @@ through these modules, so that every one of them boots QEMU the same way
 and judges a report by the same rules:
 
   qemu     the QEMU argv (the probe's media and a Linux guest's direct
-           boot), the QEMU binary (QEMU=PATH), OVMF lookup, default
+           boot), the QEMU binary (CLOCKPROBE_QEMU=PATH), OVMF lookup, default
            images, exit statuses
   process  running an argv with a timeout, logging and killing it cleanly
   kvm      "does KVM really boot this boot path here?" (cached)
