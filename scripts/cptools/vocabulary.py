@@ -176,10 +176,11 @@ def check_settings(words, option="--settings"):
         near = _suggest(entry["word"], v, table)
         bad.append("%s (the probe: %s)%s" % (
             entry["word"], "; ".join(entry["problems"]),
-            "; did you mean %s?" % near if near else ""))
+            ": did you mean %s?" % near if near else ""))
     if bad:
-        raise NotUnderstood("%s: the probe would refuse %s"
-                            % (option, ", ".join(bad)))
+        raise NotUnderstood("%s: the probe would refuse%s" % (
+            option, ":\n  " + "\n  ".join(bad) if len(bad) > 1
+            else " " + bad[0]))
     return words
 
 
