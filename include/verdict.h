@@ -510,6 +510,11 @@ const char *verdict_confidence_name(enum verdict_confidence c);
  * noise, with every CPU of the contention stage reading it at once than
  * alone: what CLOCK_READ_CONTENDED is raised on. */
 bool verdict_source_contended(const struct verdict_input *in, const char *name);
+/* The warning codes the rules can raise (src/verdict/fixes.c's table), i
+ * from 0 below the count; NULL past it.  verdict-judge --vocabulary prints
+ * them for the host tools that take a code (--fail-on). */
+size_t verdict_warning_code_count(void);
+const char *verdict_warning_code_name(size_t i);
 /* NULL when the warning is absent: for tests and the summary. */
 const struct verdict_warning *verdict_find_warning(const struct verdict *v,
 						   const char *code);

@@ -5,7 +5,7 @@ answer per era.
 
 The fixture real_make_run.log is build/run/serial.log of a `make run`
 (QEMU q35, qemu64, 2 vCPUs, TCG, OVMF): the raw serial log with the framed
-report, which scripts/verdict reads as it reads build/run/report.json.
+report, which scripts/verdict reads as it reads build/run/latest/report.json.
 Recorded again for issue #28 (verdict.windows, the new inputs).  The
 issue #28 cases and verdict.windows (on it and on the real Hyper-V CPUID
 fixtures, tests/fixtures/cpuid/hyperv-root-*.txt) follow the issue #11
