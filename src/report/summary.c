@@ -372,9 +372,11 @@ static void xcpu_skew_words(struct strbuf *sb, const struct crosscpu_result *x, 
 	}
 	sb_str(sb, " (|offset| + half the fastest CPU-to-CPU round trip");
 	if (x->not_coscheduled) {
-		sb_str(sb, "; that wide because ");
+		/* the reason says what was slow: a round trip (then the bound is
+		 * that wide) or a wait on the lock */
+		sb_str(sb, "; ");
 		sb_shown(sb, x->not_coscheduled_reason[0] ? x->not_coscheduled_reason : "the vCPUs did not run together");
-		sb_str(sb, ", so 0 warps proves less");
+		sb_str(sb, ", so the bound and 0 warps prove less");
 	}
 	sb_char(sb, ')');
 }
