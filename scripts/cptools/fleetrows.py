@@ -42,7 +42,7 @@ class RunRows:
 
     __slots__ = ("run_id", "label", "rows", "layout_id", "layout_keys",
                  "input_index", "from_dir", "path", "policy", "digest",
-                 "claimed_run_id", "collides_with")
+                 "claimed_run_id", "collides_with", "page")
 
 
 def rename(rr, run_id, claimed_run_id, other_file):
@@ -185,6 +185,7 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
         (rid, _text(run.claimed_run_id), _text(run.path),
          _text(run.collides_with))]
     rr = RunRows()
+    rr.page = None      # the fleet page's row, when a load makes it
     rr.run_id, rr.label, rr.rows = rid, label, rows
     rr.path, rr.digest = run.path, digest
     rr.claimed_run_id, rr.collides_with = run.claimed_run_id, \
