@@ -59,7 +59,7 @@ def ingest(paths, sink, labels=(), warn=lambda msg: None, jobs=1,
     returned with the run's final label.  page: each run's fleet page row
     is made too (RunRows.page, for fleetpage.PageSink).  progress: a
     callable(k, n) told after each of the n inputs (cptools.progress on
-    a terminal), with .clear() called before a message is printed.
+    a terminal; warn clears its line before a message).
 
     Returns (runs written, [(path, reason)] rejected, duplicates,
     [(label, hits)]); sink.flagged counts the collisions."""
@@ -80,8 +80,6 @@ def ingest(paths, sink, labels=(), warn=lambda msg: None, jobs=1,
     ok = False
     try:
         for k, res in enumerate(results, 1):
-            if res["messages"] and progress is not None:
-                progress.clear()
             for m in res["messages"]:
                 warn(m)
             if progress is not None:

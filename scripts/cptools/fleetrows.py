@@ -121,7 +121,9 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
         _text(g("platform.smbios.product")),
         _text(g("platform.firmware.vendor")), _text(g("probe.version")),
         _text(g("probe.boot")), _bool(g("platform.tsc.invariant")),
-        _num(g("platform.tsc.freq_chosen.hz")), _text(run.verified))]
+        _num(g("platform.tsc.freq_chosen.hz")), _text(run.verified),
+        _text(g("probe.started_utc")),
+        None)]      # ingested_utc: the sink sets it when it writes
     rows["verdicts"] = [(
         rid, _text(h["linux_clocksource"]), _text(h["linux_kernel"]),
         _bool(h["vdso"]), _num(h["predicted_read_ns"]),

@@ -60,7 +60,7 @@ class Progress:
             self.on = False
         self.start = clock()
         self.last = None
-        self.shown = False
+        self.shown = False      # or the count the line on screen shows
 
     def __call__(self, k, total=None):
         """update(k), the total as the caller counts it (the loader's
@@ -79,22 +79,27 @@ class Progress:
         self.last = now
         self._write("\r\x1b[K" + term_text(progress_line(
             self.what, k, self.total, now - self.start)))
-        self.shown = True
+        self.shown = k
 
     def clear(self):
         """Clear the line before another message is printed (the next
         update draws it again below that message)."""
-        if self.on and self.shown:
+        if self.on and self.shown is not False:
             self._write("\r\x1b[K")
             self.last = None
 
     def done(self, k=None):
         """The final count on its own line (only if progress was shown)."""
-        if not self.on or not self.shown:
+        if not self.on or self.shown is False:
             return
         k = self.total if k is None else k
-        self._write("\r\x1b[K" + term_text(progress_line(
-            self.what, k, self.total, self.clock() - self.start)) + "\n")
+        if self.shown == k and self.last is not None:
+            self._write("\n")      # the line on screen is the last count
+        else:
+            self._write("\r\x1b[K" + term_text(progress_line(
+                self.what, k, self.total, self.clock() - self.start)) +
+                "\n")
+        self.shown = False
 
     def _write(self, text):
         try:

@@ -401,3 +401,139 @@ sys.stderr.write("\nMEASURED " + json.dumps({
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RunTimesTest(unittest.TestCase):
+    """The runs table's started_utc (the report's own clock) and
+    ingested_utc (the loader's), in a new file and in one made before
+    the columns existed (appended, nothing renamed)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def load(self, db):
+        before = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        rc, _, err = run("--sqlite", db, fx(HPET_OFF), fx("hyperv.json"))
+        after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.assertEqual(rc, 0, err)
+        import sqlite3
+        con = sqlite3.connect(db)
+        self.addCleanup(con.close)
+        got = dict(((lab, (s, i)) for lab, s, i in con.execute(
+            "SELECT label, started_utc, ingested_utc FROM runs")))
+        self.assertEqual(sorted(got), ["hyperv", "real_q35_hpet_off_2026"])
+        self.assertEqual(got["real_q35_hpet_off_2026"][0],
+                         "2026-12-01T21:07:17Z")
+        self.assertIsNone(got["hyperv"][0])     # no clock in that report
+        for _, ingested in got.values():
+            self.assertTrue(before <= ingested <= after,
+                            (before, ingested, after))
+        cols = [r[1] for r in con.execute("PRAGMA table_info(runs)")]
+        return cols
+
+    def test_new_file(self):
+        cols = self.load(os.path.join(self.tmp, "a.db"))
+        self.assertEqual(cols[-3:], ["verified", "started_utc",
+                                     "ingested_utc"])
+
+    def test_file_from_before_the_columns(self):
+        import sqlite3
+        from cptools import fleetdb
+        db = os.path.join(self.tmp, "old.db")
+        con = sqlite3.connect(db)
+        for stmt in fleetdb.schema_sql("sqlite"):
+            con.execute(stmt)
+        con.execute("ALTER TABLE runs DROP COLUMN ingested_utc")
+        con.execute("ALTER TABLE runs DROP COLUMN started_utc")
+        con.commit()
+        con.close()
+        cols = self.load(db)
+        self.assertEqual(cols[-3:], ["verified", "started_utc",
+                                     "ingested_utc"])
+
+
+class ProgressTest(unittest.TestCase):
+    """k/N with rate and ETA on stderr while a fleet loads, only on a
+    terminal (issue 38: 5,000 reports, 26 s, no output)."""
+
+    def test_line(self):
+        from cptools.progress import progress_line
+        self.assertEqual(progress_line("loading", 0, 5000, 0.0),
+                         "loading 0/5,000")
+        self.assertEqual(progress_line("loading", 1234, 5000, 3.0),
+                         "loading 1,234/5,000, 411/s, ETA 9 s")
+        self.assertEqual(progress_line("loading", 10, 5000, 4.0),
+                         "loading 10/5,000, 2.5/s, ETA 33 min 16 s")
+        self.assertEqual(progress_line("loading", 3, 100000, 10.0),
+                         "loading 3/100,000, 0.3/s, ETA 92 h 35 min")
+        self.assertEqual(progress_line("loading", 5000, 5000, 26.0),
+                         "loading 5,000/5,000, 192/s, 26 s")
+
+    class Tty(io.StringIO):
+        def __init__(self, tty):
+            super().__init__()
+            self.tty = tty
+
+        def isatty(self):
+            return self.tty
+
+    def test_rate_limited_on_a_terminal_and_silent_elsewhere(self):
+        from cptools.progress import Progress
+        now = [0.0]
+        tty = self.Tty(True)
+        p = Progress(tty, "compare: loading inputs", 10,
+                     clock=lambda: now[0])
+        for k in range(1, 11):
+            now[0] += 0.2
+            p(k, 10)
+        p.done()
+        # drawn at once, then at most every 0.5 s, the last count always,
+        # and the line ended once the load is done
+        self.assertEqual(tty.getvalue().split("\r\x1b[K"), [
+            "", "compare: loading inputs 1/10, 5.0/s, ETA 2 s",
+            "compare: loading inputs 4/10, 5.0/s, ETA 1 s",
+            "compare: loading inputs 7/10, 5.0/s, ETA 1 s",
+            "compare: loading inputs 10/10, 5.0/s, 2 s\n"])
+        pipe = self.Tty(False)
+        p = Progress(pipe, "x", 10, clock=lambda: now[0])
+        for k in range(1, 11):
+            p(k, 10)
+        p.done()
+        self.assertEqual(pipe.getvalue(), "")
+
+    def test_loads_report_on_a_terminal_only(self):
+        """compare's loads (in memory, streamed into a database) on a
+        terminal stderr show k/N and clear it before a warning; on a
+        StringIO (not a terminal) nothing but their own lines."""
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        d = os.path.join(tmp, "f")
+        fleetgen.write_fleet(d, 4, 2)
+        with open(os.path.join(d, "zz-bad.log"), "w") as f:
+            f.write("no report here\n")
+        for tty in (False, True):
+            err = self.Tty(tty)
+            rc = compare.main(["--csv", d], stdout=io.StringIO(),
+                              stderr=err)
+            self.assertEqual(rc, 1)     # zz-bad.log rejected
+            text = err.getvalue()
+            self.assertEqual("loading inputs" in text, tty, text)
+            self.assertEqual("\r" in text, tty, text)
+            if tty:
+                self.assertIn("compare: loading inputs 5/5", text)
+                # the rejection's line starts on a cleared line
+                self.assertRegex(text, r"\r\x1b\[Kcompare: [^\r]*zz-bad\.log")
+        # streamed (fleetload.ingest, --sqlite past STREAM_FROM inputs)
+        saved = compare.STREAM_FROM
+        compare.STREAM_FROM = 2
+        try:
+            for tty in (False, True):
+                err = self.Tty(tty)
+                compare.main(["--sqlite", os.path.join(tmp, "%s.db" % tty),
+                              "-j", "1", d], stdout=io.StringIO(), stderr=err)
+                self.assertEqual("compare: loading inputs 5/5" in
+                                 err.getvalue(), tty, err.getvalue())
+                self.assertIn("4 run(s) written to", err.getvalue())
+        finally:
+            compare.STREAM_FROM = saved
