@@ -58,7 +58,7 @@ Every value is a bound parameter, so a hostile string is stored as the
 text it is.  A run already in the database is replaced as a whole (its
 rows are deleted and written again in one transaction) only by the same
 report (same digest): ingesting the same folder twice gives the same
-database.  A different report claiming the same run_id keeps the rows
+database, but for runs.ingested_utc, the time of the later load.  A different report claiming the same run_id keeps the rows
 that are there: it goes in beside them as RUN_ID#digest, flagged in
 run_id_collisions (SQLite and PostgreSQL alike); a run written before
 digests were recorded counts as the report of its source file, and is
