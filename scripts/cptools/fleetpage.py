@@ -68,6 +68,7 @@ td.fail .head{color:#b00} p.headline{font-size:16px}
 p.headline b.fail{color:#b00} .note{color:#555;font-size:12px}
 #filter{font-size:14px;padding:3px 6px;width:28em}
 section.group h3 a{color:inherit}
+table.runs td:nth-child(-n+2){white-space:nowrap}
 """
 
 SCRIPT = r"""

@@ -25,7 +25,6 @@ give the same files.
 """
 
 import copy
-import json
 import os
 import random
 import sys
