@@ -179,8 +179,8 @@ STYLES = ("-", "--", "-.", ":")
 
 
 def plottable(v):
-    """A value a log axis can draw: a finite number above 0 (a chart
-    leaves the others out, and the page names those runs)."""
+    """A finite number above 0: what a log axis draws (the page names the
+    runs a chart leaves out)."""
     return _is_num(v) and v > 0
 
 
@@ -189,9 +189,8 @@ def read_cost_histogram(name, labelled_reports, indexes=None,
     """One source across runs: [(label, report)] -> SVG, or None when no
     run has the source's histogram.  indexes: source_index() of the
     reports (else each report's sources are searched).  The first
-    MAX_RUNS_PER_CHART runs are drawn, the rest counted below the axes
-    and, when left_out is a list, their labels appended to it (the page
-    names them under the chart)."""
+    MAX_RUNS_PER_CHART runs are drawn, the rest counted below the axes and
+    their labels appended to left_out (a list: the page names them)."""
     indexes = indexes or [None] * len(labelled_reports)
     rows = [(lab, histogram_data(r, name, i))
             for (lab, r), i in zip(labelled_reports, indexes)]

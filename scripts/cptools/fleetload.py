@@ -38,7 +38,7 @@ def _load_one(item):
         rr = run_rows(run, label, _LOAD["layouts"], kernel_rows, head)
         rr.input_index, rr.from_dir = index, from_dir
         if _LOAD["page"]:
-            from .fleetpage import page_row
+            from .fleetgroups import page_row
             rr.page = page_row(run, head, page_hits)
         out["runs"].append((rr, hits))
     return out

@@ -31,7 +31,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, SCRIPTS, load_script  # noqa: E402
 import fleetgen  # noqa: E402
-from cptools import fleetpage, frame, policy  # noqa: E402
+from cptools import fleetgroups, fleetpage, frame, policy  # noqa: E402
 
 compare = load_script("compare")
 FULL = os.environ.get("CLOCKPROBE_FLEET_FULL") == "1"
@@ -146,7 +146,7 @@ class GateParityTest(unittest.TestCase):
         kset = kernels.KernelSet("6.18")
         fail_on = policy.FailOn("ACPI_PM_FALLBACK")
         runs, _, _ = fleet.load_runs([fx(n) for n in MIXED])
-        rows = {r["label"]: r for r in fleetpage.verdict_rows(
+        rows = {r["label"]: r for r in fleetgroups.verdict_rows(
             runs, kset, fail_on)}
         _, _, err = run("--kernels", "6.18", "--fail-on", "ACPI_PM_FALLBACK",
                         "--csv", *[fx(n) for n in MIXED])
@@ -174,7 +174,7 @@ class GroupsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="fleetpage-")
-        # > DETAILS_MAX_RUNS inputs: the streamed path (fleetpage.PageSink)
+        # > DETAILS_MAX_RUNS inputs: the streamed path (fleetgroups.PageSink)
         cls.n, cls.groups = 60, 6
         cls.made = fleetgen.write_fleet(os.path.join(cls.tmp, "fleet"),
                                         cls.n, cls.groups)
@@ -194,7 +194,7 @@ class GroupsTest(unittest.TestCase):
     def rows(self):
         """The fleet's page rows as the streamed page makes them."""
         from cptools import fleetload, kernels
-        sink = fleetpage.PageSink()
+        sink = fleetgroups.PageSink()
         fleetload.ingest([os.path.join(self.tmp, "fleet")], sink,
                          judge=compare.kernel_judge(
                              kernels.KernelSet(), None,
@@ -246,23 +246,23 @@ class GroupsTest(unittest.TestCase):
     def test_group_by_label_prefix_and_hypervisor(self):
         rows = self.rows()
         self.assertEqual(len(rows), self.n)
-        self.assertEqual(fleetpage.pick_group_by(rows), "product")
-        names = [g["name"] for g in fleetpage.group_rows(rows, "label")]
+        self.assertEqual(fleetgroups.pick_group_by(rows), "product")
+        names = [g["name"] for g in fleetgroups.group_rows(rows, "label")]
         self.assertEqual(sorted(names), sorted(
             fleetgen.product(g).replace(".", "-")
             for g in range(self.groups)))
-        self.assertEqual([g["name"] for g in fleetpage.group_rows(
+        self.assertEqual([g["name"] for g in fleetgroups.group_rows(
             rows, "hypervisor")], ["tcg"])
         # auto: one product everywhere -> the label prefix
         for r in rows:
             r["product"] = "Standard PC"
-        self.assertEqual(fleetpage.pick_group_by(rows), "label")
-        self.assertEqual(fleetpage.label_prefix("web-eu-17"), "web-eu")
-        self.assertEqual(fleetpage.label_prefix("42"), "42")
+        self.assertEqual(fleetgroups.pick_group_by(rows), "label")
+        self.assertEqual(fleetgroups.label_prefix("web-eu-17"), "web-eu")
+        self.assertEqual(fleetgroups.label_prefix("42"), "42")
         # percentiles: nearest rank
-        self.assertEqual(fleetpage.percentile([1, 2, 3, 4], 50), 2)
-        self.assertEqual(fleetpage.percentile([1, 2, 3, 4], 90), 4)
-        self.assertIsNone(fleetpage.percentile([], 50))
+        self.assertEqual(fleetgroups.percentile([1, 2, 3, 4], 50), 2)
+        self.assertEqual(fleetgroups.percentile([1, 2, 3, 4], 90), 4)
+        self.assertIsNone(fleetgroups.percentile([], 50))
 
     def test_filter_box_and_its_script(self):
         _, page, _ = self.gated
@@ -273,12 +273,12 @@ class GroupsTest(unittest.TestCase):
         self.assertEqual(page.count('<section class="group"'), self.groups)
 
     def test_summary_per_group_past_the_cap(self):
-        saved = fleetpage.RUN_ROWS_MAX, fleetpage.NAMED_PER_GROUP
-        fleetpage.RUN_ROWS_MAX, fleetpage.NAMED_PER_GROUP = 20, 4
+        saved = fleetgroups.RUN_ROWS_MAX, fleetgroups.NAMED_PER_GROUP
+        fleetgroups.RUN_ROWS_MAX, fleetgroups.NAMED_PER_GROUP = 20, 4
         try:
             rc, page, err = self.page("--fail-on", "critical")
         finally:
-            fleetpage.RUN_ROWS_MAX, fleetpage.NAMED_PER_GROUP = saved
+            fleetgroups.RUN_ROWS_MAX, fleetgroups.NAMED_PER_GROUP = saved
         self.assertEqual(rc, policy.POLICY_EXIT, err)
         self.assertNotIn('class="sortable filterable runs"', page)
         self.assertIn("60 runs: more than 20, so each group is summed up",
@@ -315,7 +315,7 @@ class ChartNamesTest(unittest.TestCase):
         self.assertEqual(drawn[0][1], "10 runs not drawn (no read cost): "
                          + ", ".join("r%02d" % i for i in range(0, 30, 3)))
         self.assertIsNone(drawn[1][1])
-        self.assertEqual(fleetpage.named(["x%d" % i for i in range(25)],
+        self.assertEqual(fleetgroups.named(["x%d" % i for i in range(25)],
                                          "left out"),
                          "25 left out: " + ", ".join(
                              "x%d" % i for i in range(20)) + " and 5 more")
@@ -393,7 +393,7 @@ sys.stderr.write("\nMEASURED " + json.dumps({
         self.assertEqual(len(gate_lines(p.stderr)), failing_runs)
         self.assertEqual(page.count('<td class="num fail">'),
                          len(range(0, self.GROUPS, fleetgen.FAIL_EVERY)))
-        per_run = self.RUNS <= fleetpage.RUN_ROWS_MAX
+        per_run = self.RUNS <= fleetgroups.RUN_ROWS_MAX
         self.assertEqual('class="sortable filterable runs"' in page, per_run)
         self.assertLess(got["cpu"], self.BOUND_CPU_S)
         self.assertLess(rss, self.BOUND_RSS_MB)
