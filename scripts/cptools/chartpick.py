@@ -42,7 +42,7 @@ def _is_num(v):
         math.isfinite(v)
 
 
-def _estimate(src):
+def estimate(src):
     rc = src.get("read_cost") if isinstance(src, dict) else None
     v = rc.get("estimate_ns") if isinstance(rc, dict) else None
     return v if _is_num(v) else None
@@ -58,7 +58,7 @@ def rank_sources(names, reports, first=()):
 
     def key(item):
         pos, n = item
-        costs = [c for c in (_estimate(i.get(n)) for i in idx)
+        costs = [c for c in (estimate(i.get(n)) for i in idx)
                  if c is not None]
         return (n not in first, not costs, -max(costs) if costs else 0, pos)
     return [n for _, n in sorted(enumerate(names), key=key)]

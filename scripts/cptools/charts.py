@@ -178,17 +178,27 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 STYLES = ("-", "--", "-.", ":")
 
 
-def read_cost_histogram(name, labelled_reports, indexes=None):
+def plottable(v):
+    """A finite number above 0: what a log axis draws (the page names the
+    runs a chart leaves out)."""
+    return _is_num(v) and v > 0
+
+
+def read_cost_histogram(name, labelled_reports, indexes=None,
+                        left_out=None):
     """One source across runs: [(label, report)] -> SVG, or None when no
     run has the source's histogram.  indexes: source_index() of the
     reports (else each report's sources are searched).  The first
-    MAX_RUNS_PER_CHART runs are drawn, the rest counted below the axes."""
+    MAX_RUNS_PER_CHART runs are drawn, the rest counted below the axes and
+    their labels appended to left_out (a list: the page names them)."""
     indexes = indexes or [None] * len(labelled_reports)
     rows = [(lab, histogram_data(r, name, i))
             for (lab, r), i in zip(labelled_reports, indexes)]
     rows = [(lab, d) for lab, d in rows if d]
     if not rows:
         return None
+    if left_out is not None:
+        left_out.extend(lab for lab, _ in rows[MAX_RUNS_PER_CHART:])
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.6, 2.6 + 0.12 * min(len(rows), 12)))
     bound_drawn = False
@@ -225,9 +235,11 @@ def read_cost_histogram(name, labelled_reports, indexes=None):
     return to_svg(fig, "%s read cost" % name)
 
 
-def gap_timeline(labelled_reports):
+def gap_timeline(labelled_reports, left_out=None):
     """The first gaps (gaps.first) of each run along its window: [(label,
-    report)] -> SVG, or None when no run lists gaps."""
+    report)] -> SVG, or None when no run lists gaps.  The first
+    MAX_GAP_ROWS runs are drawn; left_out (a list) gets the others'
+    labels."""
     rows = []
     for lab, r in labelled_reports:
         g = r.get("gaps") if isinstance(r, dict) else None
@@ -240,6 +252,8 @@ def gap_timeline(labelled_reports):
         rows.append((lab, spans, window, g.get("count")))
     if not rows:
         return None
+    if left_out is not None:
+        left_out.extend(lab for lab, _, _, _ in rows[MAX_GAP_ROWS:])
     left_out = len(rows) - MAX_GAP_ROWS
     rows = rows[:MAX_GAP_ROWS]
     plt = pyplot()
@@ -271,7 +285,7 @@ def strip_chart(title, unit, groups):
 
     groups: [(group, [(label, value)])]; values <= 0 are left out.  None
     when nothing is left."""
-    data = [(g, [(lab, v) for lab, v in pts if _is_num(v) and v > 0])
+    data = [(g, [(lab, v) for lab, v in pts if plottable(v)])
             for g, pts in groups]
     data = [(g, pts) for g, pts in data if pts]
     if not data:

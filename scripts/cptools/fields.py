@@ -363,12 +363,13 @@ def make_field(spec, **names):
                  get, spec.kind, spec.fmt, hv)
 
 
-def build_fields(reports):
+def build_fields(reports, names=None):
     """compare's rows for these reports: the table, with the per-source
-    rows for every source and the drift rows for every pair they list."""
+    rows for every source (or only those in names: the fleet page's cap)
+    and the drift rows for every pair they list."""
     query.clear_index()  # only this table's reports are looked up next
     fields = [make_field(s) for s in HEAD]
-    for name in source_names(reports):
+    for name in source_names(reports) if names is None else names:
         fields += [make_field(s, name=name) for s in PER_SOURCE]
     fields += [make_field(s) for s in KVMCLOCK]
     for pair in drift_pairs(reports):

@@ -7,7 +7,11 @@ run_id joins them):
   runs          run_id, label, source_file, hypervisor, cpu and system
                 identity, probe version/boot, verified ("crc32": a framed
                 report whose length and CRC-32 checked out; "unverified":
-                a bare .json file, which nothing vouches for)
+                a bare .json file, which nothing vouches for),
+                started_utc (probe.started_utc as the report has it,
+                RFC 3339 UTC; NULL when the probe had no clock) and
+                ingested_utc (when the load that last wrote the run's rows
+                wrote them, the loader's clock, YYYY-MM-DDTHH:MM:SSZ)
   verdicts      run_id, linux_clocksource, linux_kernel, vdso,
                 predicted_read_ns, confidence, risk (the race the TSC can
                 lose, and where Linux ends then: "jiffies_watchdog ->
@@ -54,7 +58,7 @@ Every value is a bound parameter, so a hostile string is stored as the
 text it is.  A run already in the database is replaced as a whole (its
 rows are deleted and written again in one transaction) only by the same
 report (same digest): ingesting the same folder twice gives the same
-database.  A different report claiming the same run_id keeps the rows
+database, but for runs.ingested_utc, the time of the later load.  A different report claiming the same run_id keeps the rows
 that are there: it goes in beside them as RUN_ID#digest, flagged in
 run_id_collisions (SQLite and PostgreSQL alike); a run written before
 digests were recorded counts as the report of its source file, and is
@@ -68,6 +72,7 @@ and overwrite no other report.
 """
 
 import sqlite3
+import time
 
 from .fleetrows import LayoutCache, _text, layout_rows, rename, run_rows
 
@@ -82,7 +87,12 @@ TABLES = (
         ("system_product", "text"), ("firmware_vendor", "text"),
         ("probe_version", "text"), ("boot", "text"),
         ("tsc_invariant", "int"), ("tsc_freq_hz", "real"),
-        ("verified", "text"))),
+        ("verified", "text"),
+        # When the probe started (probe.started_utc, the report's own
+        # clock) and when this database got the run's rows (the loader's
+        # clock): a fleet's "when" is either, and they differ by days
+        # for reports collected later (issue 38).
+        ("started_utc", "text"), ("ingested_utc", "text"))),
     ("verdicts", (
         ("run_id", "key"), ("linux_clocksource", "text"),
         ("linux_kernel", "text"), ("vdso", "int"),
@@ -239,6 +249,14 @@ class _Sink:
                 self.labels]
 
     def flush(self):
+        if self.pending:
+            # ingested_utc, the runs row's last column: the batch's time,
+            # set here where it is written (the rows were made earlier, in
+            # a loading process).
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            for rr in self.pending:
+                rr.rows["runs"] = [row[:-1] + (now,)
+                                   for row in rr.rows["runs"]]
         if self.pending or self.new_layouts:
             self._write(self.pending, self.new_layouts)
             self.written += len(self.pending)

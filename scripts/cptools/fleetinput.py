@@ -267,7 +267,8 @@ class Placer:
         return self.by_digest[(run_id, digest)][0]
 
 
-def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
+def load_runs(paths, labels=(), warn=lambda msg: None, guests=None,
+              progress=None):
     """(runs, rejected, duplicates) for the given files and directories.
 
     Every input goes through cptools.inputs (regular files only, sizes,
@@ -292,12 +293,17 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
     guests: a list that receives the clockprobe-guest reports among the
     inputs (Runs too, labelled the same way, guest.label standing for
     probe.label; cptools.guestjoin pairs them with the probe runs); without
-    it such a report is rejected by name."""
+    it such a report is rejected by name.
+
+    progress: a callable(k, n) told after each of the n inputs
+    (cptools.progress: k/N on a terminal)."""
     runs, rejected, dups = [], [], []
     guest_runs = []
     placer = Placer(warn)
-    for index, (p, from_dir, refusal) in enumerate(
-            inputs.input_files(paths, LOG_SUFFIXES)):
+    items = list(inputs.input_files(paths, LOG_SUFFIXES))
+    for index, (p, from_dir, refusal) in enumerate(items):
+        if progress is not None and index:
+            progress(index, len(items))
         file_runs, bad = read_file_runs(p, from_dir, index, warn,
                                         guests is not None, refusal)
         rejected += bad
@@ -308,6 +314,8 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None):
                 continue
             run.run_id, run.claimed_run_id, run.collides_with = placed
             (guest_runs if run.kind == "guest" else runs).append(run)
+    if progress is not None and items:
+        progress(len(items), len(items))
     _label_runs(runs + guest_runs, labels)
     if guests is not None:
         guests.extend(guest_runs)

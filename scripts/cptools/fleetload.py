@@ -12,9 +12,10 @@ from . import fleet, inputs
 from .fleetrows import LayoutCache, _text, rename, run_rows
 
 
-# What the loading processes share (set before they fork): explicit
-# labels and the caller's judge (run -> (kernel_rows, headline, hits)).
-_LOAD = {"judge": None, "layouts": None}
+# What the loading processes share (set before they fork): the caller's
+# judge (run -> (kernel_rows, headline, hits, page hits)), and whether
+# each run's fleet page row is made (page: the report is dropped after).
+_LOAD = {"judge": None, "layouts": None, "page": False}
 
 
 def _load_one(item):
@@ -31,17 +32,20 @@ def _load_one(item):
         # The label is settled in the writing process (Labeller: two runs
         # of one log under one --label); probe.label is the run's own.
         label = fleet.explicit_label(run, ())
-        kernel_rows = head = hits = None
+        kernel_rows = head = hits = page_hits = None
         if _LOAD["judge"] is not None:
-            kernel_rows, head, hits = _LOAD["judge"](run)
+            kernel_rows, head, hits, page_hits = _LOAD["judge"](run)
         rr = run_rows(run, label, _LOAD["layouts"], kernel_rows, head)
         rr.input_index, rr.from_dir = index, from_dir
+        if _LOAD["page"]:
+            from .fleetgroups import page_row
+            rr.page = page_row(run, head, page_hits)
         out["runs"].append((rr, hits))
     return out
 
 
 def ingest(paths, sink, labels=(), warn=lambda msg: None, jobs=1,
-           judge=None):
+           judge=None, page=False, progress=None):
     """Load files and directories straight into a sink, keeping no report
     in memory: what compare --sqlite/--postgres does when no other output
     needs the reports.  jobs processes read, verify and flatten (the CPU
@@ -50,16 +54,19 @@ def ingest(paths, sink, labels=(), warn=lambda msg: None, jobs=1,
     duplicates, rejections (files refused by cptools.inputs included) and
     run_id collisions (fleet.Placer: kept as RUN_ID#digest and flagged).
 
-    judge: run -> (kernel_rows, headline, hits) for the kernel set
-    (cptools.kernels); hits are the --fail-on matches, returned with the
-    run's final label.
+    judge: run -> (kernel_rows, headline, hits, page hits) for the
+    kernel set (cptools.kernels); hits are the --fail-on matches,
+    returned with the run's final label.  page: each run's fleet page row
+    is made too (RunRows.page, for fleetpage.PageSink).  progress: a
+    callable(k, n) told after each of the n inputs (cptools.progress on
+    a terminal; warn clears its line before a message).
 
     Returns (runs written, [(path, reason)] rejected, duplicates,
     [(label, hits)]); sink.flagged counts the collisions."""
     import multiprocessing
     items = [(i, p, d, why) for i, (p, d, why) in enumerate(
         inputs.input_files(paths, fleet.LOG_SUFFIXES))]
-    _LOAD.update(judge=judge, layouts=LayoutCache())
+    _LOAD.update(judge=judge, layouts=LayoutCache(), page=page)
     placer = fleet.Placer(warn)
     labeller = fleet.Labeller(labels)
     rejected, dups, need_label, hits = [], 0, [], []
@@ -72,9 +79,11 @@ def ingest(paths, sink, labels=(), warn=lambda msg: None, jobs=1,
         results = map(_load_one, items)
     ok = False
     try:
-        for res in results:
+        for k, res in enumerate(results, 1):
             for m in res["messages"]:
                 warn(m)
+            if progress is not None:
+                progress(k, len(items))
             rejected += res["rejected"]
             for rr, run_hits in res["runs"]:
                 placed = placer.place(rr.run_id, rr.digest, res["path"],

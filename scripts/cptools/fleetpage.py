@@ -1,235 +1,104 @@
-"""The fleet page of scripts/compare --html: one self-contained HTML file.
+"""The fleet page of compare --html: one self-contained HTML file.
 
-Order is what an operator reads first: the verdicts (one row per run,
-sortable by label, hypervisor, Linux clocksource, vDSO, predicted read
-cost, the verdict over the kernel set with its confidence and risk, and
-warnings; a bare .json marked unverified), then the costs per hypervisor
-as charts (every source, the TSC by its estimate), then the side-by-side
-details with every source's read-cost histogram and the gap timeline
-(cptools/charts.py, matplotlib).  No network: styles, SVG and the one
-script are inline, and a Content-Security-Policy lets only that script (by its
-SHA-256) run, so markup smuggled into a report string could not execute
-even if escaping failed; escaping is still done everywhere (html_text).
+Order is what an operator reads first (docs/fleet-page.md):
+
+  - the headline: how many runs the gate fails -- the same judgment as
+    compare --fail-on (judgment.gate_result and gate_outcome over the
+    --kernels set, --fail-on's policy, else FAIL_ON_DEFAULT), so the
+    page's count is the gate's (issue 38: the page once counted the
+    report's own kernel only, and Debian 12's 6.1 falling back to
+    acpi_pm was grey text while the gate failed it);
+  - a filter box (the page's one inline script: rows and groups whose
+    text holds what is typed stay, the rest hide);
+  - the groups (SMBIOS product = a cloud's instance type, label prefix or
+    hypervisor: --group-by): one row per group with its counts, worst
+    judgment and read-cost percentiles;
+  - the runs by group, one sortable table per group with the started
+    time, the verdict over the kernel set and the gate's judgment in red
+    where the gate fails; past RUN_ROWS_MAX runs, per group the runs the
+    gate fails, named, instead of one row per run;
+  - costs per hypervisor as charts, rejected inputs, then the
+    side-by-side details with every source's read-cost histogram and the
+    gap timeline (at most DETAILS_MAX_RUNS runs; cptools/charts.py).
+    What a chart or table leaves out is named beside it.
+
+A run is a page row (cptools/fleetgroups.py page_row): the few figures
+the page shows, made from the report while it is in memory, so that a
+fleet streamed through cptools/fleetload.py (fleetgroups.PageSink) never
+holds its reports: 2,000 runs in ~100-150 MB instead of ~490 MB.
+
+No network: styles, SVG and the one script are inline, and a
+Content-Security-Policy lets only that script (by its SHA-256,
+cptools/fleetscript.py) run, so
+markup smuggled into a report string could not execute even if escaping
+failed; escaping is still done everywhere (html_text).
 
 Opened as page.html#selftest the script checks itself after loading --
-every column sorts both ways, no script error, no CSP violation, no
-injected handler or script element -- and writes the result as JSON into
-<pre id="selftest-result">, which tests read with a headless browser's
---dump-dom (tests/host/test_fleet_browser.py).
+every column of every table sorts both ways, the filter hides and shows,
+no script error, no CSP violation, no injected handler or script element
+-- and writes the result as JSON into <pre id="selftest-result">, which
+tests read with a headless browser's --dump-dom
+(tests/host/test_fleet_browser.py).
 """
 
-import base64
-import hashlib
-import math
+import collections
 import os
 import re
 
-from . import charts, fleet, headline, judgment, kernels
+from . import charts, fleetgroups
+from .fleetgroups import (
+    FAIL_ON_DEFAULT, GROUP_COLUMNS, RUN_COLUMNS, group_rows, named,
+    pick_group_by)
+from .fleetscript import SCRIPT, STYLE, csp_header
 from .untrusted import HTML_CAP, html_text
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "templates")
 
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-table{border-collapse:collapse;margin-bottom:1.5em}
-th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;font-size:13px}
-th{background:#f0f0f0} td.reg{background:#fdd;font-weight:bold}
-table.sortable th{cursor:pointer} table.sortable th[aria-sort]{background:#dde}
-h2{font-size:18px;margin-top:1.5em} h3{font-size:15px} .rej{color:#a00}
-.critical{color:#a00;font-weight:bold} .warning{color:#a60} .info{color:#555}
-td.num{text-align:right} td.head{min-width:16em;max-width:34em;font-size:12px}
-.unverified{color:#a60;font-size:11px} svg{max-width:100%;height:auto}
-"""
-
-SCRIPT = r"""
-"use strict";
-(function () {
-  var errors = [];
-  window.addEventListener("error", function (ev) {
-    errors.push("error: " + ev.message);
-  });
-  document.addEventListener("securitypolicyviolation", function (ev) {
-    errors.push("csp: " + ev.violatedDirective);
-  });
-  function key(td, type) {
-    var k = td.getAttribute("data-key");
-    if (k === null) k = td.textContent;
-    if (type === "num") {
-      var n = parseFloat(k);
-      return isNaN(n) ? Infinity : n;
-    }
-    return k.toLowerCase();
-  }
-  function keys(table, col, type) {
-    return Array.prototype.map.call(table.tBodies[0].rows, function (r) {
-      return key(r.cells[col], type);
-    });
-  }
-  function sortBy(table, col, dir) {
-    var head = table.tHead.rows[0].cells, th = head[col];
-    var type = th.getAttribute("data-type") || "text";
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = key(a.cells[col], type), y = key(b.cells[col], type);
-      return x < y ? -dir : x > y ? dir : 0;
-    });
-    rows.forEach(function (r) { body.appendChild(r); });
-    Array.prototype.forEach.call(head, function (c) {
-      c.removeAttribute("aria-sort");
-    });
-    th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
-  }
-  function selftest() {
-    var res = {sorted: {}, errors: errors, scripts: document.scripts.length,
-               handlers: 0, pwned: window.__pwned === undefined ? null :
-               String(window.__pwned)};
-    var all = document.getElementsByTagName("*");
-    for (var i = 0; i < all.length; i++)
-      for (var j = 0; j < all[i].attributes.length; j++)
-        if (/^on/i.test(all[i].attributes[j].name)) res.handlers++;
-    var table = document.getElementById("verdicts");
-    var head = table.tHead.rows[0].cells;
-    res.rows = table.tBodies[0].rows.length;
-    Array.prototype.forEach.call(head, function (th, col) {
-      var type = th.getAttribute("data-type") || "text", ok = true;
-      th.click();
-      var up = keys(table, col, type);
-      th.click();
-      var down = keys(table, col, type);
-      for (var i = 1; i < up.length; i++)
-        if (up[i - 1] > up[i] || down[i - 1] < down[i]) ok = false;
-      res.sorted[th.getAttribute("data-name")] =
-        ok && th.getAttribute("aria-sort") === "descending";
-    });
-    var cost = document.querySelector("#verdicts th[data-name=predicted]");
-    cost.click();
-    res.order_by_predicted = Array.prototype.map.call(
-      table.tBodies[0].rows, function (r) { return r.cells[0].textContent; });
-    var out = document.createElement("pre");
-    out.id = "selftest-result";
-    out.textContent = JSON.stringify(res);
-    document.body.appendChild(out);
-  }
-  document.addEventListener("DOMContentLoaded", function () {
-    Array.prototype.forEach.call(
-      document.querySelectorAll("table.sortable"), function (table) {
-        Array.prototype.forEach.call(table.tHead.rows[0].cells,
-          function (th, col) {
-            th.addEventListener("click", function () {
-              var asc = th.getAttribute("aria-sort") !== "ascending";
-              sortBy(table, col, asc ? 1 : -1);
-            });
-          });
-      });
-    if (location.hash === "#selftest") selftest();
-  });
-})();
-"""
-
-SEVERITY_WEIGHT = {"critical": 10000, "warning": 100, "info": 1}
-COLUMNS = (  # data-name, header, data-type
-    ("label", "label", "text"), ("hypervisor", "hypervisor", "text"),
-    ("clocksource", "Linux clocksource", "text"), ("vdso", "vDSO", "text"),
-    ("predicted", "predicted read (ns)", "num"),
-    ("kernels", "kernels (the set)", "text"),
-    ("confidence", "confidence", "num"), ("risk", "risk", "text"),
-    ("warnings", "warnings", "num"))
-CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
+# At most this many sources get a per-hypervisor chart (the others are
+# named under the charts).
+MAX_HV_SOURCES = 16
 
 
-def _is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and \
-        math.isfinite(v)
-
-
-def _fmt(v):
-    if not _is_num(v):
-        return "-"
-    return ("%.3g" % v) if abs(v) < 100 else "%.0f" % v
-
-
-def csp_header():
-    digest = base64.b64encode(hashlib.sha256(
-        SCRIPT.encode("utf-8")).digest()).decode("ascii")
-    return ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-            "script-src 'sha256-%s'" % digest)
-
-
-def verdict_rows(runs, kset=None):
-    """The verdict table's rows: a dict of text and sort keys per run."""
-    rows = []
-    for run in runs:
-        h = fleet.headline(run)
-        ws = h["warnings"]
-        vdso = h["vdso"]
-        pred = h["predicted_read_ns"]
-        head = getattr(run, "kernel_headline", None)
-        if head is None:
-            j = judgment.Judgment(run.report, kset or kernels.KernelSet())
-            head = headline.headline(j, run.report)
-        conf = h["confidence"]
-        rows.append({
-            "run_id": run.run_id, "label": run.label,
-            "unverified": run.verified == "unverified",
-            "hypervisor": h["hypervisor"],
-            "clocksource": h["linux_clocksource"] or "-",
-            "vdso": "yes" if vdso is True else "no" if vdso is False
-            else "-",
-            "pred_key": repr(float(pred)) if _is_num(pred) else "",
-            "pred": _fmt(pred), "head": head or "-",
-            "conf_rank": CONFIDENCE_RANK.get(conf, 9), "conf": conf or "-",
-            "note": run.get("verdict.risk.note"),
-            "risk": kernels.risk_text(run.get("verdict.risk")) or "none",
-            "weight": sum(SEVERITY_WEIGHT.get(str(w.get("severity")), 0)
-                          for w in ws),
-            "warnings": [{"severity": w.get("severity") or "",
-                          "message": w.get("message") or "",
-                          "code": w.get("code") or "?"} for w in ws]})
-    return rows
-
-
-def source_cost(run, name):
-    """One read of a source in ns: the estimate the verdict uses, else p50."""
-    srcs = run.report.get("sources")
-    for s in srcs if isinstance(srcs, list) else []:
-        if isinstance(s, dict) and s.get("name") == name:
-            if s.get("status") != "ok":
-                return None
-            rc = s.get("read_cost") if isinstance(s.get("read_cost"),
-                                                  dict) else {}
-            if _is_num(rc.get("estimate_ns")):
-                return rc["estimate_ns"]
-            ns = rc.get("ns") if isinstance(rc.get("ns"), dict) else {}
-            return ns.get("p50")
-    return None
-
-
-def hypervisor_charts(runs):
-    by_hv = {}
-    for run in runs:
-        by_hv.setdefault(fleet.hypervisor(run.report), []).append(run)
+def hypervisor_charts(rows):
+    """[(svg, note or None)]: the predicted read cost per hypervisor, then
+    one chart per source (the first MAX_HV_SOURCES names the runs list),
+    one dot per run; the note names the runs a chart leaves out (no value,
+    or none above 0 on its log axis: charts.plottable)."""
+    by_hv = collections.OrderedDict()
+    for r in rows:
+        by_hv.setdefault(r["hypervisor"], []).append(r)
     hvs = sorted(by_hv)
-    out = [charts.strip_chart("predicted read cost per hypervisor", "ns", [
-        (hv, [(r.label, r.get("verdict.predicted_read_ns"))
-              for r in by_hv[hv]]) for hv in hvs])]
-    names = []
-    for run in runs:
-        srcs = run.report.get("sources")
-        for s in srcs if isinstance(srcs, list) else []:
-            n = s.get("name") if isinstance(s, dict) else None
-            if isinstance(n, str) and n not in names and len(names) < 16:
-                names.append(n)
+    specs = [("predicted read cost per hypervisor",
+              lambda r: r["pred_num"])]
+    names, more = [], []
+    for r in rows:
+        for n in r["costs"]:
+            if n in names or n in more:
+                continue
+            (names if len(names) < MAX_HV_SOURCES else more).append(n)
     for n in names:
-        out.append(charts.strip_chart(
-            "%s: one read per hypervisor (the estimate)" % n, "ns", [
-                (hv, [(r.label, source_cost(r, n)) for r in by_hv[hv]])
-                for hv in hvs]))
-    return [c for c in out if c]
+        specs.append(("%s: one read per hypervisor (the estimate)" % n,
+                      lambda r, n=n: r["costs"].get(n)))
+    out = []
+    for title, value in specs:
+        svg = charts.strip_chart(title, "ns", [
+            (hv, [(r["label"], value(r)) for r in by_hv[hv]])
+            for hv in hvs])
+        if svg:
+            out.append((svg, named([r["label"] for r in rows
+                                    if not charts.plottable(value(r))],
+                                   "runs not drawn (no read cost)")))
+    note = named(more, "more sources not charted here (the details and "
+                 "--csv/--sqlite have them)") if more else None
+    return out, note
 
 
 DETAILS_MAX_RUNS = 40
+# The side-by-side table's sources at most (compare.table_sources picks
+# them): 100,000 sources' rows took 16.8 s to build (issue 41); 100
+# sources are already 1,100 rows.
+DETAILS_MAX_SOURCES = 100
 
 
 _ENV = []
@@ -269,21 +138,39 @@ def markup(text):
     return _jinja()[1](text)
 
 
-def render(runs, details_html, rejected, source_charts, kset=None,
-           charts_note=None):
-    """The whole page (templates/fleet.html).  charts_note: what the
-    source charts leave out (compare.chart_plan), shown above them."""
-    crit = sum(any(w.get("severity") == "critical"
-                   for w in fleet.headline(r)["warnings"]) for r in runs)
+def render(rows, details_html, rejected, source_charts, kset=None,
+           charts_note=None, fail_on=None, group_by="auto",
+           details_note=None):
+    """The whole page (templates/fleet.html) from page rows (page_row;
+    verdict_rows for loaded runs).  details_html: the side-by-side
+    fragment, or None where it was not made (a streamed fleet);
+    source_charts: [(name, svg, note naming the runs it left out)];
+    charts_note: what the source charts leave out (compare.chart_plan);
+    details_note: what the details table leaves out (compare's
+    per-source cap); fail_on: compare's --fail-on (else FAIL_ON_DEFAULT),
+    named in the headline with the kernel set."""
+    by = pick_group_by(rows, group_by)
+    groups = group_rows(rows, by)
     details = None
-    if len(runs) <= DETAILS_MAX_RUNS:
+    if details_html is not None and len(rows) <= DETAILS_MAX_RUNS:
         details = markup(details_html)
+    hv_charts, hv_note = hypervisor_charts(rows)
     return template(
         "fleet.html", csp=markup(csp_header()), style=markup(STYLE),
-        script=markup(SCRIPT), runs=len(runs), critical=crit,
-        rejected=rejected, kset=str(kset or "lts"), columns=COLUMNS,
-        rows=verdict_rows(runs, kset),
-        hypervisor_charts=[markup(c) for c in hypervisor_charts(runs)],
-        details=details, charts_note=charts_note, source_charts=[
-            (re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60], markup(svg))
-            for name, svg in source_charts])
+        script=markup(SCRIPT), runs=len(rows),
+        fails=sum(r["outcome"] == "matched" for r in rows),
+        unjudged=sum(r["outcome"] == "unjudged" for r in rows),
+        fail_on=fail_on.text if fail_on is not None else FAIL_ON_DEFAULT,
+        fail_on_given=fail_on is not None,
+        rejected=rejected, kset=str(kset or "lts"), columns=RUN_COLUMNS,
+        group_columns=GROUP_COLUMNS, groups=groups, group_by=by,
+        per_run=len(rows) <= fleetgroups.RUN_ROWS_MAX,
+        run_rows_max=fleetgroups.RUN_ROWS_MAX,
+        named_per_group=fleetgroups.NAMED_PER_GROUP,
+        fmt=fleetgroups.fmt_cost,
+        hypervisor_charts=[(markup(c), n) for c, n in hv_charts],
+        hv_note=hv_note, details=details, details_max=DETAILS_MAX_RUNS,
+        details_note=details_note, charts_note=charts_note,
+        source_charts=[
+            (re.sub(r"[^A-Za-z0-9_-]", "_", name)[:60], markup(svg), note)
+            for name, svg, note in source_charts])

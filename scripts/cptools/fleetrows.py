@@ -42,7 +42,7 @@ class RunRows:
 
     __slots__ = ("run_id", "label", "rows", "layout_id", "layout_keys",
                  "input_index", "from_dir", "path", "policy", "digest",
-                 "claimed_run_id", "collides_with")
+                 "claimed_run_id", "collides_with", "page")
 
 
 def rename(rr, run_id, claimed_run_id, other_file):
@@ -121,7 +121,9 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
         _text(g("platform.smbios.product")),
         _text(g("platform.firmware.vendor")), _text(g("probe.version")),
         _text(g("probe.boot")), _bool(g("platform.tsc.invariant")),
-        _num(g("platform.tsc.freq_chosen.hz")), _text(run.verified))]
+        _num(g("platform.tsc.freq_chosen.hz")), _text(run.verified),
+        _text(g("probe.started_utc")),
+        None)]      # ingested_utc: the sink sets it when it writes
     rows["verdicts"] = [(
         rid, _text(h["linux_clocksource"]), _text(h["linux_kernel"]),
         _bool(h["vdso"]), _num(h["predicted_read_ns"]),
@@ -185,6 +187,7 @@ def run_rows(run, label, layouts, kernel_rows=None, headline_text=None):
         (rid, _text(run.claimed_run_id), _text(run.path),
          _text(run.collides_with))]
     rr = RunRows()
+    rr.page = None      # the fleet page's row, when a load makes it
     rr.run_id, rr.label, rr.rows = rid, label, rows
     rr.path, rr.digest = run.path, digest
     rr.claimed_run_id, rr.collides_with = run.claimed_run_id, \

@@ -151,3 +151,18 @@ def gate_result(j, fail_on):
             "error": j.error, "note": j.note}
 
 
+def gate_outcome(hits):
+    """What the gate does with one run's gate_result: "matched" (exit 3),
+    "unjudged" (a kernel of the set could not be judged: exit 1, a gate
+    never passes what it did not see) or None (it passes).  compare's exit
+    status and the fleet page's per-run judgment and headline count both
+    come from here, so the page counts what the gate fails (issue 38)."""
+    if not hits or "no_verdict" in hits:
+        return None
+    if hits["text"]:
+        return "matched"
+    if hits["error"] or hits["unjudged"]:
+        return "unjudged"
+    return None
+
+

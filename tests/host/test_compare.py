@@ -240,8 +240,11 @@ class OtherFormatsTest(unittest.TestCase):
             "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
             "http://purl.org/dc/dcmitype/StillImage", "https://matplotlib.org/"},
             set())
-        # The verdicts come first, before the details.
-        self.assertLess(out.index('id="verdicts"'), out.index("<h3>"))
+        # The groups come first, then the runs' verdicts, then the details.
+        self.assertLess(out.index('id="groups"'),
+                        out.index('class="sortable filterable runs"'))
+        self.assertLess(out.index('class="sortable filterable runs"'),
+                        out.index("<h2>Details</h2>"))
 
     def test_svg_charts(self):
         tmp = tempfile.mkdtemp()

@@ -1,9 +1,10 @@
 """The fleet page (scripts/compare --html) in a real browser.
 
 Debian's chromium, headless, loads the page with #selftest: the page's own
-script then sorts every column of the verdict table both ways and writes
-what it saw (sort order, script errors, CSP violations, script elements,
-event-handler attributes, whether an injected script ran) into
+script then sorts every column of every table (the groups, each group's
+runs) both ways, types into the filter box, and writes what it saw (sort
+order, rows the filter kept, script errors, CSP violations, script
+elements, event-handler attributes, whether an injected script ran) into
 <pre id="selftest-result">, which --dump-dom hands back.  The browser's
 console goes to its stderr (--enable-logging=stderr): any line from the
 page's console fails the test.  One input is a hostile report whose strings
@@ -111,27 +112,49 @@ class FleetPageBrowserTest(unittest.TestCase):
     def test_renders_and_sorts(self):
         res = self.selftest()
         self.assertEqual(res["rows"], 6)
-        self.assertEqual(res["sorted"], {
-            "label": True, "hypervisor": True, "clocksource": True,
-            "vdso": True, "predicted": True, "kernels": True,
-            "confidence": True, "risk": True, "warnings": True})
-        # Ascending predicted read cost, as the fixtures (real captures but
-        # hyperv.json) and the hostile report give it.
-        cost = {}
+        run_cols = {"label", "started", "hypervisor", "clocksource", "vdso",
+                    "predicted", "kernels", "gate", "confidence", "risk",
+                    "warnings"}
+        group_cols = {"groups." + c for c in (
+            "group", "runs", "fails", "unjudged", "worst", "clocksources",
+            "p50", "p90", "max", "hypervisors", "started")}
+        self.assertEqual(res["sorted"], {c: True for c in
+                                         run_cols | group_cols})
+        # Ascending predicted read cost within each group's table, as the
+        # fixtures (real captures but hyperv.json) and the hostile report
+        # give it; the groups are their SMBIOS products.
+        cost, product = {}, {}
         for name in ("kvm_good", "hyperv", "tcg_q35", "kvm_fallback"):
             with open(os.path.join(FIX, name + ".json")) as f:
-                cost[name] = json.load(f)["verdict"]["predicted_read_ns"]
-        cost["real_q35_hpet_off_2026"] = frame.load_report_file(
-            os.path.join(FIX, "real_q35_hpet_off_2026.log"))[0][
-                "verdict"]["predicted_read_ns"]
+                r = json.load(f)
+            cost[name] = r["verdict"]["predicted_read_ns"]
+            product[name] = r["platform"]["smbios"]["product"]
+        r = frame.load_report_file(os.path.join(
+            FIX, "real_q35_hpet_off_2026.log"))[0]
+        cost["real_q35_hpet_off_2026"] = r["verdict"]["predicted_read_ns"]
+        product["real_q35_hpet_off_2026"] = r["platform"]["smbios"][
+            "product"]
         hostile_cost = hostile.hostile_report()["verdict"]["predicted_read_ns"]
         self.assertLess(hostile_cost, min(cost.values()))
         # the bare .json inputs carry their "unverified" mark in the cell
         bare = ("kvm_good", "hyperv", "tcg_q35")
-        self.assertEqual(res["order_by_predicted"],
-                         [hostile.STRINGS["probe.label"]]
-                         + [n + " unverified" if n in bare else n
-                            for n in sorted(cost, key=cost.get)])
+        shown = {n: n + " unverified" if n in bare else n for n in cost}
+        want = [[shown[n] for n in sorted(
+            (n for n in cost if product[n] == p), key=cost.get)]
+            for p in set(product.values())]
+        want.append([hostile.STRINGS["probe.label"]])
+        self.assertEqual(sorted(res["order_by_predicted"]), sorted(want))
+
+    def test_filter(self):
+        """Typing a run's label keeps its row and group, a word no row
+        holds hides every group, an empty box shows every row again."""
+        res = self.selftest()
+        f = res["filter"]
+        self.assertTrue(f["word"])
+        self.assertGreaterEqual(f["shown"], 1)
+        self.assertEqual(f["groups"], 1)
+        self.assertEqual(f["none"], 0)
+        self.assertEqual(f["all"], 6 + 3)    # run rows and group rows
 
     def test_no_console_errors(self):
         res = self.selftest()

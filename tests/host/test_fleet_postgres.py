@@ -161,6 +161,14 @@ class PostgresTest(unittest.TestCase):
                          "'verdict' AND field = 'linux_kernel' ORDER BY "
                          "run_id")
         self.assertEqual(len(got), 4)
+        # the times appended to runs (issue 38), as in SQLite
+        times = dict((lab, (s, i)) for lab, s, i in self.query(
+            "SELECT label, started_utc, ingested_utc FROM runs"))
+        self.assertEqual(times["real_q35_hpet_off_2026"][0],
+                         "2026-12-01T21:07:17Z")
+        self.assertIsNone(times["hyperv"][0])
+        for _, ingested in times.values():
+            self.assertRegex(ingested, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
     def test_two_loaders_at_once_lose_and_duplicate_nothing(self):
         d = os.path.join(self.tmp, "fleet")
