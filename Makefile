@@ -14,7 +14,7 @@ EFI_LIB    := /usr/lib
 PYTHON     := python3
 
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
-COMMON     := -std=gnu11 -O2 -g $(WARN) -Iinclude
+COMMON     := -std=gnu11 -O2 -g $(WARN) -Iinclude -Isrc/arch/x86/include
 # The probe: freestanding, no SSE/x87 (no floating point may sneak in, and
 # direct boot starts with SSE off), no red zone (interrupt frames land on
 # the stack), no stack protector (no runtime to back it).
@@ -26,14 +26,15 @@ HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=
 
 # Pure logic: compiled into the probe and into every host unit test.
 PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/decode/*.c src/analysis/*.c src/verdict/*.c \
-	src/results/*.c src/report/*.c src/sources/*_facts.c))
+	src/results/*.c src/report/*.c src/arch/x86/sources/*_facts.c) src/arch/x86/idt.c src/arch/x86/tsc_order.c)
 # Private headers of pure modules (include/ holds the public ones).
 PURE_HDRS  := $(wildcard src/decode/*.h src/verdict/*.h src/report/*.h)
 # Hardware-touching core shared by every boot path.
 # (A source's _facts.c is its pure half: JSON and verdict input.)
-CORE_SRCS  := $(sort $(filter-out %_facts.c,$(wildcard src/arch/*.c src/discover/*.c src/sources/*.c \
+CORE_SRCS  := $(sort $(filter-out %_facts.c src/arch/x86/idt.c src/arch/x86/tsc_order.c,$(wildcard src/arch/x86/*.c \
+	src/arch/x86/sources/*.c src/arch/x86/measure/*.c src/arch/x86/discover/*.c src/discover/*.c \
 	src/measure/*.c src/console/*.c src/run/*.c)) src/main.c)
-CORE_ASM   := $(sort $(wildcard src/arch/*.S))
+CORE_ASM   := $(sort $(wildcard src/arch/x86/*.S))
 UEFI_SRCS  := src/platform/uefi.c
 
 EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_SRCS)) \
@@ -51,7 +52,7 @@ deps:
 
 efi: $(BUILD)/clockprobe.efi
 
-$(BUILD)/efi/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile
+$(BUILD)/efi/%.o: %.c $(wildcard include/*.h src/arch/x86/include/*.h) $(PURE_HDRS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
@@ -106,7 +107,7 @@ signed: $(BUILD)/clockprobe.efi
 # sources, compiled once (with the sanitizers) into one archive.
 HOST_OBJS  := $(patsubst %.c,$(BUILD)/host/obj/%.o,$(PURE_SRCS))
 
-$(BUILD)/host/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile
+$(BUILD)/host/obj/%.o: %.c $(wildcard include/*.h src/arch/x86/include/*.h) $(PURE_HDRS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $<"; $(CC) $(HOST_CFLAGS) -c $< -o $@
 
@@ -117,26 +118,26 @@ $(BUILD)/host/check.o: tests/unit/check.c tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a tests/unit/check.h tests/unit/verdict_inputs_fixture.h $(wildcard include/*.h) $(PURE_HDRS)
+$(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a tests/unit/check.h tests/unit/verdict_inputs_fixture.h $(wildcard include/*.h src/arch/x86/include/*.h) $(PURE_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/check.o $(BUILD)/host/libpure.a -o $@
 
 # The engine's timing code on the host, each instruction wrapper of
 # include/arch.h replaced by a counting hook (tests/unit/arch_hooks.h): the
 # unit test proves which ordered read every stamp took.
-HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c src/measure/serialize.c \
+HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c src/arch/x86/measure/serialize.c \
 	       src/measure/crosscpu_all.c
 HOOKED_OBJS := $(patsubst %.c,$(BUILD)/host/hooked/%.o,$(HOOKED_SRCS))
-$(BUILD)/host/hooked/%.o: %.c $(wildcard include/*.h) tests/unit/arch_hooks.h Makefile
+$(BUILD)/host/hooked/%.o: %.c $(wildcard include/*.h src/arch/x86/include/*.h) tests/unit/arch_hooks.h Makefile
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $< (hooked)"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS -c $< -o $@
 $(BUILD)/host/test_tsc_order: tests/unit/test_tsc_order.c $(HOOKED_OBJS) $(BUILD)/host/check.o $(BUILD)/host/libpure.a \
-		tests/unit/check.h tests/unit/arch_hooks.h $(wildcard include/*.h)
+		tests/unit/check.h tests/unit/arch_hooks.h $(wildcard include/*.h src/arch/x86/include/*.h)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS $< $(HOOKED_OBJS) $(BUILD)/host/check.o \
 		$(BUILD)/host/libpure.a -pthread -o $@
 
 # The verdict rules for the host: scripts/verdict re-judges saved reports.
-$(BUILD)/host/verdict-judge: src/host/verdict_judge.c $(BUILD)/host/libpure.a $(wildcard include/*.h)
+$(BUILD)/host/verdict-judge: src/host/verdict_judge.c $(BUILD)/host/libpure.a $(wildcard include/*.h src/arch/x86/include/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/libpure.a -o $@
 
@@ -168,7 +169,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -Itests/fuzz -fsanitize=fuzzer,addre
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/json_check.c tests/fuzz/json_check.h \
-		$(PURE_SRCS) $(wildcard include/*.h) $(PURE_HDRS)
+		$(PURE_SRCS) $(wildcard include/*.h src/arch/x86/include/*.h) $(PURE_HDRS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $< tests/fuzz/json_check.c $(PURE_SRCS) -o $@
 

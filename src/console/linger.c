@@ -4,7 +4,7 @@
  * UART (the direct-boot build has no firmware; the firmware may own a
  * different port than the report's). */
 #include "console.h"
-#include "arch.h"
+#include "x86.h"
 #include "strbuf.h"
 
 /* Short enough that a key is answered at once, long enough that polling

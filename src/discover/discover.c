@@ -1,6 +1,6 @@
 #include "ioports.h"
 #include "discover.h"
-#include "arch.h"
+#include "x86.h"
 #include "console.h"
 #include "fault.h"
 #include "rate.h"

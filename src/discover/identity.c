@@ -2,7 +2,7 @@
  * decoding is pure (src/lib/identity.c); this file only gathers the raw
  * inputs from the firmware, the CMOS RTC and the CPU's generators. */
 #include "discover.h"
-#include "arch.h"
+#include "x86.h"
 #include "identity.h"
 #include "cmos_rtc.h"
 

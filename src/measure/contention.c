@@ -16,7 +16,7 @@
  * count; a CPU that does not answer ends the stage with its name, and
  * what was measured until then stands. */
 #include "contention.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "gaps.h"
 #include "measure.h"

@@ -10,7 +10,7 @@
  * in pages that live until exit (an AP that does not finish may still
  * write into it). */
 #include "crosscpu.h"
-#include "arch.h"
+#include "x86.h"
 #include "apgroup.h"
 #include "facts.h"
 #include "results.h"

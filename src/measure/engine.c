@@ -10,7 +10,7 @@
 #include "ioports.h"
 #include "measure.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 #include "counter.h"
 #include "cost_stats.h"
 

@@ -8,7 +8,7 @@
 #include "msr.h"
 #include "freq.h"
 #include "measure.h"
-#include "arch.h"
+#include "x86.h"
 #include "counter.h"
 #include "fault.h"
 #include "rate.h"

@@ -1,6 +1,6 @@
 #include "gapscan.h"
 #include "measure.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "msr.h"
 #include "rate.h"

@@ -3,7 +3,7 @@
  * The count grows until the timing is long enough to mean something
  * (spincap.h), then the fewest ticks of a few timings is kept. */
 #include "facts.h"
-#include "arch.h"
+#include "x86.h"
 
 static uint64_t __attribute__((noinline)) time_spins(uint32_t n)
 {

@@ -1,6 +1,6 @@
 #include "measure.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 
 uint64_t measure_stamp(const struct measure_ctx *ctx, const struct source_desc *d, unsigned tries,
 		       uint64_t *tsc_mid, uint64_t *bracket)

@@ -5,7 +5,7 @@
  * has an iteration bound and a TSC deadline; a source that stops answering
  * becomes an event, not a stop. */
 #include "watch.h"
-#include "arch.h"
+#include "x86.h"
 #include "cmos_rtc.h"
 #include "counter.h"
 #include "crosscpu.h"

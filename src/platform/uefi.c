@@ -6,7 +6,7 @@
 #include "memmap.h"
 #include "strbuf.h"
 #include "probe.h"
-#include "arch.h"
+#include "x86.h"
 
 /* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
 #define MP_SERVICES_GUID \

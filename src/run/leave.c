@@ -1,7 +1,7 @@
 /* How a run ends: the wait for consoles that attach late, the exit value
  * for a harness that listens, power off. */
 #include "run.h"
-#include "arch.h"
+#include "x86.h"
 #include "console.h"
 #include "fault.h"
 #include "ioports.h"

@@ -3,7 +3,7 @@
  * sample buffer, a TSC that did not measure ok) leaves the run's results
  * as they are and, the first time, says why in errors[]. */
 #include "run.h"
-#include "arch.h"
+#include "x86.h"
 #include "console.h"
 #include "contention.h"
 #include "crosscpu.h"

@@ -5,7 +5,7 @@
  * -DCP_ARCH_HOOKS, so each instruction wrapper counts what the probe would
  * have executed (tests/unit/arch_hooks.h).  CPUID comes from recordings. */
 #include "check.h"
-#include "arch.h"
+#include "x86.h"
 #include "cpuid.h"
 #include "fault.h"
 #include "freq.h"

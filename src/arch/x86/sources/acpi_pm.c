@@ -4,7 +4,7 @@
 #include "acpi_pm.h"
 #include "ioports.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "rate.h"
 #include "strbuf.h"

@@ -14,7 +14,7 @@
 #include "fault.h"
 #include "lapic_regs.h"
 #include "msr.h"
-#include "arch.h"
+#include "x86.h"
 
 /* An xAPIC register offset as its x2APIC MSR. */
 #define LAPIC_MSR(reg) (MSR_X2APIC_BASE + ((reg) >> 4))

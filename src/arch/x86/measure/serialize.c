@@ -6,7 +6,7 @@
 #include "measure.h"
 #include "cpuid.h"
 #include "msr.h"
-#include "arch.h"
+#include "x86.h"
 
 static void decide(struct serialization *out, const struct cpu_info *cpu)
 {

@@ -9,7 +9,7 @@
  * what was read before the window are the caller's session, and the area
  * is handed back (MSR written 0) before anything else can reuse it. */
 #include "kvm_pv_measure.h"
-#include "arch.h"
+#include "x86.h"
 #include "facts.h"
 #include "fault.h"
 #include "strbuf.h"

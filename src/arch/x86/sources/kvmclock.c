@@ -5,7 +5,7 @@
  * finish() so the host never writes into memory the firmware reuses. */
 #include "kvmclock.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "rate.h"
 #include "strbuf.h"

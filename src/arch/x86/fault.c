@@ -1,5 +1,5 @@
 #include "fault.h"
-#include "arch.h"
+#include "x86.h"
 #include "util.h"
 
 struct fault_frame {

@@ -1,6 +1,6 @@
 #include "uart.h"
 #include "uart_id.h"
-#include "arch.h"
+#include "x86.h"
 
 #define LSR_THRE 0x20
 #define LSR_DATA_READY 0x01

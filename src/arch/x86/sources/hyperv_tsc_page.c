@@ -8,7 +8,7 @@
 #include "hyperv_tsc_page.h"
 #include "msr.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "pvclock.h"
 #include "strbuf.h"

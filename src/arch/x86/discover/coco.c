@@ -6,7 +6,7 @@
  * intercepted by a hypervisor (AMD APM 15.34.10), but a CPU or emulator
  * that lies in CPUID may still lack it. */
 #include "discover.h"
-#include "arch.h"
+#include "x86.h"
 #include "coco.h"
 #include "fault.h"
 

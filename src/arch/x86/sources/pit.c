@@ -7,7 +7,7 @@
  * (QEMU -machine pit=off leaves the ports unanswered). */
 #include "ioports.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 #include "rate.h"
 
 

@@ -6,7 +6,7 @@
  * deadline, so a CPU that never answers is reported, not waited for. */
 #include "msr.h"
 #include "crosscpu.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "kvmclock.h"
 #include "measure.h"

@@ -15,7 +15,7 @@
  * through MMIO at the base IA32_APIC_BASE names, only after the
  * firmware's memory map says that page is not RAM (prepare). */
 #include "timers.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "ioports.h"
 #include "lapic.h"

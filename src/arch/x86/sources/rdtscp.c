@@ -2,7 +2,7 @@
  * CPU number Linux's vgetcpu uses).  Gated on CPUID: qemu64 lacks it and an
  * unconditional RDTSCP raises #UD, which OVMF turns into a hang. */
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 
 static uint64_t rdtscp_read(void)
 {

@@ -5,7 +5,7 @@
  * CPUID says, so a read that does not fault proves nothing. */
 #include "msr.h"
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "pvclock.h"
 #include "strbuf.h"

@@ -3,7 +3,7 @@
  * it, else LFENCE;RDTSC where LFENCE is serializing, else MFENCE;RDTSC.
  * The plain, unordered RDTSC is baselines.rdtsc_raw. */
 #include "source.h"
-#include "arch.h"
+#include "x86.h"
 
 /* One function per ordered read, so the measured call holds exactly the
  * instructions the vDSO runs, as Linux's alternatives patch them in. */

@@ -6,7 +6,7 @@
 #include "pvh.h"
 #include "platform.h"
 #include "probe.h"
-#include "arch.h"
+#include "x86.h"
 #include "acpi.h"
 #include "cpuid.h"
 #include "memmap.h"

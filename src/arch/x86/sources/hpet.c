@@ -8,7 +8,7 @@
 #include "hpet_regs.h"
 #include "source.h"
 #include "platform.h"
-#include "arch.h"
+#include "x86.h"
 #include "fault.h"
 #include "rate.h"
 #include "strbuf.h"

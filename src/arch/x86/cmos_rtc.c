@@ -2,7 +2,7 @@
  * TSC deadline and an iteration count: a missing RTC floats to 0xff (UIP
  * forever set), a stopped one never changes second. */
 #include "cmos_rtc.h"
-#include "arch.h"
+#include "x86.h"
 
 #define CMOS_INDEX_PORT 0x70
 #define CMOS_DATA_PORT 0x71

@@ -12,7 +12,7 @@
 #include "msr.h"
 #include "pvh.h"
 #include "platform.h"
-#include "arch.h"
+#include "x86.h"
 #include "acpi.h"
 #include "fault.h"
 #include "lapic.h"

@@ -3,7 +3,7 @@
  * exit instead of a silent triple fault.  Shared by the BSP (pvh.c) and
  * the APs (pvh_smp.c). */
 #include "pvh.h"
-#include "arch.h"
+#include "x86.h"
 #include "ioports.h"
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
