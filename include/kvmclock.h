@@ -5,7 +5,6 @@
 #define CP_KVMCLOCK_H
 #include "measure.h"
 #include "pvclock.h"
-#include "msr.h"
 
 struct kvmclock_facts {
 	bool registered;

@@ -3,6 +3,8 @@
  * forever set), a stopped one never changes second. */
 #include "cmos_rtc.h"
 #include "x86.h"
+#include "arch_api.h"
+#include "facts.h"
 
 #define CMOS_INDEX_PORT 0x70
 #define CMOS_DATA_PORT 0x71
@@ -30,7 +32,7 @@ static const char *read_unix_seconds(uint64_t *unix_seconds)
 	return why;
 }
 
-void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, uint64_t max_polls, void (*idle)(void *ctx),
+void rtc_wait_edge(struct rtc_edge *out, uint64_t max_cycles, uint64_t max_polls, void (*idle)(void *ctx),
 			void *ctx)
 {
 	memset(out, 0, sizeof *out);
@@ -69,4 +71,39 @@ void cmos_rtc_wait_edge(struct cmos_rtc_edge *out, uint64_t max_cycles, uint64_t
 	}
 	out->reason = have_first ? "the RTC's second did not change within its deadline"
 			      : "the RTC stayed in update-in-progress (absent or stuck)";
+}
+
+/* An update cycle lasts 244 us after UIP rises, at most ~2 ms in all;
+ * the deadline and the spin cap sized from it end a missing RTC (every
+ * port reads 0xff) quickly. */
+#define RTC_UIP_WAIT_MS 10
+#define RTC_READ_ATTEMPTS 3
+static bool rtc_wait_idle(const struct probe_facts *f)
+{
+	uint64_t deadline = tb_now() + facts_ms_to_cycles(f, RTC_UIP_WAIT_MS);
+	/* The wait's own 10 ms at the spin cost: ends it should the TSC stop. */
+	uint64_t cap = facts_spin_cap(f, facts_ms_to_cycles(f, RTC_UIP_WAIT_MS));
+	for (uint64_t i = 0; i < cap && tb_now() < deadline; i++) {
+		if (!(cmos_rtc_read(RTC_REG_STATUS_A) & RTC_A_UPDATE_IN_PROGRESS))
+			return true;
+		cpu_relax();
+	}
+	return false;
+}
+
+/* An update can still start between the UIP check and the last read:
+ * two equal reads in a row are a consistent time (as Linux does). */
+const char *rtc_read_now(const struct probe_facts *f, struct utc_time *t)
+{
+	uint8_t a[RTC_FIELDS], b[RTC_FIELDS];
+	for (int attempt = 0; attempt < RTC_READ_ATTEMPTS; attempt++) {
+		if (!rtc_wait_idle(f))
+			return "the CMOS RTC stayed in its update cycle (no RTC at port 0x70?)";
+		cmos_rtc_read_fields(a);
+		uint8_t status_b = cmos_rtc_read(RTC_REG_STATUS_B);
+		cmos_rtc_read_fields(b);
+		if (mem_equal(a, b, sizeof a))
+			return rtc_decode(a, status_b, t);
+	}
+	return "the CMOS RTC changed between every pair of reads";
 }

@@ -9,6 +9,7 @@
  * src/measure/kvm_pv.c, decides). */
 #include "kvm_pv_measure.h"
 #include "fault.h"
+#include "fault_x86.h"
 
 static struct kvm_clock_pairing pairing_area __attribute__((aligned(64)));
 

@@ -6,6 +6,7 @@
  * guest's firmware handles every CPUID, MSR and port access through
  * them). */
 #include "fault.h"
+#include "fault_x86.h"
 #include "idt.h"
 
 /* Inside the architecturally reserved range no vendor documents; KVM and

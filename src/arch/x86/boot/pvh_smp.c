@@ -15,6 +15,7 @@
 #include "x86.h"
 #include "acpi.h"
 #include "fault.h"
+#include "fault_x86.h"
 #include "lapic.h"
 #include "strbuf.h"
 

@@ -9,6 +9,7 @@
 #include "x86.h"
 #include "coco.h"
 #include "fault.h"
+#include "fault_x86.h"
 
 void discover_confidential(struct probe_facts *f)
 {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "fault.h"
+#include "fault_x86.h"
 #include "lapic_regs.h"
 #include "msr.h"
 #include "x86.h"

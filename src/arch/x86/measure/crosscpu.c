@@ -8,6 +8,7 @@
 #include "crosscpu.h"
 #include "x86.h"
 #include "fault.h"
+#include "fault_x86.h"
 #include "kvmclock.h"
 #include "measure.h"
 #include "results.h"

@@ -12,6 +12,7 @@
 #include "x86.h"
 #include "facts.h"
 #include "fault.h"
+#include "fault_x86.h"
 #include "strbuf.h"
 
 static const char *kvm_absent(const struct probe_facts *f)

@@ -3,6 +3,7 @@
  * through the fault guard (a hypervisor may not emulate it), never
  * written. */
 #include "fault.h"
+#include "fault_x86.h"
 #include "measure.h"
 #include "cpuid.h"
 #include "msr.h"

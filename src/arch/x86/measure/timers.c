@@ -17,6 +17,7 @@
 #include "timers.h"
 #include "x86.h"
 #include "fault.h"
+#include "fault_x86.h"
 #include "ioports.h"
 #include "lapic.h"
 #include "msr.h"

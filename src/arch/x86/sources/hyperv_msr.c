@@ -7,6 +7,7 @@
 #include "source.h"
 #include "x86.h"
 #include "fault.h"
+#include "fault_x86.h"
 #include "pvclock.h"
 #include "strbuf.h"
 

@@ -7,6 +7,8 @@
 #include "source.h"
 #include "x86.h"
 #include "fault.h"
+#include "msr.h"
+#include "fault_x86.h"
 #include "rate.h"
 #include "strbuf.h"
 
