@@ -132,7 +132,7 @@ $(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a te
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/check.o $(BUILD)/host/libpure.a -o $@
 
 # The engine's timing code on the host, each instruction wrapper of
-# include/arch.h replaced by a counting hook (tests/unit/arch_hooks.h): the
+# src/arch/x86/include/x86.h replaced by a counting hook (tests/unit/arch_hooks.h): the
 # unit test proves which ordered read every stamp took.
 HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c $(ARCH_HOOKED_SRCS) \
 	       src/measure/crosscpu_all.c

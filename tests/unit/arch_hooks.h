@@ -1,4 +1,4 @@
-/* include/arch.h's instruction wrappers for host unit tests of the
+/* src/arch/x86/include/x86.h's instruction wrappers for host unit tests of the
  * timing code (built with -DCP_ARCH_HOOKS): each one counts which
  * instruction sequence the probe would have executed there, and answers
  * with the host's own TSC (RDTSC is unprivileged) or a recording.  What

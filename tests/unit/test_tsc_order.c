@@ -1,4 +1,4 @@
-/* Which ordered TSC read each CPU proves (src/analysis/tsc_order.c), and
+/* Which ordered TSC read each CPU proves (src/arch/x86/tsc_order.c), and
  * proof that the timing code uses it for every single stamp: the step
  * detector, the frequency window's brackets and (after the warp test's
  * rewrite) the warp test and skew exchanges are compiled here with

@@ -6,7 +6,7 @@
  * answer into the one page below, which is why it is here and not in the
  * caller's hands: the argument-less op has to name it.  Called only where
  * CPUID shows KVM and the guest's memory is not encrypted (the caller,
- * src/measure/kvm_pv.c, decides). */
+ * src/arch/x86/measure/kvm_pv.c, decides). */
 #include "kvm_pv_measure.h"
 #include "fault.h"
 #include "fault_x86.h"

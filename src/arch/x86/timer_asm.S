@@ -1,4 +1,4 @@
-/* The timer stage's interrupt handler (src/measure/timers.c).  Its first
+/* The timer stage's interrupt handler (src/arch/x86/measure/timers.c).  Its first
  * work is the time stamp: two pushes make room for RDTSC, nothing else
  * comes before it, so the latency a shot reports runs from the timer's
  * due time to this instruction.  Then the C side (EOI, the count) with

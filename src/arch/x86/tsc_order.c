@@ -1,4 +1,4 @@
-/* The ordered TSC read each CPU proves (include/tsc_order.h).  Pure: the
+/* The ordered TSC read each CPU proves (src/arch/x86/include/tsc_order.h).  Pure: the
  * CPUID decode and DE_CFG's value come in, the decision goes out. */
 #include "tsc_order.h"
 #include "cpuid.h"

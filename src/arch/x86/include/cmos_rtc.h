@@ -4,7 +4,7 @@
  * still.  The run identity reads the start time from it and the watch
  * mode compares the TSC with its second edges.  Decoding is pure
  * (rtc_decode in identity.h); this is the port access and the bounded
- * waits (src/arch/cmos_rtc.c). */
+ * waits (src/arch/x86/cmos_rtc.c). */
 #ifndef CP_CMOS_RTC_H
 #define CP_CMOS_RTC_H
 #include "identity.h"

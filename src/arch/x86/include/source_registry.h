@@ -1,9 +1,9 @@
 /* The registry: every clock source the probe knows, in report order.
- * Adding a source is a line in CLOCK_SOURCES (src/sources/registry.c
- * builds clock_sources[] from it) and its own files: src/sources/<name>.c
+ * Adding a source is a line in CLOCK_SOURCES (src/arch/x86/sources/registry.c
+ * builds clock_sources[] from it) and its own files: src/arch/x86/sources/<name>.c
  * for the hardware, and, for a source that learns more than its read cost,
  * include/<name>.h with its facts type (a member of union source_facts
- * below) and src/sources/<name>_facts.c with their JSON and verdict input. */
+ * below) and src/arch/x86/sources/<name>_facts.c with their JSON and verdict input. */
 #ifndef CP_SOURCE_REGISTRY_H
 #define CP_SOURCE_REGISTRY_H
 #include "acpi_pm.h"
@@ -13,7 +13,7 @@
 #include "vmclock.h"
 
 /* X(ID, name): SOURCE_ID_<ID> in enum source_id; struct clock_source
- * source_<name> in src/sources/<name>.c. */
+ * source_<name> in src/arch/x86/sources/<name>.c. */
 #define CLOCK_SOURCES(X)                 \
 	X(TSC, tsc)                      \
 	X(RDTSCP, rdtscp)                \

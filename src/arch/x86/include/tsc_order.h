@@ -1,5 +1,5 @@
 /* How this CPU orders a read of the TSC, decided once per CPU from what
- * the CPU proves (src/analysis/tsc_order.c, pure), and used by every
+ * the CPU proves (src/arch/x86/tsc_order.c, pure), and used by every
  * single time stamp the probe takes: the tsc source (what a Linux vDSO
  * executes), the warp test and the skew exchanges, the frequency
  * brackets, the step detector, the pvclock and Hyper-V TSC-page reads.

@@ -13,7 +13,7 @@
  *     configuration ports 0xCF8-0xCFF) and its registers, read and never
  *     written, are what a 16550 returns (uart_reads_refusal) -- then it is
  *     set up without the scratch round trip.
- * Pure: the reads are taken by src/console/uart.c and judged here. */
+ * Pure: the reads are taken by src/arch/x86/uart.c and judged here. */
 #ifndef CP_UART_ID_H
 #define CP_UART_ID_H
 #include "util.h"

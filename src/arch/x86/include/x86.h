@@ -16,7 +16,7 @@ struct descriptor_table_ptr {
 	uint64_t base;
 } __attribute__((packed));
 
-/* struct idt_gate: include/idt.h (pure, so the guard's table is host-tested). */
+/* struct idt_gate: src/arch/x86/include/idt.h (pure, so the guard's table is host-tested). */
 
 #ifdef CP_ARCH_HOOKS
 /* Host unit tests of the timing code (tests/unit/arch_hooks.h): every
@@ -39,7 +39,7 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* The one ordered TSC read (include/tsc_order.h says which and why).
+/* The one ordered TSC read (src/arch/x86/include/tsc_order.h says which and why).
  * LFENCE/MFENCE before RDTSC keeps earlier instructions from finishing
  * after the time stamp is taken; RDTSCP waits for them itself, and is
  * only chosen where CPUID says it exists (qemu64 has none: #UD, which
@@ -240,6 +240,6 @@ static inline void idt_set_gate(struct idt_gate *g, const void *handler)
 #endif /* CP_ARCH_HOOKS */
 
 /* The real CPUID instruction as a cpuid_fn (include/cpuid.h) for the pure
- * decoders (src/arch/cpuid_hw.c). */
+ * decoders (src/arch/x86/cpuid_hw.c). */
 void cpuid_hw(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 #endif

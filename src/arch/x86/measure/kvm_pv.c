@@ -5,7 +5,7 @@
  * and "did it fault" is not how presence is decided (as kvmclock.c).
  * Neither runs in a memory-encrypted guest: the host would write into a
  * private page.  No state of its own: the pairing page is the
- * instruction wrapper's (src/arch/kvm_hypercall.c), the steal area and
+ * instruction wrapper's (src/arch/x86/kvm_hypercall.c), the steal area and
  * what was read before the window are the caller's session, and the area
  * is handed back (MSR written 0) before anything else can reuse it. */
 #include "kvm_pv_measure.h"

@@ -1,5 +1,5 @@
 /* Which ordered TSC read and which stamp fence this CPU proves: the
- * hardware half of src/analysis/tsc_order.c.  DE_CFG is only read, and
+ * hardware half of src/arch/x86/tsc_order.c.  DE_CFG is only read, and
  * through the fault guard (a hypervisor may not emulate it), never
  * written. */
 #include "fault.h"

@@ -1,5 +1,5 @@
 /* Every clock source the probe knows, in report order: built from the
- * registry's list (include/source_registry.h). */
+ * registry's list (src/arch/x86/include/source_registry.h). */
 #include "source.h"
 
 #define SOURCE_DECLARE(id, name) extern const struct clock_source source_##name;

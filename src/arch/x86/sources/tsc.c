@@ -1,5 +1,5 @@
 /* tsc: the time stamp counter read as a Linux guest's vDSO reads it,
- * with rdtsc_ordered() (include/tsc_order.h): RDTSCP where the CPU has
+ * with rdtsc_ordered() (src/arch/x86/include/tsc_order.h): RDTSCP where the CPU has
  * it, else LFENCE;RDTSC where LFENCE is serializing, else MFENCE;RDTSC.
  * The plain, unordered RDTSC is baselines.rdtsc_raw. */
 #include "source.h"
