@@ -19,7 +19,8 @@ ARCH       ?= x86_64
 ifeq ($(wildcard mk/arch-$(ARCH).mk),)
 $(error ARCH=$(ARCH) is unknown: mk/arch-$(ARCH).mk does not exist (x86_64 is built; aarch64 is issue 37's arm64 step))
 endif
-include mk/arch-$(ARCH).mk
+ARCH_MK    := mk/arch-$(ARCH).mk
+include $(ARCH_MK)
 
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 COMMON     := -std=gnu11 -O2 -g $(WARN) -Iinclude -I$(ARCH_DIR)/include
@@ -60,11 +61,11 @@ deps:
 
 efi: $(BUILD)/clockprobe.efi
 
-$(BUILD)/efi/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile
+$(BUILD)/efi/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
-$(BUILD)/efi/%.o: %.S Makefile
+$(BUILD)/efi/%.o: %.S Makefile $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 

@@ -51,6 +51,8 @@ static inline void fault_guard_leave_ap(const struct fault_cpu_saved *s); /* and
 static inline uint64_t yardstick_trap(void);                       /* an instruction that always exits (x86: CPUID) */
 static inline uint64_t yardstick_device_unassigned(void);          /* a device access nobody answers (the device model's floor) */
 static inline uint64_t yardstick_device_kernel(void);              /* a device access the kernel answers itself */
+/* The report names the two devices: yardstick_unassigned_port (read from
+ * memory, as the access itself does) and YARDSTICK_KERNEL_PORT. */
 
 /* ---- wall clock, console, leaving ---- */
 const char *rtc_read_now(const struct probe_facts *f, struct utc_time *t); /* the RTC's time now; NULL, or why not */

@@ -14,11 +14,11 @@ PVH_OBJS   := $(patsubst %.c,$(BUILD)/pvh/%.o,$(PURE_SRCS) $(CORE_SRCS) $(PVH_SR
 pvh: $(BUILD)/clockprobe.elf
 all: $(BUILD)/clockprobe.elf
 
-$(BUILD)/pvh/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile mk/pvh.mk
+$(BUILD)/pvh/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile mk/pvh.mk $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (pvh)"; $(CC) $(PVH_CFLAGS) -c $< -o $@
 
-$(BUILD)/pvh/%.o: %.S Makefile mk/pvh.mk
+$(BUILD)/pvh/%.o: %.S Makefile mk/pvh.mk $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $< (pvh)"; $(CC) $(PVH_CFLAGS) -c $< -o $@
 
