@@ -13,27 +13,37 @@ EFI_INC    := /usr/include/efi
 EFI_LIB    := /usr/lib
 PYTHON     := python3
 
+# The arch built: mk/arch-$(ARCH).mk holds all it decides (sources, flags,
+# gnu-efi's files, the boot file's name).  x86_64 is the one built today.
+ARCH       ?= x86_64
+ifeq ($(wildcard mk/arch-$(ARCH).mk),)
+$(error ARCH=$(ARCH) is unknown: mk/arch-$(ARCH).mk does not exist (x86_64 is built; aarch64 is issue 37's arm64 step))
+endif
+ARCH_MK    := mk/arch-$(ARCH).mk
+include $(ARCH_MK)
+
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
-COMMON     := -std=gnu11 -O2 -g $(WARN) -Iinclude
-# The probe: freestanding, no SSE/x87 (no floating point may sneak in, and
-# direct boot starts with SSE off), no red zone (interrupt frames land on
-# the stack), no stack protector (no runtime to back it).
+COMMON     := -std=gnu11 -O2 -g $(WARN) -Iinclude -I$(ARCH_DIR)/include
+# The probe: freestanding, with the arch's own restrictions (ARCH_CFLAGS:
+# on x86_64 no SSE/x87, no red zone), no stack protector (no runtime to
+# back it).
 FREESTANDING := $(COMMON) -ffreestanding -fno-stack-protector -fno-stack-check \
-	-fno-strict-aliasing -mno-red-zone -mgeneral-regs-only -fshort-wchar
-EFI_CFLAGS := $(FREESTANDING) -fpic -maccumulate-outgoing-args \
-	-DGNU_EFI_USE_MS_ABI -I$(EFI_INC) -I$(EFI_INC)/x86_64
+	-fno-strict-aliasing $(ARCH_CFLAGS) -fshort-wchar
+EFI_CFLAGS := $(FREESTANDING) -fpic $(EFI_ARCH_CFLAGS) -I$(EFI_INC) -I$(EFI_INC)/$(EFI_ARCH)
 HOST_CFLAGS := $(COMMON) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Itests/unit
 
 # Pure logic: compiled into the probe and into every host unit test.
 PURE_SRCS  := $(sort $(wildcard src/lib/*.c src/decode/*.c src/analysis/*.c src/verdict/*.c \
-	src/results/*.c src/report/*.c src/sources/*_facts.c))
+	src/results/*.c src/report/*.c) $(ARCH_PURE_SRCS))
 # Private headers of pure modules (include/ holds the public ones).
 PURE_HDRS  := $(wildcard src/decode/*.h src/verdict/*.h src/report/*.h)
+# Every header a probe object may include: the shared ones and the arch's.
+ALL_HDRS   := $(wildcard include/*.h $(ARCH_DIR)/include/*.h)
 # Hardware-touching core shared by every boot path.
 # (A source's _facts.c is its pure half: JSON and verdict input.)
-CORE_SRCS  := $(sort $(filter-out %_facts.c,$(wildcard src/arch/*.c src/discover/*.c src/sources/*.c \
-	src/measure/*.c src/console/*.c src/run/*.c)) src/main.c)
-CORE_ASM   := $(sort $(wildcard src/arch/*.S))
+CORE_SRCS  := $(sort $(ARCH_CORE_SRCS) $(wildcard src/discover/*.c src/measure/*.c src/console/*.c \
+	src/run/*.c) src/main.c)
+CORE_ASM   := $(sort $(ARCH_CORE_ASM))
 UEFI_SRCS  := src/platform/uefi.c
 
 EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_SRCS)) \
@@ -51,27 +61,28 @@ deps:
 
 efi: $(BUILD)/clockprobe.efi
 
-$(BUILD)/efi/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile
+$(BUILD)/efi/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
-$(BUILD)/efi/%.o: %.S Makefile
+$(BUILD)/efi/%.o: %.S Makefile $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"; $(CC) $(EFI_CFLAGS) -c $< -o $@
 
 # -z defs: gnu-efi links with -shared, which would otherwise accept an
 # undefined symbol (say a 128-bit divide helper) and crash at run time.
 $(BUILD)/clockprobe.so: $(EFI_OBJS)
-	$(LD) -shared -Bsymbolic -nostdlib -z defs -z noexecstack -T $(EFI_LIB)/elf_x86_64_efi.lds \
-		$(EFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -o $@ -L$(EFI_LIB) -lefi -lgnuefi
+	$(LD) -shared -Bsymbolic -nostdlib -z defs -z noexecstack -T $(EFI_LDS) \
+		$(EFI_CRT0) $(EFI_OBJS) -o $@ -L$(EFI_LIB) -lefi -lgnuefi
 
 $(BUILD)/clockprobe.efi: $(BUILD)/clockprobe.so
 	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel \
-		-j .rela -j .rel.* -j .rela.* -j .reloc --target=efi-app-x86_64 \
+		-j .rela -j .rel.* -j .rela.* -j .reloc --target=$(EFI_TARGET) \
 		--subsystem=10 $< $@
 
 $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/mkmedia.py
-	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/clockprobe.img --iso $(BUILD)/clockprobe.iso
+	$(PYTHON) boot/mkmedia.py --efi $< --img $(BUILD)/clockprobe.img --iso $(BUILD)/clockprobe.iso \
+		--boot-name $(EFI_BOOT_NAME)
 
 # Every VM and cloud format, from one raw disk.  SETTINGS="wait=600
 # resend=30" puts those words in \clockprobe.cfg on every image made here
@@ -105,7 +116,7 @@ signed: $(BUILD)/clockprobe.efi
 # sources, compiled once (with the sanitizers) into one archive.
 HOST_OBJS  := $(patsubst %.c,$(BUILD)/host/obj/%.o,$(PURE_SRCS))
 
-$(BUILD)/host/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile
+$(BUILD)/host/obj/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $<"; $(CC) $(HOST_CFLAGS) -c $< -o $@
 
@@ -116,26 +127,26 @@ $(BUILD)/host/check.o: tests/unit/check.c tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a tests/unit/check.h tests/unit/verdict_inputs_fixture.h $(wildcard include/*.h) $(PURE_HDRS)
+$(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a tests/unit/check.h tests/unit/verdict_inputs_fixture.h $(ALL_HDRS) $(PURE_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/check.o $(BUILD)/host/libpure.a -o $@
 
 # The engine's timing code on the host, each instruction wrapper of
-# include/arch.h replaced by a counting hook (tests/unit/arch_hooks.h): the
+# src/arch/x86/include/x86.h replaced by a counting hook (tests/unit/arch_hooks.h): the
 # unit test proves which ordered read every stamp took.
-HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c src/measure/serialize.c \
+HOOKED_SRCS := src/measure/engine.c src/measure/stamp.c src/measure/freq.c $(ARCH_HOOKED_SRCS) \
 	       src/measure/crosscpu_all.c
 HOOKED_OBJS := $(patsubst %.c,$(BUILD)/host/hooked/%.o,$(HOOKED_SRCS))
-$(BUILD)/host/hooked/%.o: %.c $(wildcard include/*.h) tests/unit/arch_hooks.h Makefile
+$(BUILD)/host/hooked/%.o: %.c $(ALL_HDRS) tests/unit/arch_hooks.h Makefile
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $< (hooked)"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS -c $< -o $@
 $(BUILD)/host/test_tsc_order: tests/unit/test_tsc_order.c $(HOOKED_OBJS) $(BUILD)/host/check.o $(BUILD)/host/libpure.a \
-		tests/unit/check.h tests/unit/arch_hooks.h $(wildcard include/*.h)
+		tests/unit/check.h tests/unit/arch_hooks.h $(ALL_HDRS)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -DCP_ARCH_HOOKS $< $(HOOKED_OBJS) $(BUILD)/host/check.o \
 		$(BUILD)/host/libpure.a -pthread -o $@
 
 # The verdict rules for the host: scripts/verdict re-judges saved reports.
-$(BUILD)/host/verdict-judge: src/host/verdict_judge.c $(BUILD)/host/libpure.a $(wildcard include/*.h)
+$(BUILD)/host/verdict-judge: src/host/verdict_judge.c $(BUILD)/host/libpure.a $(ALL_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/libpure.a -o $@
 
@@ -185,7 +196,7 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -Itests/fuzz -fsanitize=fuzzer,addre
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/json_check.c tests/fuzz/json_check.h \
-		$(PURE_SRCS) $(wildcard include/*.h) $(PURE_HDRS)
+		$(PURE_SRCS) $(ALL_HDRS) $(PURE_HDRS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) $< tests/fuzz/json_check.c $(PURE_SRCS) -o $@
 
@@ -216,7 +227,7 @@ matrix:
 
 clean:
 	rm -rf $(BUILD)
--include mk/pvh.mk
+-include $(ARCH_EXTRA_MK)
 -include mk/guest.mk
 -include mk/package.mk
 -include mk/arm64.mk

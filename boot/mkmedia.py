@@ -25,19 +25,23 @@ DISK_BYTES = 32 * MIB  # 1 MiB before the ESP for the GPT, 1 MiB after for its b
 DISK_GUID = uuid.UUID("6b1e7c2a-3f5d-4c8e-9a1b-c10c4b0be001")
 PART_GUID = uuid.UUID("6b1e7c2a-3f5d-4c8e-9a1b-c10c4b0be002")
 GPT_ENTRIES = 128  # the usual table: 128 entries of 128 bytes, 32 sectors
+# UEFI's removable-media boot file for the arch the .efi is built for: the
+# Makefile passes its arch's (mk/arch-<arch>.mk EFI_BOOT_NAME); alone, the
+# one arch built today.
+BOOT_NAME = "BOOTX64.EFI"
 
 
 def run(*argv, **kw):
     subprocess.run(argv, check=True, **kw)
 
 
-def make_fat(path, efi, size, label="CLOCKPROBE", settings=None):
+def make_fat(path, efi, size, label="CLOCKPROBE", settings=None, boot_name=None):
     with open(path, "wb") as f:
         f.truncate(size)
     env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
     run("mformat", "-i", path, "-v", label, "-N", "c10cb0e1", "::", env=env)
     run("mmd", "-i", path, "::/EFI", "::/EFI/BOOT", env=env)
-    run("mcopy", "-i", path, efi, "::/EFI/BOOT/BOOTX64.EFI", env=env)
+    run("mcopy", "-i", path, efi, "::/EFI/BOOT/" + (boot_name or BOOT_NAME), env=env)
     readme = (b"clockprobe boot volume. After a run, clockprobe-report.json here holds\r\n"
               b"the machine-readable report (when the medium is writable).\r\n"
               b"Optional settings file: \\clockprobe.cfg (key=value, e.g. mode=thorough).\r\n")
@@ -120,7 +124,7 @@ def make_disk(path, esp_path, disk_bytes=DISK_BYTES):
         shutil.copyfileobj(esp, f)
 
 
-def make_iso(path, efi, workdir):
+def make_iso(path, efi, workdir, boot_name=None):
     # A small FAT image is the El Torito EFI boot image; the ISO itself also
     # carries the .efi for people browsing the CD.
     boot_img = os.path.join(workdir, "efiboot.img")
@@ -128,10 +132,10 @@ def make_iso(path, efi, workdir):
     # since the probe holds 4,096 CPUs), with room for the FAT's own
     # tables and directories, in whole MiB; never under the old 2 MiB.
     size = max(2 * MIB, -(-(os.path.getsize(efi) + MIB // 2) // MIB) * MIB)
-    make_fat(boot_img, efi, size, label="CPROBEISO")
+    make_fat(boot_img, efi, size, label="CPROBEISO", boot_name=boot_name)
     root = os.path.join(workdir, "iso")
     os.makedirs(os.path.join(root, "EFI", "BOOT"), exist_ok=True)
-    with open(efi, "rb") as src, open(os.path.join(root, "EFI", "BOOT", "BOOTX64.EFI"), "wb") as dst:
+    with open(efi, "rb") as src, open(os.path.join(root, "EFI", "BOOT", boot_name or BOOT_NAME), "wb") as dst:
         dst.write(src.read())
     os.replace(boot_img, os.path.join(root, "efiboot.img"))
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
@@ -154,6 +158,8 @@ def main():
     ap.add_argument("--iso")
     ap.add_argument("--disk-mib", type=int, default=DISK_BYTES // MIB,
                     help="raw disk size (GCE wants a multiple of 1024); the file stays sparse")
+    ap.add_argument("--boot-name", default=BOOT_NAME,
+                    help="the boot file's name in EFI/BOOT/ (the arch's: BOOTX64.EFI on x86_64)")
     ap.add_argument("--settings", help="words for \\clockprobe.cfg on the disk's ESP, "
                     "e.g. \"wait=600 resend=30\"")
     args = ap.parse_args()
@@ -162,11 +168,11 @@ def main():
         ap.error("--settings: only printable ASCII goes into \\clockprobe.cfg")
     with tempfile.TemporaryDirectory() as work:
         esp = os.path.join(work, "esp.img")
-        make_fat(esp, args.efi, ESP_BYTES, settings=args.settings)
+        make_fat(esp, args.efi, ESP_BYTES, settings=args.settings, boot_name=args.boot_name)
         make_disk(args.img + ".tmp", esp, args.disk_mib * MIB)
         os.replace(args.img + ".tmp", args.img)
         if args.iso:
-            make_iso(args.iso + ".tmp", args.efi, work)
+            make_iso(args.iso + ".tmp", args.efi, work, boot_name=args.boot_name)
             os.replace(args.iso + ".tmp", args.iso)
 
 

@@ -1,4 +1,4 @@
-/* The ACPI PM timer source (src/sources/acpi_pm.c, the hardware;
+/* The ACPI PM timer source (src/arch/x86/sources/acpi_pm.c, the hardware;
  * acpi_pm_facts.c, its JSON, pure): the width it settled on and why. */
 #ifndef CP_ACPI_PM_H
 #define CP_ACPI_PM_H

@@ -1,6 +1,6 @@
 /* Confidential VMs: AMD SEV / SEV-ES / SEV-SNP (with Secure TSC) and Intel
  * TDX, as a guest can tell from inside.  The hardware side
- * (src/discover/coco.c) reads CPUID and, only where CPUID allows it, the
+ * (src/arch/x86/discover/coco.c) reads CPUID and, only where CPUID allows it, the
  * SEV status MSR through the fault guard; everything decided from those
  * values is here, pure and host-tested on recorded values.
  *

@@ -25,16 +25,12 @@ unsigned fault_guard_firmware_vectors_kept(const uint8_t *vector, unsigned n, un
 /* Loads the already-built guard IDT on another CPU (an AP). */
 void fault_guard_load_on_this_cpu(void);
 
-/* Each returns FAULT_NONE or the vector that was caught. */
-int rdmsr_safe(uint32_t msr, uint64_t *value);
-int wrmsr_safe(uint32_t msr, uint64_t value);
+/* Each returns FAULT_NONE or the vector that was caught.  An arch adds
+ * its own guarded instructions in its own header (x86: fault_x86.h). */
 int mmio_read32_safe(uint64_t addr, uint32_t *value);
 int mmio_read64_safe(uint64_t addr, uint64_t *value);
 int mmio_write32_safe(uint64_t addr, uint32_t value);
 int read_byte_safe(uint64_t addr, uint8_t *value);
-/* A KVM hypercall: VMMCALL when vmmcall (AMD), else VMCALL (Intel); *ret
- * receives RAX.  Only where CPUID shows KVM. */
-int hypercall_safe(uint64_t nr, uint64_t a0, uint64_t a1, int vmmcall, uint64_t *ret);
 
 /* Number of faults caught by the guard since boot (for the report). */
 uint32_t fault_caught_count(void);

@@ -1,4 +1,4 @@
-/* The HPET source (src/sources/hpet.c, the hardware; hpet_facts.c, its
+/* The HPET source (src/arch/x86/sources/hpet.c, the hardware; hpet_facts.c, its
  * JSON, pure): what it learned beyond its read cost. */
 #ifndef CP_HPET_H
 #define CP_HPET_H

@@ -1,4 +1,4 @@
-/* Hyper-V's reference TSC page (src/sources/hyperv_tsc_page.c, the
+/* Hyper-V's reference TSC page (src/arch/x86/sources/hyperv_tsc_page.c, the
  * hardware; hyperv_tsc_page_facts.c, its JSON and verdict input, pure). */
 #ifndef CP_HYPERV_TSC_PAGE_H
 #define CP_HYPERV_TSC_PAGE_H

@@ -1,6 +1,6 @@
 /* KVM's clock pairing hypercall and steal-time area, the pure half:
  * layouts, result codes, and the arithmetic over recorded values.  The
- * hardware half (src/measure/kvm_pv.c) runs them only where CPUID shows
+ * hardware half (src/arch/x86/measure/kvm_pv.c) runs them only where CPUID shows
  * KVM and the features; neither exists under TCG.
  *
  * Sources: Linux Documentation/virt/kvm/x86/hypercalls.rst

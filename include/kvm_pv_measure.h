@@ -1,6 +1,6 @@
 /* KVM clock pairing and steal time as the run measures them (hardware:
- * src/measure/kvm_pv.c over the instruction wrappers of
- * src/arch/kvm_hypercall.c; the arithmetic is include/kvm_pv.h's).  The
+ * src/arch/x86/measure/kvm_pv.c over the instruction wrappers of
+ * src/arch/x86/kvm_hypercall.c; the arithmetic is include/kvm_pv.h's).  The
  * measuring code keeps no state of its own: the results and the steal
  * session are the caller's. */
 #ifndef CP_KVM_PV_MEASURE_H
@@ -49,7 +49,7 @@ struct kvm_pairing_result {
 #define KVM_PAIRING_FIRST_DEADLINE_MS 250
 
 /* After the frequency stage: needs the measured TSC rate.  The first call
- * runs on an AP of cpus[] (src/measure/kvm_pv.c says why); returns false
+ * runs on an AP of cpus[] (src/arch/x86/measure/kvm_pv.c says why); returns false
  * when that AP did not come back (out->reason says so, and the caller
  * names it in errors[]). */
 bool kvm_pairing_run(struct kvm_pairing_result *out, const struct measure_ctx *ctx, const struct probe_facts *f,
@@ -73,7 +73,7 @@ void kvm_steal_begin(struct kvm_steal_session *s, const struct probe_facts *f);
 void kvm_steal_end(struct kvm_steal_session *s, struct kvm_steal_window *out, uint64_t gap_total_ns,
 		   uint64_t window_ns);
 
-/* src/arch/kvm_hypercall.c: one pairing through the fault guard (returns
+/* src/arch/x86/kvm_hypercall.c: one pairing through the fault guard (returns
  * the vector, 0 when none; *out gets RAX and the page's fields), and the
  * same call as the engine's argument-less op, returning RAX. */
 int kvm_clock_pairing_once(int vmmcall, struct kvm_pairing_sample *out);

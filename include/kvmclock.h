@@ -1,11 +1,10 @@
-/* kvm-clock (src/sources/kvmclock.c, the hardware; kvmclock_facts.c, what
+/* kvm-clock (src/arch/x86/sources/kvmclock.c, the hardware; kvmclock_facts.c, what
  * it learned as JSON and as the verdict's input, pure): its facts, and the
  * pvclock area the cross-CPU test registers on every CPU. */
 #ifndef CP_KVMCLOCK_H
 #define CP_KVMCLOCK_H
 #include "measure.h"
 #include "pvclock.h"
-#include "msr.h"
 
 struct kvmclock_facts {
 	bool registered;

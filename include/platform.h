@@ -1,5 +1,5 @@
 /* The thin layer between the measuring core and whatever booted it.
- * UEFI (src/platform/uefi.c) and direct PVH boot (src/platform/pvh.c)
+ * UEFI (src/platform/uefi.c) and direct PVH boot (src/arch/x86/boot/pvh.c)
  * each fill one of these; nothing that measures, decides or reports calls
  * firmware any other way.  Every member may be NULL where the boot path
  * cannot offer it; callers then report the fact as absent. */

@@ -45,7 +45,7 @@ struct settings {
 	bool gaps_all_cpus;
 	/* Where KVM's clock-pairing hypercall may first be issued: a host can
 	 * show the KVM signature yet retry the instruction forever, and only
-	 * an AP can be abandoned (src/measure/kvm_pv.c). */
+	 * an AP can be abandoned (src/arch/x86/measure/kvm_pv.c). */
 	enum pairing_where pairing;
 	uint16_t serial_port;    /* 0 = SPCR, else COM1 */
 	bool serial_from_settings;

@@ -1,4 +1,4 @@
-/* One clock source = its files in src/sources/ filling one of these.  The
+/* One clock source = its files in src/arch/x86/sources/ filling one of these.  The
  * measurement engine knows sources only through this interface; the
  * registry (source_registry.h) lists them. */
 #ifndef CP_SOURCE_H
@@ -58,7 +58,7 @@ struct clock_source {
 	const char *name; /* Linux clocksource name where one exists: the verdict
 			   * joins its rules' clocksources to the sources by it */
 
-	/* The hardware side, src/sources/<name>.c. */
+	/* The hardware side, src/arch/x86/sources/<name>.c. */
 
 	/* Decides presence and prepares the counter (enables a halted HPET,
 	 * registers the pvclock page).  Runs with interrupts on, may call the
@@ -77,7 +77,7 @@ struct clock_source {
 	/* The source's state now, for a long watch (may be NULL). */
 	void (*live_state)(struct source_live_state *out);
 
-	/* The pure side, src/sources/<name>_facts.c (host-tested); each may
+	/* The pure side, src/arch/x86/sources/<name>_facts.c (host-tested); each may
 	 * be NULL. */
 
 	/* Its own members inside its sources[] entry. */

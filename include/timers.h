@@ -5,7 +5,7 @@
  * interrupt handler, over a few hundred shots.
  *
  * The figures and their arithmetic are pure (src/analysis/timers.c,
- * host-tested); src/measure/timers.c owns the LAPIC, the handler and the
+ * host-tested); src/arch/x86/measure/timers.c owns the LAPIC, the handler and the
  * shots. */
 #ifndef CP_TIMERS_H
 #define CP_TIMERS_H
@@ -118,7 +118,7 @@ void timers_not_measured(struct timers_result *out, const char *why);
 const char *timers_status_name(enum timer_status st);
 
 struct run_results;
-/* The stage (src/measure/timers.c), in two steps.  Prepare, while the
+/* The stage (src/arch/x86/measure/timers.c), in two steps.  Prepare, while the
  * firmware's memory map can still be read: CPUID, IA32_APIC_BASE (through
  * the fault guard), the xAPIC's page against the map.  Measure: both
  * timers, on the BSP, when the probe owns the LAPIC timer (phase "boot"

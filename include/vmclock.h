@@ -6,8 +6,8 @@
  * relation to UTC/TAI with error bounds.  Pure: decoding, validation, the
  * bounded seqcount read over any memory, names and the period arithmetic
  * (src/decode/vmclock.c); the vmclock source's facts, what its hardware
- * side (src/sources/vmclock.c, which maps the page) learned, and their
- * JSON (src/sources/vmclock_facts.c). */
+ * side (src/arch/x86/sources/vmclock.c, which maps the page) learned, and their
+ * JSON (src/arch/x86/sources/vmclock_facts.c). */
 #ifndef CP_VMCLOCK_H
 #define CP_VMCLOCK_H
 #include "util.h"

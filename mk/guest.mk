@@ -24,11 +24,11 @@ GUEST_FS_OBJS := $(patsubst %.c,$(BUILD)/guest/freestanding/%.o,$(GUEST_PURE))
 guest: $(BUILD)/clockprobe-guest
 all: $(BUILD)/clockprobe-guest
 
-$(BUILD)/guest/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
+$(BUILD)/guest/obj/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (guest)"; $(CC) $(GUEST_CFLAGS) -c $< -o $@
 
-$(BUILD)/guest/freestanding/%.o: %.c $(wildcard include/*.h) $(GUEST_HDRS) Makefile mk/guest.mk
+$(BUILD)/guest/freestanding/%.o: %.c $(ALL_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (freestanding check)"; $(CC) $(FREESTANDING) -Isrc/guest -c $< -o $@
 
@@ -44,7 +44,7 @@ $(BUILD)/clockprobe-guest: $(GUEST_OBJS) $(GUEST_LIBPURE) | $(GUEST_FS_OBJS)
 # sources (libpure.a) plus these files in their own archive.
 GUEST_HOST_OBJS := $(patsubst %.c,$(BUILD)/host/obj/%.o,$(GUEST_PURE))
 
-$(BUILD)/host/obj/src/guest/%.o: src/guest/%.c $(wildcard include/*.h) $(GUEST_HDRS) Makefile mk/guest.mk
+$(BUILD)/host/obj/src/guest/%.o: src/guest/%.c $(ALL_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $<"; $(CC) $(HOST_CFLAGS) -Isrc/guest -c $< -o $@
 
@@ -52,7 +52,7 @@ $(BUILD)/host/libguest.a: $(GUEST_HOST_OBJS)
 	@rm -f $@; $(AR) rcs $@ $^
 
 $(BUILD)/host/test_guest_%: tests/unit/test_guest_%.c $(BUILD)/host/check.o $(BUILD)/host/libguest.a \
-		$(BUILD)/host/libpure.a tests/unit/check.h $(wildcard include/*.h) $(GUEST_HDRS)
+		$(BUILD)/host/libpure.a tests/unit/check.h $(ALL_HDRS) $(GUEST_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -Isrc/guest $< $(BUILD)/host/check.o \
 		$(BUILD)/host/libguest.a $(BUILD)/host/libpure.a -o $@

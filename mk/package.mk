@@ -76,9 +76,9 @@ PKG_CPPFLAGS = $(eval PKG_CPPFLAGS := $(call PKG_FLAGS,CPPFLAGS,))$(PKG_CPPFLAGS
 PKG_LDFLAGS  = $(eval PKG_LDFLAGS := $(call PKG_FLAGS,LDFLAGS,))$(PKG_LDFLAGS)
 PKG_PURE_OBJS := $(patsubst %.c,$(BUILD)/pkg/obj/%.o,$(PURE_SRCS))
 
-$(BUILD)/pkg/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) mk/package.mk
+$(BUILD)/pkg/obj/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) mk/package.mk
 	@mkdir -p $(dir $@)
-	@echo "  PKGCC   $<"; $(CC) -std=gnu11 $(WARN) -Iinclude $(PKG_CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
+	@echo "  PKGCC   $<"; $(CC) -std=gnu11 $(WARN) -Iinclude -I$(ARCH_DIR)/include $(PKG_CPPFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
 $(BUILD)/pkg/libpure.a: $(PKG_PURE_OBJS)
 	@rm -f $@; $(AR) rcs $@ $^

@@ -5,8 +5,8 @@
 
 PVH_CFLAGS := $(FREESTANDING) -fno-pic -fno-pie -mcmodel=small \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns
-PVH_SRCS   := $(sort $(wildcard src/platform/pvh*.c))
-PVH_ASM    := $(sort $(wildcard src/platform/pvh*.S))
+PVH_SRCS   := $(sort $(wildcard $(ARCH_DIR)/boot/pvh*.c))
+PVH_ASM    := $(sort $(wildcard $(ARCH_DIR)/boot/pvh*.S))
 PVH_OBJS   := $(patsubst %.c,$(BUILD)/pvh/%.o,$(PURE_SRCS) $(CORE_SRCS) $(PVH_SRCS)) \
 	      $(patsubst %.S,$(BUILD)/pvh/%.o,$(CORE_ASM) $(PVH_ASM))
 
@@ -14,11 +14,11 @@ PVH_OBJS   := $(patsubst %.c,$(BUILD)/pvh/%.o,$(PURE_SRCS) $(CORE_SRCS) $(PVH_SR
 pvh: $(BUILD)/clockprobe.elf
 all: $(BUILD)/clockprobe.elf
 
-$(BUILD)/pvh/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) Makefile mk/pvh.mk
+$(BUILD)/pvh/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) Makefile mk/pvh.mk $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (pvh)"; $(CC) $(PVH_CFLAGS) -c $< -o $@
 
-$(BUILD)/pvh/%.o: %.S Makefile mk/pvh.mk
+$(BUILD)/pvh/%.o: %.S Makefile mk/pvh.mk $(ARCH_MK)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $< (pvh)"; $(CC) $(PVH_CFLAGS) -c $< -o $@
 

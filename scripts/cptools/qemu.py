@@ -19,7 +19,7 @@ import shlex
 import shutil
 import subprocess
 
-from . import paths
+from . import arch, paths
 
 # The source tree (or the install prefix) and its scratch folder; the
 # images come from paths.DATA: build/ in the tree, share/clockprobe/ once
@@ -32,7 +32,7 @@ BUILD = paths.BUILD
 # for an A/B of two device models.  Every argv is built with the binary
 # selected when it is built, so a script's --qemu (select_qemu) and the
 # environment variable mean the same thing, for the tools it starts too.
-QEMU = "qemu-system-x86_64"
+QEMU = arch.info()["qemu"]
 # Prefixed: a generic QEMU= in the environment is someone else's (issue 38).
 QEMU_ENV = "CLOCKPROBE_QEMU"
 
@@ -283,5 +283,5 @@ def _fat_dir_for(efi_file, work_dir):
     root = os.path.join(work_dir, "esp")
     boot_dir = os.path.join(root, "EFI", "BOOT")
     os.makedirs(boot_dir, exist_ok=True)
-    shutil.copyfile(efi_file, os.path.join(boot_dir, "BOOTX64.EFI"))
+    shutil.copyfile(efi_file, os.path.join(boot_dir, arch.efi_boot_name()))
     return root

@@ -4,7 +4,7 @@
  * UART (the direct-boot build has no firmware; the firmware may own a
  * different port than the report's). */
 #include "console.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "strbuf.h"
 
 /* Short enough that a key is answered at once, long enough that polling
@@ -36,10 +36,10 @@ static int wait_slice(uint64_t slice_cycles)
 		if (key >= 0)
 			return key;
 	} else {
-		uint64_t until = rdtsc() + slice_cycles;
+		uint64_t until = tb_now() + slice_cycles;
 		/* Each poll is a port read (~1 us, a VM exit under KVM):
 		 * the count bounds the slice if the TSC stands still. */
-		for (uint32_t polls = 0; polls < 1000000 && rdtsc() < until; polls++) {
+		for (uint32_t polls = 0; polls < 1000000 && tb_now() < until; polls++) {
 			key = uart_input();
 			if (key >= 0)
 				return key;
@@ -96,7 +96,7 @@ void con_linger(uint32_t wait_s, uint32_t resend_s, uint64_t tsc_hz, const char 
 		con.plat->wait_key(0);
 	say_wait(wait_s, resend_s, can_resend);
 	uint64_t slice = tsc_hz / 1000 * SLICE_MS;
-	uint64_t start = rdtsc();
+	uint64_t start = tb_now();
 	uint64_t end = start + tsc_hz * wait_s;
 	uint64_t next_resend = resend_s ? start + tsc_hz * resend_s : UINT64_MAX;
 	/* The TSC ends the wait; the slice count also ends it if the TSC
@@ -104,7 +104,7 @@ void con_linger(uint32_t wait_s, uint32_t resend_s, uint64_t tsc_hz, const char 
 	 * the count, and each key costs a whole report). */
 	uint64_t max_slices = (uint64_t)wait_s * (1000 / SLICE_MS) * 4 + 8;
 	uint32_t sent = 0;
-	for (uint64_t i = 0; i < max_slices && rdtsc() < end; i++) {
+	for (uint64_t i = 0; i < max_slices && tb_now() < end; i++) {
 		int key = wait_slice(slice);
 		if (key == 'q' || key == 'Q' || (key >= 0 && !can_resend))
 			return;
@@ -112,9 +112,9 @@ void con_linger(uint32_t wait_s, uint32_t resend_s, uint64_t tsc_hz, const char 
 			continue;
 		if (key >= 0) {
 			resend(report, len, "a key was pressed", ++sent);
-		} else if (rdtsc() >= next_resend) {
+		} else if (tb_now() >= next_resend) {
 			resend(report, len, "resend interval", ++sent);
-			next_resend = rdtsc() + tsc_hz * resend_s;
+			next_resend = tb_now() + tsc_hz * resend_s;
 		}
 	}
 }

@@ -1,5 +1,5 @@
 #include "settings.h"
-#include "ioports.h"
+#include "arch_console.h"
 #include "strbuf.h"
 
 /* Sized so the whole default run stays within ~1.5 s of probe time under
@@ -196,7 +196,7 @@ static bool set_pairing(struct settings *s, const char *v, size_t n, bool has_va
 static bool set_serial(struct settings *s, const char *v, size_t n, bool has_value)
 {
 	static const struct { const char *name; uint16_t port; } named[] = {
-		{ "com1", COM1_PORT }, { "com2", COM2_PORT }, { "com3", COM3_PORT }, { "com4", COM4_PORT },
+		CONSOLE_UART_NAMED
 	};
 	uint64_t port = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(named); i++)

@@ -16,7 +16,7 @@
  * count; a CPU that does not answer ends the stage with its name, and
  * what was measured until then stands. */
 #include "contention.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "fault.h"
 #include "gaps.h"
 #include "measure.h"
@@ -76,7 +76,7 @@ static bool wait_value(const struct job *job, const uint32_t *p, uint32_t want, 
 		uint32_t v = load(p);
 		if (differ ? v != want : v == want)
 			return true;
-		if (load(&job->quit) || rdtsc() > deadline || spins > cap)
+		if (load(&job->quit) || tb_now() > deadline || spins > cap)
 			return false;
 		cpu_relax();
 	}
@@ -90,14 +90,14 @@ static void presence_scan(struct worker *w, uint64_t window, uint64_t threshold,
 	bool was_on = irq_save();
 	/* Warm: the loop's first deltas are its own translation and cold
 	 * caches, not time it did not run. */
-	uint64_t prev = rdtsc();
+	uint64_t prev = tb_now();
 	for (int i = 0; i < 256; i++)
-		prev = rdtsc();
+		prev = tb_now();
 	gaps_init(&g, threshold, prev);
 	uint64_t start = prev;
 	/* max_reads (the job's presence_read_cap) bounds the loop should the counter stop. */
 	for (uint64_t i = 0; i < max_reads; i++) {
-		uint64_t now = rdtsc();
+		uint64_t now = tb_now();
 		gaps_feed(&g, prev, now);
 		prev = now;
 		if (now - start >= window)
@@ -118,7 +118,7 @@ static bool until_all(const struct job *job, const uint32_t *counter, uint32_t k
 	bool ok = true;
 	/* Every caller's deadline is wait_cycles away: that wait in spins. */
 	for (uint64_t spins = 0; load(counter) < k; spins++) {
-		if (load(&job->quit) || rdtsc() > deadline || spins > job->wait_spin_cap) {
+		if (load(&job->quit) || tb_now() > deadline || spins > job->wait_spin_cap) {
 			ok = false;
 			break;
 		}
@@ -140,17 +140,17 @@ static bool until_all(const struct job *job, const uint32_t *counter, uint32_t k
 static bool do_level(struct job *job, struct worker *w)
 {
 	uint32_t k = job->k;
-	uint64_t deadline = rdtsc() + job->wait_cycles;
+	uint64_t deadline = tb_now() + job->wait_cycles;
 	__atomic_add_fetch(&job->started, 1, __ATOMIC_ACQ_REL);
 	if (!until_all(job, &job->started, k, NULL, deadline))
 		return false;
 	for (uint32_t i = 0; i < job->reads; i++) {
 		w->ctx.plan.scratch = w->samples[i];
-		w->start[i] = rdtsc();
+		w->start[i] = tb_now();
 		measure_op(&w->ctx, &w->cost[i], job->op[i]);
-		w->end[i] = rdtsc();
+		w->end[i] = tb_now();
 		__atomic_add_fetch(&job->measured[i], 1, __ATOMIC_ACQ_REL);
-		if (!until_all(job, &job->measured[i], k, job->op[i], rdtsc() + job->wait_cycles))
+		if (!until_all(job, &job->measured[i], k, job->op[i], tb_now() + job->wait_cycles))
 			return false;
 	}
 	presence_scan(w, job->presence_cycles, job->gap_threshold, job->presence_read_cap);
@@ -164,9 +164,8 @@ static void worker_main(void *arg)
 	struct worker_arg *a = arg;
 	struct job *job = a->job;
 	struct worker *w = &job->w[a->pos];
-	struct descriptor_table_ptr firmware_idt;
-	sidt(&firmware_idt);
-	fault_guard_load_on_this_cpu();
+	struct fault_cpu_saved firmware;
+	fault_guard_enter_ap(&firmware);
 	uint32_t seen = a->first_level;
 	for (;;) {
 		if (!wait_value(job, &job->level, seen, true, job->stage_deadline, job->stage_spin_cap))
@@ -178,7 +177,7 @@ static void worker_main(void *arg)
 			break;
 		store(&w->level_done, seen);
 	}
-	lidt(&firmware_idt);
+	fault_guard_leave_ap(&firmware);
 }
 
 static void name_cpu(struct contention_result *out, const struct run_results *r, uint32_t pos, const char *what)
@@ -206,7 +205,7 @@ static bool run_level(struct contention_result *out, const struct run_results *r
 	uint32_t level = job->level + 1;
 	store(&job->level, level);
 	bool ok = do_level(job, &job->w[0]);
-	uint64_t deadline = rdtsc() + job->wait_cycles;
+	uint64_t deadline = tb_now() + job->wait_cycles;
 	for (uint32_t p = 1; p < k; p++)
 		if (!wait_value(job, &job->w[p].level_done, level, false, deadline, job->wait_spin_cap)) {
 			name_cpu(out, r, p, ok ? "did not finish its level in time" : "did not keep up with a level");
@@ -270,13 +269,13 @@ static void plan_for_mode(enum run_mode m, uint32_t *samples, uint32_t *budget_m
 	}
 }
 
-static uint64_t tsc_now(void) { return rdtsc(); }
+static uint64_t tsc_now(void) { return tb_now(); }
 static void tsc_relax(void) { cpu_relax(); }
 
 void contention_run(struct contention_result *out, struct run_results *r, const struct measure_ctx *ctx)
 {
 	struct platform *p = r->facts.plat;
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = tb_now();
 	uint64_t hz = results_tsc_hz(r);
 	memset(out, 0, sizeof *out);
 	out->requested = true;
@@ -365,7 +364,7 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 	 * left spinning past this. */
 	uint64_t waits = (uint64_t)out->level_count * (src_count + 3);
 	uint64_t stage_cycles = waits * 2 * job->wait_cycles + facts_ms_to_cycles(&r->facts, 2 * ARRIVE_MS);
-	job->stage_deadline = rdtsc() + stage_cycles;
+	job->stage_deadline = tb_now() + stage_cycles;
 	job->wait_spin_cap = facts_spin_cap(&r->facts, job->wait_cycles);
 	job->stage_spin_cap = facts_spin_cap(&r->facts, stage_cycles);
 	/* The presence scan's round is the gap scan's (the same loop), not a spin. */
@@ -385,7 +384,7 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 		/* A level takes about as long as the last (CPUs that really run
 		 * together) and up to k / k_last times as long (CPUs the host
 		 * runs in turn): the latter decides whether it fits. */
-		uint64_t spent = rdtsc() - t0;
+		uint64_t spent = tb_now() - t0;
 		uint64_t predicted = li ? mul_div_u64(last_level_cycles, k, out->levels[li - 1]) : 0;
 		if (li && spent + predicted > budget_cycles) {
 			struct strbuf sb;
@@ -405,7 +404,7 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 			sb_str(&sb, " ms): levels from there on not measured");
 			break;
 		}
-		uint64_t l0 = rdtsc();
+		uint64_t l0 = tb_now();
 		if (k > joined) {
 			struct ap_group *g = &groups[groups_used++];
 			ap_group_init(g, worker_main, tsc_now, tsc_relax, cycles_per_ms, r->facts.spin_cycles);
@@ -414,10 +413,10 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 				job->w[pos].level_done = job->level;
 				ap_group_add(g, out->order[pos], r->cpus[out->order[pos]].apic_id, &args[pos]);
 			}
-			uint64_t g0 = rdtsc();
+			uint64_t g0 = tb_now();
 			uint64_t work_ms = job->stage_deadline > g0 ? (job->stage_deadline - g0) / cycles_per_ms : 0;
 			uint32_t arrived = p->aps_start_together(g, ARRIVE_MS, work_ms);
-			uint32_t gather_ms = (uint32_t)((rdtsc() - g0) / cycles_per_ms);
+			uint32_t gather_ms = (uint32_t)((tb_now() - g0) / cycles_per_ms);
 			out->gather_ms_max = MAX(out->gather_ms_max, gather_ms);
 			if (arrived != k - joined) {
 				str_copy(out->stopped_reason, sizeof out->stopped_reason,
@@ -434,7 +433,7 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 		}
 		take_presence(&out->presence[li], job, k, presence_ms);
 		measured_levels = li + 1;
-		last_level_cycles = rdtsc() - l0;
+		last_level_cycles = tb_now() - l0;
 	}
 	out->level_count = measured_levels;
 	store(&job->quit, 1);
@@ -444,5 +443,5 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 	for (uint32_t s = 0; s < src_count; s++)
 		contention_source_finish(&out->src[s]);
 	out->cpus = measured_levels ? out->levels[measured_levels - 1] : 0;
-	out->elapsed_ms = rate_cycles_to_ns(rdtsc() - t0, hz) / 1000000;
+	out->elapsed_ms = rate_cycles_to_ns(tb_now() - t0, hz) / 1000000;
 }

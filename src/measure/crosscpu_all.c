@@ -10,7 +10,7 @@
  * in pages that live until exit (an AP that does not finish may still
  * write into it). */
 #include "crosscpu.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "apgroup.h"
 #include "facts.h"
 #include "results.h"
@@ -53,14 +53,14 @@ struct all_job {
 	struct ap_group group;
 };
 
-static uint64_t tsc_now(void) { return rdtsc(); }
+static uint64_t tsc_now(void) { return tb_now(); }
 static void tsc_relax(void) { cpu_relax(); }
 
 static bool lock_take(struct all_job *jb, uint64_t deadline)
 {
 	/* Bounded by the deadline and by the wait's budget in spins (a TSC that stopped). */
 	for (uint64_t spins = 0; __atomic_exchange_n(&jb->lock, 1, __ATOMIC_ACQUIRE); spins++) {
-		if (rdtsc() > deadline || spins > jb->lock_spin_cap)
+		if (tb_now() > deadline || spins > jb->lock_spin_cap)
 			return false;
 		cpu_relax();
 	}
@@ -75,12 +75,12 @@ static void all_loop(struct all_job *jb, uint32_t me)
 	enum tsc_read how = s->read;
 	/* This CPU's own start and end, as Linux's loop takes them: a TSC far
 	 * off the others' still ends on time by its own count. */
-	uint64_t start = rdtsc_ordered_as(how), end = start + jb->window_cycles;
+	uint64_t start = tb_ordered(how), end = start + jb->window_cycles;
 	uint64_t last = start, rounds = 0, gap = 0;
 	while (rounds < ALL_MAX_ROUNDS) {
 		if (!lock_take(jb, end + jb->window_cycles))
 			break;
-		uint64_t now = rdtsc_ordered_as(how);
+		uint64_t now = tb_ordered(how);
 		bool had = jb->warp.have_last;
 		uint32_t prev = jb->warp.last_cpu;
 		warp_observe(&jb->warp, me, now);
@@ -175,7 +175,7 @@ void crosscpu_all_cpus(struct crosscpu_result *out, struct run_results *r, uint3
 	struct platform *p = r->facts.plat;
 	struct xcpu_all *a = &out->all;
 	uint64_t cycles_per_ms = facts_ms_to_cycles(&r->facts, 1), cycles_per_us = cycles_per_ms / 1000;
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = tb_now();
 	/* The pairs' round trips first: a vCPU the host did not run makes the
 	 * fastest of 64 far slower than any cache line moves. */
 	for (uint32_t i = 0; i < out->cpu_count; i++) {
@@ -227,9 +227,9 @@ void crosscpu_all_cpus(struct crosscpu_result *out, struct run_results *r, uint3
 	if (!p->aps_finish_together(&jb->group, 4 * ALL_WINDOW_MS + ALL_ARRIVE_MS))
 		str_copy(a->left_out, sizeof a->left_out, jb->group.reason);
 	/* Read under the lock: an AP still inside the loop is not counted. */
-	if (lock_take(jb, rdtsc() + jb->window_cycles)) {
+	if (lock_take(jb, tb_now() + jb->window_cycles)) {
 		collect(out, jb, cycles_per_us);
 		lock_drop(jb);
 	}
-	a->elapsed_us = cycles_per_us ? (rdtsc() - t0) / cycles_per_us : 0;
+	a->elapsed_us = cycles_per_us ? (tb_now() - t0) / cycles_per_us : 0;
 }

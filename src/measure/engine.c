@@ -7,10 +7,9 @@
  *
  * Stateless: the stamp pair, the TSC's step, the scratch and the harness
  * tally all come in the struct measure_ctx every function takes. */
-#include "ioports.h"
 #include "measure.h"
 #include "source.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "counter.h"
 #include "cost_stats.h"
 
@@ -20,31 +19,14 @@ static inline __attribute__((always_inline)) void keep(uint64_t v)
 	__asm__ volatile("" ::"r"(v));
 }
 
-static const char *const methods[2][2] = {
-	[STAMP_FENCE_LFENCE] = {
-		"lfence;rdtsc;lfence | read | lfence;rdtsc;lfence (no RDTSCP on this CPU), "
-		"minus the median of the interleaved empty-call window",
-		"lfence;rdtsc;lfence | read | rdtscp;lfence (RDTSCP waits for the read to complete), "
-		"minus the median of the interleaved empty-call window",
-	},
-	[STAMP_FENCE_MFENCE] = {
-		"mfence;rdtsc;mfence | read | mfence;rdtsc;mfence (LFENCE not known to serialize, no RDTSCP), "
-		"minus the median of the interleaved empty-call window",
-		"mfence;rdtsc;mfence | read | rdtscp;mfence (LFENCE not known to serialize), "
-		"minus the median of the interleaved empty-call window",
-	},
-};
-
 static inline __attribute__((always_inline)) uint64_t stamp_begin(bool mfence)
 {
-	return mfence ? tsc_stamp_begin_mfence() : tsc_stamp_begin();
+	return tb_stamp_begin(mfence ? STAMP_FENCE_MFENCE : STAMP_FENCE_LFENCE);
 }
 
 static inline __attribute__((always_inline)) uint64_t stamp_end(bool rdtscp_end, bool mfence)
 {
-	if (rdtscp_end)
-		return mfence ? tsc_stamp_end_rdtscp_mfence() : tsc_stamp_end_rdtscp();
-	return mfence ? tsc_stamp_begin_mfence() : tsc_stamp_end_lfence();
+	return tb_stamp_end(rdtscp_end, mfence ? STAMP_FENCE_MFENCE : STAMP_FENCE_LFENCE);
 }
 
 void measure_ctx_init(struct measure_ctx *ctx, const struct serialization *ser, bool have_rdtscp,
@@ -54,7 +36,7 @@ void measure_ctx_init(struct measure_ctx *ctx, const struct serialization *ser, 
 	ctx->fence = ser->fence;
 	ctx->read = ser->read;
 	ctx->rdtscp_end = have_rdtscp;
-	ctx->method = methods[ctx->fence][ctx->rdtscp_end];
+	ctx->method = tb_stamp_method(ctx->fence, ctx->rdtscp_end);
 	ctx->plan = *plan;
 }
 
@@ -187,7 +169,7 @@ static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(v
 				 uint64_t *se_out)
 {
 	uint64_t per_batch[MEASURE_BATCHES];
-	uint64_t deadline = rdtsc() + ctx->plan.budget_cycles;
+	uint64_t deadline = tb_now() + ctx->plan.budget_cycles;
 	uint32_t n = 0;
 	for (uint32_t b = 0; b < MEASURE_BATCHES; b++) {
 		bool was_on = irq_save();
@@ -196,7 +178,7 @@ static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(v
 		irq_restore(was_on);
 		if (clean)
 			per_batch[n++] = c;
-		if (rdtsc() > deadline && n)
+		if (tb_now() > deadline && n)
 			break;
 	}
 	*se_out = 0;
@@ -213,13 +195,13 @@ static uint64_t throughput_milli(const struct measure_ctx *ctx, uint64_t (*op)(v
 static void sample_alone(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*op)(void), uint32_t *taken)
 {
 	const struct measure_plan *plan = &ctx->plan;
-	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	uint64_t deadline = tb_now() + plan->budget_cycles;
 	uint32_t n = 0;
 	/* Bounded twice: by the sample count (each pass adds a window or counts
 	 * a discarded one) and by the TSC deadline. */
 	for (uint32_t pass = 0; n < plan->samples && pass < plan->samples; pass++) {
 		uint32_t want = MIN(MEASURE_WINDOW_SAMPLES, plan->samples - n);
-		uint64_t window_deadline = MIN(deadline, rdtsc() + plan->window_deadline_cycles);
+		uint64_t window_deadline = MIN(deadline, tb_now() + plan->window_deadline_cycles);
 		bool was_on = irq_save();
 		uint32_t got = sample_window_any(ctx, op, plan->scratch + n, want, window_deadline);
 		bool clean = !irq_enabled();
@@ -228,7 +210,7 @@ static void sample_alone(const struct measure_ctx *ctx, struct op_cost *out, uin
 			n += got;
 		else
 			out->windows_discarded++;
-		if (rdtsc() > deadline) {
+		if (tb_now() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
 		}
@@ -296,9 +278,9 @@ static bool time_window_pair(const struct measure_ctx *ctx, uint64_t (*op)(void)
 	bool was_on = irq_save();
 	prelude(ctx, op);
 	w->h_got = timed_calls_any(ctx, empty_op, b->stamps_h, w->h_c, want,
-				   MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
+				   MIN(deadline, tb_now() + plan->window_deadline_cycles), true, NULL);
 	w->op_got = timed_calls_any(ctx, op, b->stamps, w->op_c, want,
-				    MIN(deadline, rdtsc() + plan->window_deadline_cycles), true, NULL);
+				    MIN(deadline, tb_now() + plan->window_deadline_cycles), true, NULL);
 	bool clean = !irq_enabled();
 	irq_restore(was_on);
 	return clean;
@@ -331,7 +313,7 @@ static void warm_up(const struct measure_ctx *ctx, uint64_t (*op)(void), struct 
 		    uint64_t deadline)
 {
 	uint32_t pairs = WARMUP_PAIRS;
-	for (uint32_t i = 0; i < pairs && rdtsc() < deadline; i++) {
+	for (uint32_t i = 0; i < pairs && tb_now() < deadline; i++) {
 		struct window_pair w = { .op_v = b->stamps, .h_v = b->stamps_h };
 		time_window_pair(ctx, op, b, &w, want, deadline);
 	}
@@ -350,7 +332,7 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 	const struct measure_plan *plan = &ctx->plan;
 	/* Three times the budget: every window pair is half harness, half the
 	 * passes add a batch pair, a third are held out. */
-	uint64_t deadline = rdtsc() + 3 * plan->budget_cycles;
+	uint64_t deadline = tb_now() + 3 * plan->budget_cycles;
 	uint32_t n = 0;
 	uint32_t per_window = plan_window_samples(plan);
 	warm_up(ctx, op, batches, MIN(per_window, plan->samples), deadline);
@@ -373,7 +355,7 @@ static void sample_paired(const struct measure_ctx *ctx, struct op_cost *out, st
 		} else if (!clean) {
 			out->windows_discarded++;
 		}
-		if (rdtsc() > deadline) {
+		if (tb_now() > deadline) {
 			out->deadline_hit = n < plan->samples;
 			break;
 		}
@@ -402,7 +384,7 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 	log2_hist_add_all(&out->hist, plan->scratch, n);
 	/* A short run (few samples, or a budget spent early) leaves few
 	 * pairs: top up to the usual batch count, still bounded in time. */
-	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	uint64_t deadline = tb_now() + plan->budget_cycles;
 	for (uint32_t i = 0; (batches->n < MEASURE_BATCHES || batches->calls_n < MEASURE_BATCHES) &&
 			     i < 2 * MEASURE_BATCHES; i++) {
 		if (batches->calls_n < batches->n) {
@@ -413,7 +395,7 @@ void measure_op(const struct measure_ctx *ctx, struct op_cost *out, uint64_t (*o
 		} else {
 			batch_pair(ctx, batches, op);
 		}
-		if (rdtsc() > deadline && batches->n && batches->calls_n)
+		if (tb_now() > deadline && batches->n && batches->calls_n)
 			break;
 	}
 	cost_batch_figures(out, batches);
@@ -441,16 +423,16 @@ void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 	const struct measure_plan *plan = &ctx->plan;
 	uint64_t *v = plan->scratch;
 	uint32_t n = MIN(plan->samples, (uint32_t)STEP_READS);
-	uint64_t deadline = rdtsc() + plan->window_deadline_cycles * 4;
+	uint64_t deadline = tb_now() + plan->window_deadline_cycles * 4;
 	memset(out, 0, sizeof *out);
 
 	uint32_t got = 0;
 	bool was_on = irq_save();
 	for (uint32_t round = 0; round < STEP_ROUNDS && got < n; round++)
-		for (uint32_t k = 0; k < STEP_SPINS && got < n && rdtsc() < deadline; k++) {
-			uint64_t t0 = rdtsc_ordered_as(ctx->read);
+		for (uint32_t k = 0; k < STEP_SPINS && got < n && tb_now() < deadline; k++) {
+			uint64_t t0 = tb_ordered(ctx->read);
 			spin(k);
-			v[got++] = rdtsc_ordered_as(ctx->read) - t0;
+			v[got++] = tb_ordered(ctx->read) - t0;
 		}
 	irq_restore(was_on);
 	uint64_t clustered = tsc_step_clusters(v, got, NULL);
@@ -458,10 +440,10 @@ void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 	/* Back to back with the same ordered read, so consecutive values are
 	 * in order and the differences are the read's own. */
 	got = 0;
-	deadline = rdtsc() + plan->window_deadline_cycles * 4;
+	deadline = tb_now() + plan->window_deadline_cycles * 4;
 	was_on = irq_save();
 	for (; got < n; got++) {
-		v[got] = rdtsc_ordered_as(ctx->read);
+		v[got] = tb_ordered(ctx->read);
 		if (v[got] > deadline) {
 			got++;
 			break;
@@ -480,51 +462,28 @@ void measure_tsc_step(struct tsc_step *out, const struct measure_ctx *ctx)
 	tsc_step_decide(out, clustered, v, nz);
 }
 
-/* Read from memory into DX, as the kernel port (above 255) must be: both
- * port yardsticks run the same instructions around their IN. */
-static const volatile uint16_t unassigned_port = UNASSIGNED_PORT;
-
-static uint64_t op_cpuid(void)
-{
-	uint32_t r[4];
-	cpuid_raw(0, 0, r);
-	return r[0];
-}
-
 /* The TSC as nothing orders it: what the tsc row cost before it measured
  * what a Linux vDSO executes (rdtsc_ordered()). */
-static uint64_t op_rdtsc_raw(void) { return rdtsc(); }
+static uint64_t op_rdtsc_raw(void) { return tb_now(); }
 
-static uint64_t op_port_read(void) { return inb(unassigned_port); }
-static uint64_t op_kernel_port_read(void) { return inb(ELCR_PORT); }
 
-/* Three instructions an iteration (add, sub, jnz), none of which any
- * hypervisor intercepts: a hardware core runs one in about a cycle. */
 #define REF_LOOP_ITERATIONS 1000
-#define REF_LOOP_INSNS 3
 #define REF_LOOP_ROUNDS 5
-
-static uint64_t __attribute__((noinline)) ref_loop_run(uint32_t n)
-{
-	uint64_t acc = 1;
-	__asm__ volatile("1:\n\taddq %[acc], %[acc]\n\tsubl $1, %[n]\n\tjnz 1b" : [acc] "+r"(acc), [n] "+r"(n));
-	return acc;
-}
 
 /* The fewest ticks of a few rounds (bounded by the window deadline each):
  * a round that took an interrupt or a preemption only adds. */
 static void measure_ref_loop(const struct measure_ctx *ctx, struct ref_loop *out)
 {
 	out->iterations = REF_LOOP_ITERATIONS;
-	out->insns_per_iteration = REF_LOOP_INSNS;
+	out->insns_per_iteration = CPU_REF_LOOP_INSNS;
 	out->ticks_min = UINT64_MAX;
-	keep(ref_loop_run(16));
-	uint64_t deadline = rdtsc() + 4 * ctx->plan.window_deadline_cycles * REF_LOOP_ROUNDS;
-	for (uint32_t i = 0; i < REF_LOOP_ROUNDS && (i == 0 || rdtsc() < deadline); i++) {
+	keep(cpu_ref_loop(16));
+	uint64_t deadline = tb_now() + 4 * ctx->plan.window_deadline_cycles * REF_LOOP_ROUNDS;
+	for (uint32_t i = 0; i < REF_LOOP_ROUNDS && (i == 0 || tb_now() < deadline); i++) {
 		bool was_on = irq_save();
-		uint64_t t0 = rdtsc_ordered_as(ctx->read);
-		keep(ref_loop_run(REF_LOOP_ITERATIONS));
-		uint64_t t1 = rdtsc_ordered_as(ctx->read);
+		uint64_t t0 = tb_ordered(ctx->read);
+		keep(cpu_ref_loop(REF_LOOP_ITERATIONS));
+		uint64_t t1 = tb_ordered(ctx->read);
 		irq_restore(was_on);
 		uint64_t d = t1 > t0 ? t1 - t0 : 0;
 		out->ticks_min = MIN(out->ticks_min, d);
@@ -552,18 +511,18 @@ void measure_baselines(struct measure_ctx *ctx, struct baselines *b)
 	b->harness.step_ticks = ctx->step_ticks;
 
 	measure_op(ctx, &b->rdtsc_raw, op_rdtsc_raw);
-	measure_op(ctx, &b->cpuid, op_cpuid);
-	b->unassigned_port = unassigned_port;
-	measure_op(ctx, &b->port, op_port_read);
-	b->kernel_port_number = ELCR_PORT;
-	measure_op(ctx, &b->kernel_port, op_kernel_port_read);
+	measure_op(ctx, &b->cpuid, yardstick_trap);
+	b->unassigned_port = yardstick_unassigned_port;
+	measure_op(ctx, &b->port, yardstick_device_unassigned);
+	b->kernel_port_number = YARDSTICK_KERNEL_PORT;
+	measure_op(ctx, &b->kernel_port, yardstick_device_kernel);
 }
 
 void measure_behaviour(const struct measure_ctx *ctx, struct behaviour *out, const struct source_desc *d)
 {
 	const struct measure_plan *plan = &ctx->plan;
 	memset(out, 0, sizeof *out);
-	uint64_t deadline = rdtsc() + plan->budget_cycles;
+	uint64_t deadline = tb_now() + plan->budget_cycles;
 	uint64_t *v = plan->scratch;
 	uint32_t n = 0;
 	/* Raw values back to back, in masked windows; pairs are only compared
@@ -597,7 +556,7 @@ void measure_behaviour(const struct measure_ctx *ctx, struct behaviour *out, con
 			}
 		}
 		n += want;
-		if (rdtsc() > deadline)
+		if (tb_now() > deadline)
 			break;
 	}
 	if (out->min_step_ticks == UINT64_MAX)

@@ -5,10 +5,9 @@
  * bracket, and narrow counters are followed through the window often
  * enough to count their wraps.  What the windows mean is decided by
  * freq_decide() (src/analysis/freq_decide.c, pure). */
-#include "msr.h"
 #include "freq.h"
 #include "measure.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "counter.h"
 #include "fault.h"
 #include "rate.h"
@@ -48,10 +47,10 @@ static void advertised(struct freq_result *out, const struct run_results *r)
 	out->hz[FREQ_PVCLOCK] = results_facts(r, SOURCE_ID_KVMCLOCK)->kvmclock.tsc_hz;
 	if (r->vmware.gethz_valid)
 		out->hz[FREQ_VMWARE_GETHZ] = r->vmware.tsc_hz;
-	/* HV_X64_MSR_TSC_FREQUENCY, only with the privilege and feature bits
-	 * Linux requires (0x40000003 EAX[11] and EDX[8]); guarded anyway. */
+	/* Hyper-V's frequency register, where its privilege and feature bits
+	 * offer it (arch_impl.h). */
 	uint64_t hv_hz;
-	if (f->hv.hyperv.frequency_msrs && rdmsr_safe(HV_X64_MSR_TSC_FREQUENCY, &hv_hz) == FAULT_NONE)
+	if (tb_hz_hypervisor_register(f->hv.hyperv.frequency_msrs, &hv_hz))
 		out->hz[FREQ_HYPERV_MSR] = hv_hz;
 }
 
@@ -68,7 +67,7 @@ static void one_window(struct freq_result *out, struct reference *refs, const st
 		uint64_t raw = stamp(out, ctx, d, &refs[i].tsc_start, &refs[i].bracket_start);
 		counter_ext_init(&refs[i].ext, d->width_bits, d->counts_down, raw);
 	}
-	uint64_t start = rdtsc();
+	uint64_t start = tb_now();
 	uint64_t window = facts_ms_to_cycles(f, out->window_each_ms);
 	uint64_t follow = facts_ms_to_cycles(f, FOLLOW_EVERY_CYCLES_MS);
 	uint64_t next = start + follow;
@@ -76,7 +75,7 @@ static void one_window(struct freq_result *out, struct reference *refs, const st
 	 * it through the cap), the window's spins at the measured spin cost. */
 	uint64_t cap = facts_spin_cap(f, window);
 	for (uint64_t spins = 0; spins < cap; spins++) {
-		uint64_t now = rdtsc();
+		uint64_t now = tb_now();
 		if (now - start >= window)
 			break;
 		if (now >= next) {

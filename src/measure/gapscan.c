@@ -1,8 +1,7 @@
 #include "gapscan.h"
 #include "measure.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "fault.h"
-#include "msr.h"
 #include "rate.h"
 #include "results.h"
 #include "strbuf.h"
@@ -21,11 +20,11 @@
  * dropped.  deltas, when given, receives the first n deltas fed. */
 static uint64_t scan(struct gaps *g, uint64_t window, uint64_t max_reads, uint64_t *deltas, uint32_t n)
 {
-	uint64_t start = rdtsc();
+	uint64_t start = tb_now();
 	uint64_t prev = start;
 	g->window_start = start;
 	for (uint64_t i = 0; i < max_reads; i++) {
-		uint64_t now = rdtsc();
+		uint64_t now = tb_now();
 		if (i) {
 			gaps_feed(g, prev, now);
 			if (i <= n)
@@ -49,7 +48,7 @@ void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_
 	uint64_t window = rate_ns_to_cycles((uint64_t)window_ms * 1000000, tsc_hz);
 	if (read_smi) {
 		out->smi_read = true;
-		out->smi_fault = rdmsr_safe(MSR_SMI_COUNT, &out->smi_before);
+		out->smi_fault = cpu_smi_count(&out->smi_before);
 	}
 	uint64_t d[GAPSCAN_WARMUP];
 	struct gaps warm;
@@ -74,7 +73,7 @@ void gapscan_run(struct gaps_report *out, const struct measure_ctx *ctx, uint64_
 	irq_restore(was_on);
 	gaps_finish(&out->g, last);
 	if (read_smi && !out->smi_fault)
-		out->smi_fault = rdmsr_safe(MSR_SMI_COUNT, &out->smi_after);
+		out->smi_fault = cpu_smi_count(&out->smi_after);
 	out->measured = true;
 }
 

@@ -3,17 +3,17 @@
  * The count grows until the timing is long enough to mean something
  * (spincap.h), then the fewest ticks of a few timings is kept. */
 #include "facts.h"
-#include "arch.h"
+#include "arch_api.h"
 
 static uint64_t __attribute__((noinline)) time_spins(uint32_t n)
 {
 	uint64_t seen = 0;
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = tb_now();
 	for (uint32_t i = 0; i < n; i++) {
-		seen ^= rdtsc();
+		seen ^= tb_now();
 		cpu_relax();
 	}
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = tb_now();
 	__asm__ volatile("" ::"r"(seen));
 	return t1 - t0;
 }

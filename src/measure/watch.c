@@ -5,8 +5,7 @@
  * has an iteration bound and a TSC deadline; a source that stops answering
  * becomes an event, not a stop. */
 #include "watch.h"
-#include "arch.h"
-#include "cmos_rtc.h"
+#include "arch_api.h"
 #include "counter.h"
 #include "crosscpu.h"
 #include "gapscan.h"
@@ -49,14 +48,14 @@ static void identity_now(struct watch_identity *id, const struct probe_facts *f,
 		return;
 	/* Re-read live: a migration can land on a host that answers differently. */
 	uint32_t base = f->hv.ranges[0].base, r[4];
-	cpuid_raw(base, 0, r);
+	cpu_hv_leaf(base, r);
 	uint8_t sig[12];
 	memcpy(sig, &r[1], 4);
 	memcpy(sig + 4, &r[2], 4);
 	memcpy(sig + 8, &r[3], 4);
 	hypervisor_printable_signature(sig, id->signature);
 	if (f->hv.timing.valid) {
-		cpuid_raw(f->hv.timing.leaf, 0, r);
+		cpu_hv_leaf(f->hv.timing.leaf, r);
 		id->advertised_tsc_hz = (uint64_t)r[0] * 1000;
 	}
 	if (kvm && kvm->valid)
@@ -72,7 +71,7 @@ struct watch_ctx {
 	uint64_t believed_hz;     /* the rate a guest kernel would use (watchdog replay) */
 	uint64_t start_tsc;
 	uint64_t watch_start_tsc; /* first RTC edge, or start */
-	struct cmos_rtc_edge rtc_first, rtc_last;
+	struct rtc_edge rtc_first, rtc_last;
 	bool rtc_ok;
 	uint64_t follow_cycles, next_follow;
 	uint64_t wd_cycles, next_wd;
@@ -133,7 +132,7 @@ static void watchdog_tick(struct watch_ctx *c)
 static void periodic(void *arg)
 {
 	struct watch_ctx *c = arg;
-	uint64_t now = rdtsc();
+	uint64_t now = tb_now();
 	if (now >= c->next_follow) {
 		follow_narrow(c);
 		c->next_follow = now + c->follow_cycles;
@@ -151,11 +150,11 @@ static void periodic(void *arg)
 /* Waits until the TSC reaches target, doing the periodic work. */
 static void wait_until(struct watch_ctx *c, uint64_t target)
 {
-	uint64_t now = rdtsc();
+	uint64_t now = tb_now();
 	/* The wait's own ticks at the spin cost: ends it should the TSC stop. */
 	uint64_t bound = facts_spin_cap(&c->r->facts, target > now ? target - now : 0);
 	for (uint64_t spins = 0; spins < bound; spins++) {
-		if (rdtsc() >= target)
+		if (tb_now() >= target)
 			return;
 		periodic(c);
 		cpu_relax();
@@ -198,7 +197,7 @@ static void choose_watchdogs(struct watch_ctx *c)
 	}
 }
 
-static void boundary(struct watch_ctx *c, struct watch_interval *iv, const struct cmos_rtc_edge *edge)
+static void boundary(struct watch_ctx *c, struct watch_interval *iv, const struct rtc_edge *edge)
 {
 	iv->ref_count = 0;
 	for (unsigned i = 0; i < c->ref_count; i++) {
@@ -219,7 +218,7 @@ static void boundary(struct watch_ctx *c, struct watch_interval *iv, const struc
 	}
 	if (iv->ref_count < WATCH_MAX_REFS) {
 		struct watch_ref_sample *s = &iv->ref[iv->ref_count++];
-		s->name = "cmos_rtc";
+		s->name = RTC_NAME;
 		s->is_wall = true;
 		if (edge && edge->ok && c->rtc_ok && edge->unix_seconds >= c->rtc_last.unix_seconds) {
 			s->valid = true;
@@ -235,7 +234,7 @@ static uint64_t watch_ms(const struct watch_ctx *c)
 {
 	if (c->rtc_ok)
 		return (c->rtc_last.unix_seconds - c->rtc_first.unix_seconds) * 1000;
-	return rate_cycles_to_ns(rdtsc() - c->watch_start_tsc, c->tsc_hz) / 1000000;
+	return rate_cycles_to_ns(tb_now() - c->watch_start_tsc, c->tsc_hz) / 1000000;
 }
 
 static void live_state(const struct watch_ctx *c, struct watch_interval *iv, const struct run_results *r)
@@ -278,9 +277,9 @@ static void recheck(struct watch_ctx *c, struct watch_recheck *out)
 		out->xcpu_reason = p->leave_firmware ? "no AP start-up after ExitBootServices on the UEFI build"
 						     : "this boot path cannot run code on other CPUs";
 	} else {
-		uint64_t t0 = rdtsc();
+		uint64_t t0 = tb_now();
 		crosscpu_recheck(xcpu, r, RECHECK_WARP_ITERATIONS, RECHECK_WAIT_MS, RECHECK_STALL_MS);
-		out->xcpu_us = ns_of(rdtsc() - t0, c->tsc_hz) / 1000;
+		out->xcpu_us = ns_of(tb_now() - t0, c->tsc_hz) / 1000;
 		if (xcpu->ran && xcpu->tested >= 2) {
 			out->xcpu_ran = true;
 			out->xcpu_tested = xcpu->tested;
@@ -359,13 +358,13 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	 * resolution rather than to a whole second. */
 	uint64_t edge_max = rate_ns_to_cycles(RTC_EDGE_MAX_MS * 1000000ull, c.tsc_hz);
 	uint64_t edge_polls = facts_spin_cap(&r->facts, edge_max); /* the edge wait's spin cap */
-	cmos_rtc_wait_edge(&c.rtc_first, edge_max, edge_polls, NULL, NULL);
+	rtc_wait_edge(&c.rtc_first, edge_max, edge_polls, NULL, NULL);
 	c.rtc_ok = c.rtc_first.ok;
 	c.rtc_last = c.rtc_first;
 	w->rtc_valid = c.rtc_ok;
 	if (!c.rtc_ok)
 		w->rtc_reason = c.rtc_first.reason;
-	c.watch_start_tsc = c.rtc_ok ? c.rtc_first.tsc : rdtsc();
+	c.watch_start_tsc = c.rtc_ok ? c.rtc_first.tsc : tb_now();
 	for (unsigned i = 0; i < c.ref_count; i++) {
 		uint64_t raw = stamp(ctx, &c.refs[i].s->desc, &c.refs[i].tsc_mid, &c.refs[i].bracket);
 		counter_ext_init(&c.refs[i].ext, c.refs[i].s->desc.width_bits, c.refs[i].s->desc.counts_down, raw);
@@ -382,9 +381,9 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 	uint64_t start_ms = 0;
 	for (uint32_t seq = 1; seq <= max_seq; seq++) {
 		wait_until(&c, c.watch_start_tsc + seq * interval_cycles - lead);
-		struct cmos_rtc_edge edge = { 0 };
+		struct rtc_edge edge = { 0 };
 		if (c.rtc_ok)
-			cmos_rtc_wait_edge(&edge, edge_max, edge_polls, periodic, &c);
+			rtc_wait_edge(&edge, edge_max, edge_polls, periodic, &c);
 		struct watch_interval *iv = &w->last;
 		memset(iv, 0, sizeof *iv);
 		iv->seq = seq;
@@ -397,7 +396,7 @@ void watch_run(struct watch_result *w, struct run_results *r, const struct measu
 		tsc_rate(w, iv, c.tsc_hz);
 		start_ms = iv->end_ms;
 		w->seq = seq;
-		w->elapsed_tsc_ms = rate_cycles_to_ns(rdtsc() - c.watch_start_tsc, c.tsc_hz) / 1000000;
+		w->elapsed_tsc_ms = rate_cycles_to_ns(tb_now() - c.watch_start_tsc, c.tsc_hz) / 1000000;
 		if (c.rtc_ok)
 			w->elapsed_rtc_ms = (c.rtc_last.unix_seconds - c.rtc_first.unix_seconds) * 1000;
 		record(arg, w);

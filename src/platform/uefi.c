@@ -6,7 +6,7 @@
 #include "memmap.h"
 #include "strbuf.h"
 #include "probe.h"
-#include "arch.h"
+#include "arch_api.h"
 
 /* PI MP Services protocol: gnu-efi 3.0.15 does not define it. */
 #define MP_SERVICES_GUID \
@@ -457,8 +457,7 @@ static bool uefi_get_time(struct utc_time *t, const char **basis)
 static void __attribute__((noreturn)) uefi_power_off(void)
 {
 	uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	cpu_halt_forever();
 }
 
 /* OVMF (and most server firmware with console redirection) mirrors ConOut
@@ -553,7 +552,7 @@ static const char *uefi_leave_firmware(void)
 
 EFI_STATUS efi_main(EFI_HANDLE image_handle, EFI_SYSTEM_TABLE *system_table)
 {
-	plat.entry_tsc = rdtsc(); /* probe.elapsed_ms counts from here */
+	plat.entry_tsc = tb_now(); /* probe.elapsed_ms counts from here */
 	InitializeLib(image_handle, system_table);
 	image = image_handle;
 	/* The boot manager's 5-minute watchdog must not cut a thorough run. */

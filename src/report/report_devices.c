@@ -2,7 +2,7 @@
  * device as the ACPI tables declare it (platform.acpi.vmclock), the
  * confidential-VM state (platform.confidential), KVM steal time over the
  * gap window and clock pairing.  The vmclock source's own figures are in
- * its sources[] entry and its section (src/sources/vmclock_facts.c). */
+ * its sources[] entry and its section (src/arch/x86/sources/vmclock_facts.c). */
 #include "report_parts.h"
 #include "coco.h"
 

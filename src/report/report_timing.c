@@ -1,5 +1,5 @@
 /* The report's timing sections: cross-CPU, drift, gaps, and the raw dump
- * (kvm-clock's section is its own: src/sources/kvmclock_facts.c). */
+ * (kvm-clock's section is its own: src/arch/x86/sources/kvmclock_facts.c). */
 #include "xcpu_selftest.h"
 #include "report_parts.h"
 

@@ -258,7 +258,7 @@ void results_verdict_input(const struct run_results *r, struct verdict_input *in
 	/* No SRAT parser yet: unknown, and the rules take Linux's 1 node. */
 	in->numa_nodes = 0;
 	/* The leaf-0x21 signature and SEV_STATUS (MSR 0xC0010131 through
-	 * the fault guard) as discovery read them (src/discover/coco.c). */
+	 * the fault guard) as discovery read them (src/arch/x86/discover/coco.c). */
 	verdict_input_coco(in, &f->coco);
 	if (r->contention && r->contention->ran && r->contention->cpus >= 2) {
 		in->contention_cpus = r->contention->cpus;

@@ -1,20 +1,18 @@
 /* How a run ends: the wait for consoles that attach late, the exit value
  * for a harness that listens, power off. */
 #include "run.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "console.h"
 #include "fault.h"
-#include "ioports.h"
 #include "strbuf.h"
 
 #define DEFAULT_WAIT_KEY_SECONDS 30
 
-/* isa-debug-exit answers 0x00 at its port; without it the bus floats to
- * 0xff.  Only asked inside a VM: on bare metal the port may be decoded by
+/* Only asked inside a VM: on bare metal the harness's port may belong to
  * something else, so the probe neither reads nor writes it there. */
 static bool harness_attached(const struct probe_facts *f)
 {
-	return f->hv.present && inb(DEBUG_EXIT_PORT) == 0x00;
+	return harness_listening(f->hv.present);
 }
 
 /* wait=N (0..3600 s) holds the machine that long before power-off, with
@@ -27,7 +25,7 @@ void run_leave(struct run *run)
 {
 	const struct run_results *r = &run->results;
 	struct platform *plat = r->facts.plat;
-	int code = run->complete ? DEBUG_EXIT_REPORT_COMPLETE : DEBUG_EXIT_PROBE_FAILED;
+	int code = run->complete ? HARNESS_EXIT_COMPLETE : HARNESS_EXIT_FAILED;
 	bool harness = harness_attached(&r->facts);
 	int32_t wait_s = r->facts.settings.wait_key_seconds;
 	if (wait_s < 0)
@@ -40,7 +38,7 @@ void run_leave(struct run *run)
 	/* Hand the firmware its own IDT back before it runs the last calls. */
 	fault_guard_remove();
 	if (harness)
-		outb(DEBUG_EXIT_PORT, (uint8_t)code);
+		harness_exit((uint8_t)code);
 	plat->power_off();
 }
 
@@ -60,14 +58,14 @@ void run_fail(struct run *run, int vector, uint64_t rip, uint64_t error_code)
 	sb_hex(&sb, error_code, 1);
 	con_log(line);
 	if (harness_attached(f))
-		outb(DEBUG_EXIT_PORT, DEBUG_EXIT_PROBE_FAILED);
+		harness_exit(HARNESS_EXIT_FAILED);
 	/* No harness: leave the message up for a while, then power off rather
 	 * than hold a VM (or a cloud instance) forever.  Bounded by the TSC at
 	 * the rough rate; firmware state after an unexpected fault is suspect,
 	 * so no key wait. */
 	uint64_t hz = f->tsc_hz_rough ? f->tsc_hz_rough : FACTS_ASSUMED_TSC_HZ; /* not known yet */
-	uint64_t until = rdtsc() + hz * DEFAULT_WAIT_KEY_SECONDS;
-	while (rdtsc() < until)
+	uint64_t until = tb_now() + hz * DEFAULT_WAIT_KEY_SECONDS;
+	while (tb_now() < until)
 		cpu_relax();
 	fault_guard_remove();
 	f->plat->power_off();

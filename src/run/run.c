@@ -3,7 +3,7 @@
  * sample buffer, a TSC that did not measure ok) leaves the run's results
  * as they are and, the first time, says why in errors[]. */
 #include "run.h"
-#include "arch.h"
+#include "arch_api.h"
 #include "console.h"
 #include "contention.h"
 #include "crosscpu.h"
@@ -11,7 +11,6 @@
 #include "fault.h"
 #include "freq.h"
 #include "gapscan.h"
-#include "ioports.h"
 #include "kvm_pv_measure.h"
 #include "probe.h"
 #include "rate.h"
@@ -44,11 +43,11 @@ void run_stage(struct run *run, struct measure_ctx *ctx, const struct run_stage 
 	progress(stage->name);
 	if (t) {
 		t->name = stage->name;
-		t->start_tsc = rdtsc();
+		t->start_tsc = tb_now();
 	}
 	stage->fn(run, ctx);
 	if (t)
-		t->end_tsc = rdtsc();
+		t->end_tsc = tb_now();
 }
 
 struct run *run_start(struct platform *plat)
@@ -56,7 +55,7 @@ struct run *run_start(struct platform *plat)
 	struct run_results *r = &the_run.results;
 	struct probe_facts *f = &r->facts;
 	/* From the probe's first instruction, the APs' start included. */
-	r->start_tsc = plat->entry_tsc ? plat->entry_tsc : rdtsc();
+	r->start_tsc = plat->entry_tsc ? plat->entry_tsc : tb_now();
 	r->registry = clock_sources;
 	r->registry_count = clock_source_count;
 	r->phase = "boot_services";
@@ -68,7 +67,7 @@ struct run *run_start(struct platform *plat)
 	/* COM1 at once, so a fault during discovery is still told; the UART
 	 * the firmware's tables name (SPCR) or the settings ask for is chosen
 	 * after discovery. */
-	con_open_uart(COM1_PORT, "COM1 (default)");
+	con_open_uart(CONSOLE_UART_DEFAULT, CONSOLE_UART_DEFAULT_NAME);
 	settings_defaults(&f->settings);
 	f->settings.parse_kernel = verdict_kernel_parse;
 	f->settings.parse_windows = verdict_windows_parse;
@@ -293,7 +292,7 @@ static void send_report(struct run *run)
 	struct run_results *r = &run->results;
 	struct platform *p = r->facts.plat;
 	r->faults_caught = fault_caught_count();
-	r->elapsed_ms = rate_cycles_to_ns(rdtsc() - r->start_tsc, results_tsc_hz(r)) / 1000000;
+	r->elapsed_ms = rate_cycles_to_ns(tb_now() - r->start_tsc, results_tsc_hz(r)) / 1000000;
 	if (!run->report && p->alloc_pages)
 		run->report = p->alloc_pages(RUN_REPORT_CAP);
 	struct sink out = console_sink(p);

@@ -202,7 +202,7 @@ class HostileCpus(ProbeTest):
         # The report's elapsed time is the run's: at most the wall time,
         # and from the first instruction, so the CPUs' start before the
         # first stage is in it.  That start waits for APs that never
-        # answer (src/platform/pvh_smp.c: 200 ms + 0.5 ms an AP INIT'ed,
+        # answer (src/arch/x86/boot/pvh_smp.c: 200 ms + 0.5 ms an AP INIT'ed,
         # at most 1 s, timed at an assumed 4 GHz, so never shorter at a
         # real TSC rate); half of it is the bound, whatever the host's load.
         self.assertLessEqual(ms, wall * 1000)

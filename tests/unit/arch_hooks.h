@@ -1,4 +1,4 @@
-/* include/arch.h's instruction wrappers for host unit tests of the
+/* src/arch/x86/include/x86.h's instruction wrappers for host unit tests of the
  * timing code (built with -DCP_ARCH_HOOKS): each one counts which
  * instruction sequence the probe would have executed there, and answers
  * with the host's own TSC (RDTSC is unprivileged) or a recording.  What
@@ -56,6 +56,9 @@ static inline void outl(uint16_t port, uint32_t v) { (void)port; (void)v; }
 static inline uint64_t rdmsr(uint32_t msr) { (void)msr; return 0; }
 static inline void wrmsr(uint32_t msr, uint64_t v) { (void)msr; (void)v; }
 static inline uint64_t read_rflags(void) { return 0; }
+static inline void halt_forever(void) { for (;;) ; }
+static inline bool rdrand64(uint64_t *v) { *v = 0; return false; }
+static inline bool rdseed64(uint64_t *v) { *v = 0; return false; }
 static inline bool irq_save(void) { return false; }
 static inline void irq_restore(bool was_on) { (void)was_on; }
 static inline bool irq_enabled(void) { return false; }

@@ -1,4 +1,4 @@
-/* The fault guard's table (src/lib/idt.c): a copy of the firmware's with
+/* The fault guard's table (src/arch/x86/idt.c): a copy of the firmware's with
  * only #UD, #GP and #PF replaced.  The promise a confidential guest needs:
  * #VE (20, TDX) and #VC (29, SEV-ES/SNP) -- and every other vector -- are
  * the firmware's gates while the guard is installed. */

@@ -1,4 +1,4 @@
-/* Each source's pure half (the _facts.c files in src/sources/) reached
+/* Each source's pure half (the _facts.c files in src/arch/x86/sources/) reached
  * through the registry's hooks, as the report and the verdict input call
  * them: the kvm-clock section in every report, its figures once
  * registered, the sources' own members, and the verdict's facts joined by

@@ -1,11 +1,11 @@
-/* Which ordered TSC read each CPU proves (src/analysis/tsc_order.c), and
+/* Which ordered TSC read each CPU proves (src/arch/x86/tsc_order.c), and
  * proof that the timing code uses it for every single stamp: the step
  * detector, the frequency window's brackets and (after the warp test's
  * rewrite) the warp test and skew exchanges are compiled here with
  * -DCP_ARCH_HOOKS, so each instruction wrapper counts what the probe would
  * have executed (tests/unit/arch_hooks.h).  CPUID comes from recordings. */
 #include "check.h"
-#include "arch.h"
+#include "x86.h"
 #include "cpuid.h"
 #include "fault.h"
 #include "freq.h"
