@@ -207,6 +207,12 @@ def source_cost(run, name):
 
 
 def hypervisor_charts(runs):
+    lacking = charts.missing()
+    if lacking:
+        # matplotlib is only recommended by the package: the page is
+        # written all the same, and says where its charts would be.
+        return ['<p class="note charts-missing">%s</p>' % html_text(
+            "No charts on this page: %s." % lacking)]
     by_hv = {}
     for run in runs:
         by_hv.setdefault(fleet.hypervisor(run.report), []).append(run)
