@@ -24,7 +24,7 @@ import math
 import os
 import re
 
-from . import charts, fleet, headline, judgment, kernels
+from . import charts, fleet, headline, judgment, kernels, paths
 from .untrusted import HTML_CAP, html_text
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -253,7 +253,7 @@ def _jinja():
             markup = import_debian("markupsafe").Markup
         except ImportError:
             raise RuntimeError("the fleet page needs Debian's python3-jinja2"
-                               ": run scripts/install-deps test")
+                               " (%s)" % paths.need_package("python3-jinja2"))
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
