@@ -290,7 +290,7 @@ def files_section(prefix, page="clockprobe"):
 
 
 def help2man(program, out, name, section="1", include=None, version=None,
-             datadir=None):
+             datadir=None, staged=None, prefix=None):
     argv = ["help2man", "--no-info", "--no-discard-stderr",
             "--section", section, "--manual", "clockprobe manual",
             "--name", name, "--output", out]
@@ -308,6 +308,13 @@ def help2man(program, out, name, section="1", include=None, version=None,
         page = f.read()
     for old, new in SECTION_FIXES.items():
         page = page.replace(old, new)
+    if staged and prefix and staged != prefix:
+        # A path the help shows (a document, the judge) is the staged
+        # copy's, DESTDIR/PREFIX/...: the page names PREFIX/..., where the
+        # package puts it.  help2man writes '-' as '\-': both spellings.
+        for old, new in ((staged, prefix), (staged.replace("-", "\\-"),
+                                            prefix.replace("-", "\\-"))):
+            page = page.replace(old + "/", new + "/")
     with open(out, "w") as f:
         f.write(page)
 
@@ -316,6 +323,7 @@ def make_man(binary, out_dir, prefix):
     cli, paths = tools_of(binary)
     version = paths.version()
     datadir = os.path.join(prefix, "share", "clockprobe")
+    staged = os.path.dirname(os.path.dirname(os.path.abspath(binary)))
     man1, man5 = os.path.join(out_dir, "man1"), os.path.join(out_dir, "man5")
     os.makedirs(man1, exist_ok=True)
     os.makedirs(man5, exist_ok=True)
@@ -328,7 +336,7 @@ def make_man(binary, out_dir, prefix):
                         examples_section("clockprobe"), environment,
                         files_section(prefix), see_also(cli, "clockprobe")))
         help2man(binary, os.path.join(man1, "clockprobe.1"), SUMMARY,
-                 include=inc, datadir=datadir)
+                 include=inc, datadir=datadir, staged=staged, prefix=prefix)
         for cmd, (_, summary) in cli.COMMANDS.items():
             page = "clockprobe-" + cmd
             # help2man names the page after the program it runs.
@@ -355,7 +363,8 @@ def make_man(binary, out_dir, prefix):
                             files_section(prefix, cmd),
                             see_also(cli, page)))
             help2man(wrapper, os.path.join(man1, page + ".1"), summary,
-                     include=inc, version=version, datadir=datadir)
+                     include=inc, version=version, datadir=datadir,
+                     staged=staged, prefix=prefix)
         report_page(paths.SCHEMA, os.path.join(man5, "clockprobe-report.5"),
                     version, prefix, cli)
 

@@ -47,6 +47,7 @@ if IN_TREE:
     GUEST_SCHEMA = os.path.join(REPO, "docs", "guest-report-schema.json")
     BOOT_TOOLS = os.path.join(REPO, "boot")
     DOCS = os.path.join(REPO, "docs")
+    README = os.path.join(REPO, "README.md")
 else:
     # PREFIX/lib/clockprobe -> PREFIX
     REPO = os.path.dirname(_PARENT)
@@ -63,6 +64,7 @@ else:
     # docs/ as `make install` puts it (mk/package.mk): beside README.md
     # in share/doc/clockprobe, so that README's docs/... links hold there.
     DOCS = os.path.join(REPO, "share", "doc", "clockprobe", "docs")
+    README = os.path.join(REPO, "share", "doc", "clockprobe", "README.md")
 
 # scripts/verdict, or PREFIX/lib/clockprobe/verdict (a module there):
 # compare and the fleet loaders ask the rules through its judge().
@@ -121,5 +123,6 @@ def need_package(deb):
 
 def doc(name):
     """A document by its name under docs/ (platforms/aws.md), where this
-    layout has it: REPO/docs/NAME, or PREFIX/share/doc/clockprobe/NAME."""
+    layout has it: REPO/docs/NAME, or PREFIX/share/doc/clockprobe/docs/NAME
+    (the help names it, so a package user can open it)."""
     return os.path.join(DOCS, name)

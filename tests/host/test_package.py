@@ -221,6 +221,12 @@ class Package(unittest.TestCase):
                 self.assertIn("No other environment name is read", text)
                 self.assertIn("/usr/share/doc/clockprobe/docs/platforms",
                               text)
+        # the help's document, where the package puts it (not staged)
+        verdict_page = subprocess.run(["zcat", os.path.join(
+            self.root, "usr/share/man/man1/clockprobe-verdict.1.gz")],
+            capture_output=True, text=True).stdout.replace("\\-", "-")
+        self.assertIn("/usr/share/doc/clockprobe/docs/verdict-rules.md",
+                      verdict_page)
 
     def older_report(self):
         """A report as a probe from before the per-kernel verdict wrote it:
@@ -311,6 +317,12 @@ class Package(unittest.TestCase):
                     self.assertNotIn(word, p.stdout)
                 if cmd != "run":    # run's environment names: issue 38's
                     self.assertNotRegex(p.stdout, MAKE_TARGET)  # other part
+        # the documents the help names are the package's own
+        p = self.clockprobe("compare", "--help", env={"COLUMNS": "1000"})
+        for rel in ("README.md", "docs/verdict-rules.md"):
+            path = os.path.join(self.root, "usr/share/doc/clockprobe", rel)
+            self.assertIn(path, p.stdout)
+            self.assertTrue(os.path.isfile(path), path)
         # a missing judge is a damaged installation, not `make unit`
         moved = os.path.join(self.root, "usr/lib/clockprobe/verdict-judge")
         os.rename(moved, moved + ".away")
