@@ -77,8 +77,7 @@ $(BUILD)/clockprobe.img $(BUILD)/clockprobe.iso &: $(BUILD)/clockprobe.efi boot/
 # resend=30" puts those words in \clockprobe.cfg on every image made here
 # (on a cloud VM the only way to pass settings).  clockprobe.ova: VMware
 # (ESXi/Workstation/Fusion) and other OVF importers.
-SETTINGS   ?=
-SETTINGS_ARG = $(if $(SETTINGS),--settings "$(SETTINGS)")
+SETTINGS_ARG = $(call knob,SETTINGS,--settings)
 IMAGE_FORMATS := vmdk,ova,vhdx,qcow2,vhd,gce
 
 # One pipeline with the installed `clockprobe images` (cptools/images.py);
@@ -86,7 +85,7 @@ IMAGE_FORMATS := vmdk,ova,vhdx,qcow2,vhd,gce
 # Lists every image in build/ with its size and SHA-256 at the end.
 images:
 	@$(DEPS) run
-	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) all $(BUILD)/host/verdict-judge
 	$(PYTHON) scripts/clockprobe images --efi $(BUILD)/clockprobe.efi --out $(BUILD) \
 		--formats $(IMAGE_FORMATS) $(SETTINGS_ARG)
 
@@ -146,10 +145,28 @@ unit: $(UNIT_TESTS) $(BUILD)/host/verdict-judge
 # PVH and host objects in about half the time).
 JOBS       := $(shell nproc 2>/dev/null || echo 2)
 
+# `make run ACCEL=tcg SMP=4 ...`: each knob given on make's command line
+# becomes scripts/run's option (`scripts/run --help`); the tools read no
+# generic environment name, and neither does this (a CPU= or IMAGE= in the
+# environment is someone else's: only a command-line knob is passed).
+# The judge is built too: run refuses a settings word the probe would
+# refuse before the boot, through it (cptools/vocabulary.py).
+knob = $(if $(filter command line,$(origin $(1))),$(2)='$(subst ','\'',$($(1)))')
+RUN_KNOBS = $(call knob,ACCEL,--accel) $(call knob,BOOT,--boot) \
+	$(call knob,IMAGE,--image) $(call knob,SMP,--smp) \
+	$(call knob,MACHINE,--machine) $(call knob,CPU,--cpu) \
+	$(call knob,MEM,--mem) $(call knob,QEMU_EXTRA,--extra) \
+	$(call knob,TIMEOUT,--timeout) $(call knob,RUN_DIR,--out) \
+	$(call knob,FAIL_ON,--fail-on) $(call knob,KERNELS,--kernels) \
+	$(call knob,SETTINGS,--settings) $(call knob,QEMU,--qemu)
+MATRIX_KNOBS = $(call knob,MATRIX_CONF,--conf) $(call knob,ONLY,--only) \
+	$(call knob,FAIL_ON,--fail-on) $(call knob,KERNELS,--kernels) \
+	$(call knob,QEMU,--qemu) $(call knob,OUT,--out)
+
 run:
 	@$(DEPS) run
-	$(MAKE) -j$(JOBS) all
-	$(PYTHON) scripts/run
+	$(MAKE) -j$(JOBS) all $(BUILD)/host/verdict-judge
+	$(PYTHON) scripts/run $(RUN_KNOBS)
 
 test:
 	@$(DEPS) test
@@ -194,11 +211,12 @@ qemu2:
 
 matrix:
 	@$(DEPS) run
-	$(MAKE) -j$(JOBS) all
-	$(PYTHON) scripts/matrix
+	$(MAKE) -j$(JOBS) all $(BUILD)/host/verdict-judge
+	$(PYTHON) scripts/matrix $(MATRIX_KNOBS)
 
 clean:
 	rm -rf $(BUILD)
 -include mk/pvh.mk
 -include mk/guest.mk
 -include mk/package.mk
+-include mk/arm64.mk

@@ -90,6 +90,15 @@ size_t settings_drop_cut_word(struct settings *s, char *text, size_t len, char n
 /* Records a problem "what: word" (word cut to 40 bytes, n may be 0). */
 void settings_problem(struct settings *s, const char *what, const char *word, size_t n);
 const char *settings_mode_name(enum run_mode m);
+/* The keys the parse knows, i from 0 below the count (NULL past it): for a
+ * host tool that checks words before a boot and names the nearest key
+ * (verdict-judge --vocabulary).  values: the words a value may be, comma-
+ * separated, or NULL for a number or free text; bare: the key may stand
+ * alone as a flag. */
+size_t settings_key_count(void);
+const char *settings_key_name(size_t i);
+const char *settings_key_values(size_t i);
+bool settings_key_bare(size_t i);
 
 /* \clockprobe.cfg bytes -> NUL-terminated text for settings_parse: UTF-8
  * (a BOM skipped) or UTF-16 with a BOM (either byte order), characters

@@ -104,8 +104,12 @@ enum verdict_freq_by {
 
 struct verdict_source_fact {
 	enum verdict_tri present;
-	/* p50 cost of one read, ns * 1000 (fixed point); 0 = not measured */
+	/* cost of one read, ns * 1000 (fixed point): the engine's unbiased
+	 * estimate, not the p50; 0 = not measured */
 	uint64_t read_ns_milli;
+	/* its standard error, ns * 1000; 0 = unknown (one sample window, or a
+	 * report older than verdict.inputs.read_se_ns) */
+	uint64_t read_se_ns_milli;
 	enum verdict_read_path read_path;
 	/* 99th percentile and slowest single read, ns; 0 = not measured.
 	 * The watchdog's read-back check (cs_watchdog_read()) compares the
@@ -320,6 +324,10 @@ struct verdict_kernel_range {
 	uint8_t confidence;	/* enum verdict_confidence */
 	bool read_cost_measured;
 	uint64_t predicted_read_ns_milli;
+	/* The measured part of predicted_read_ns_milli and its SE, and
+	 * whether the syscall estimate is the rest (no vDSO). */
+	uint64_t measured_read_ns_milli, measured_read_se_ns_milli;
+	bool syscall_added;
 	uint32_t warning_count;
 	const char *warning_codes[VERDICT_MAX_WARNINGS];
 	uint8_t warning_severity[VERDICT_MAX_WARNINGS];	/* enum verdict_severity */
@@ -371,6 +379,7 @@ struct verdict_windows {
 	enum verdict_tri exits;	/* one read is a VM exit */
 	bool kernel_call;	/* QPC enters the kernel (no user-mode read) */
 	uint64_t read_ns_milli;	/* the measured read of that counter; 0 = not measured */
+	uint64_t read_se_ns_milli;	/* its standard error; 0 = unknown */
 	const char *read_ns_basis;
 	enum verdict_confidence confidence;
 	char reasoning[VERDICT_WIN_MAX_REASONS][VERDICT_REASON_LEN];
@@ -386,6 +395,8 @@ struct verdict_large_guest {
 	bool measured;
 	uint32_t cpus;
 	uint64_t read_ns_milli, read_se_ns_milli; /* the syscall estimate added off the vDSO */
+	uint64_t measured_read_ns_milli;         /* read_ns_milli without that estimate */
+	bool syscall_added;                      /* read_ns_milli holds the syscall estimate */
 	uint64_t alone_ns_milli;                 /* the same source, one CPU reading, same plan */
 	uint64_t ratio_milli;                    /* source cost at cpus over at 1 */
 	uint64_t per_added_cpu_ns_milli;         /* (at cpus - at 1) / (cpus - 1), 0 if it fell */
@@ -403,6 +414,14 @@ struct verdict {
 	uint64_t predicted_read_ns_milli;
 	bool read_cost_measured;
 	uint64_t syscall_overhead_ns_estimate;	/* an estimate, not measured */
+	/* The range that estimate stands for: what a headline states beside
+	 * a measured cost instead of one made-up figure. */
+	uint64_t syscall_overhead_ns_low, syscall_overhead_ns_high;
+	/* The measured part of predicted_read_ns_milli (the chosen source's
+	 * read) with its SE (0 = unknown), and whether the syscall estimate
+	 * was added to it. */
+	uint64_t measured_read_ns_milli, measured_read_se_ns_milli;
+	bool syscall_added;
 	uint64_t tsc_read_ns_milli;	/* for "~M x a TSC read"; 0 = unknown */
 	enum verdict_confidence confidence;
 	const char *why;	/* the decisive rule in words */
@@ -455,6 +474,19 @@ bool verdict_summary_risk(const struct verdict *v, char *buf, size_t cap);
 /* "Fix: ..." when a kernel of the set is sent to a slow source or gets a
  * critical warning; false when nothing is to be fixed. */
 bool verdict_summary_fix(const struct verdict *v, char *buf, size_t cap);
+/* The one-line result (docs/verdict-rules.md, "The result line"): the
+ * word clockprobe compare --fail-on would give this verdict over its
+ * kernel_set -- FAILED where --fail-on critical fails, WARNING where only
+ * --fail-on warning does, PASSED where neither does -- and the first hit
+ * that decided it.  UNJUDGED where by_kernel covers none of the set. */
+enum verdict_result {
+	VERDICT_RESULT_PASSED = 0,
+	VERDICT_RESULT_WARNING,
+	VERDICT_RESULT_FAILED,
+	VERDICT_RESULT_UNJUDGED,
+};
+enum verdict_result verdict_result_line(const struct verdict *v, char *buf, size_t cap);
+const char *verdict_result_name(enum verdict_result r);
 /* The longest rule text with its citation, as a reasoning line holds it. */
 size_t verdict_longest_rule_text(void);
 /* The summary's line for a Windows guest (verdict.windows). */
@@ -510,6 +542,11 @@ const char *verdict_confidence_name(enum verdict_confidence c);
  * noise, with every CPU of the contention stage reading it at once than
  * alone: what CLOCK_READ_CONTENDED is raised on. */
 bool verdict_source_contended(const struct verdict_input *in, const char *name);
+/* The warning codes the rules can raise (src/verdict/fixes.c's table), i
+ * from 0 below the count; NULL past it.  verdict-judge --vocabulary prints
+ * them for the host tools that take a code (--fail-on). */
+size_t verdict_warning_code_count(void);
+const char *verdict_warning_code_name(size_t i);
 /* NULL when the warning is absent: for tests and the summary. */
 const struct verdict_warning *verdict_find_warning(const struct verdict *v,
 						   const char *code);

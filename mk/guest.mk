@@ -56,3 +56,27 @@ $(BUILD)/host/test_guest_%: tests/unit/test_guest_%.c $(BUILD)/host/check.o $(BU
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) -Isrc/guest $< $(BUILD)/host/check.o \
 		$(BUILD)/host/libguest.a $(BUILD)/host/libpure.a -o $@
+
+# clockprobe-guest for arm64 (issue 37): the same sources cross-compiled
+# with Debian's aarch64-linux-gnu-gcc and static glibc
+# (libc6-dev-arm64-cross; scripts/install-deps arm64), for the arm64 Linux
+# guests (scripts/cptools/arm64guest.py).  Not part of `all`: the x86
+# build needs no cross toolchain.  The pure files' x86-only parts are not
+# reached on arm64 (sys.c and measure.c select the counter by __aarch64__).
+ARM64_CC      := aarch64-linux-gnu-gcc
+ARM64_AR      := aarch64-linux-gnu-ar
+ARM64_OBJS    := $(patsubst %.c,$(BUILD)/arm64/obj/%.o,$(GUEST_PURE) $(GUEST_SYS))
+ARM64_LIBPURE := $(BUILD)/arm64/libpure.a
+
+.PHONY: guest-arm64
+guest-arm64: $(BUILD)/arm64/clockprobe-guest
+
+$(BUILD)/arm64/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $< (guest, arm64)"; $(ARM64_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(ARM64_LIBPURE): $(patsubst %.c,$(BUILD)/arm64/obj/%.o,$(PURE_SRCS))
+	@rm -f $@; $(ARM64_AR) rcs $@ $^
+
+$(BUILD)/arm64/clockprobe-guest: $(ARM64_OBJS) $(ARM64_LIBPURE)
+	@echo "  LD      $@ (static, arm64)"; $(ARM64_CC) -static -o $@ $(ARM64_OBJS) $(ARM64_LIBPURE)

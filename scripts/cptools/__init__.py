@@ -6,7 +6,7 @@ through these modules, so that every one of them boots QEMU the same way
 and judges a report by the same rules:
 
   qemu     the QEMU argv (the probe's media and a Linux guest's direct
-           boot), the QEMU binary (QEMU=PATH), OVMF lookup, default
+           boot), the QEMU binary (CLOCKPROBE_QEMU=PATH), OVMF lookup, default
            images, exit statuses
   process  running an argv with a timeout, logging and killing it cleanly
   kvm      "does KVM really boot this boot path here?" (cached)
@@ -20,6 +20,11 @@ and judges a report by the same rules:
   matrixout   the matrix's results.json, JUnit, summary, TAP
   matrixmerge --merge: the shards' results.json read as untrusted input
   policy   --fail-on SEVERITY|CODE: which verdict warnings fail a pipeline
+  vocabulary  the words a user gives (--fail-on codes, kernels, settings)
+           checked against the probe's own lists before any boot
+  runfolder   each run in a folder of its own, `latest`, run.record
+  progress    k/N with rate and ETA, and a watch run's live values, on a
+           terminal only
   untrusted   report strings as data: HTML/Markdown escaping, CSV
            formulas, caps
   inputs   the one loader of untrusted input: regular files only, size

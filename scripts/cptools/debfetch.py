@@ -130,7 +130,7 @@ def parse_policy(text):
 
 def origin_suite(origin):
     """The suite of an apt policy origin line ("500 URI sid/main amd64
-    Packages" -> "sid")."""
+    Packages" -> "sid"; any architecture)."""
     m = re.search(r" (\S+)/main ", origin)
     return m.group(1) if m else None
 
@@ -181,8 +181,12 @@ class AptRepo:
     """
 
     def __init__(self, root, suites, required=None, mirrors=None,
-                 keyring=None, component="main"):
+                 keyring=None, component="main", arch=None):
         self.root = root
+        # Another Debian architecture's packages (arm64 kernels for the
+        # arm64 guests): apt reads that architecture's lists as if it were
+        # the native one, in this private configuration only.
+        self.arch = arch
         self.suites = tuple(suites)
         self.required = self.suites if required is None else tuple(required)
         self.mirrors = mirrors
@@ -198,12 +202,16 @@ class AptRepo:
                                                           "lists"),
                 "-o", "Dir::Cache=" + os.path.join(self.root, "cache"),
                 "-o", "Dir::State::status=/dev/null",
-                "-o", "APT::Get::List-Cleanup=0"]
+                "-o", "APT::Get::List-Cleanup=0"] + (
+                    ["-o", "APT::Architecture=" + self.arch,
+                     "-o", "APT::Architectures=" + self.arch]
+                    if self.arch else [])
 
     def sources_lines(self):
         """The private sources.list: each suite on the host's mirror."""
         m = self.mirrors or debian_mirrors()
-        opts = "[signed-by=%s]" % self.keyring
+        opts = "[signed-by=%s%s]" % (
+            self.keyring, " arch=" + self.arch if self.arch else "")
         return ["deb %s %s %s %s" % (
             opts, m["security"] if s.endswith("-security") else m["debian"],
             s, self.component) for s in self.suites]

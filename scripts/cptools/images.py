@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import helpfmt, paths
+from . import helpfmt, paths, vocabulary
 
 # What `make all` builds, and what this command adds.
 BASE = ("clockprobe.efi", "clockprobe.img", "clockprobe.iso",
@@ -113,6 +113,12 @@ def settings_words(text):
             raise argparse.ArgumentTypeError(
                 "only printable ASCII goes into \\clockprobe.cfg: %s at "
                 "position %d" % (ascii(ch), i + 1))
+    # A word the probe would refuse is refused here, before it is baked
+    # into every disk (issue 38: `--settings wiat=900` went on all of them).
+    try:
+        vocabulary.check_settings(text.split())
+    except vocabulary.NotUnderstood as e:
+        raise argparse.ArgumentTypeError(str(e))
     return text
 
 

@@ -12,7 +12,7 @@ import os
 from . import paths
 from .kernels import (
     JUDGE, KernelSetError, ReleaseTable, _num, _str, _warning_pairs,
-    judge_release_table, ranges_of, table_rows)
+    judge_release_table, measured_of, ranges_of, table_rows)
 
 
 _verdict_script = []
@@ -57,6 +57,7 @@ def rejudge(report, ranges, judge_path=JUDGE):
         r.warnings = _warning_pairs(got.get("warnings"))
         r.confidence = _str(got.get("confidence"))
         r.predicted_read_ns = _num(got.get("predicted_read_ns"))
+        measured_of(r, got)
         r.judged = "rules"
     return None
 

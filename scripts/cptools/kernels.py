@@ -175,7 +175,14 @@ class Range:
 
     __slots__ = ("frm", "to", "clocksource", "vdso", "predicted_read_ns",
                  "confidence", "risk", "warnings", "releases", "longterm",
-                 "judged", "note")
+                 "judged", "note", "measured_read_ns", "measured_read_se_ns",
+                 "syscall_included")
+
+    def __init__(self):
+        # The measured part of predicted_read_ns (a report from before
+        # issue 38 has none: the headline then derives it).
+        self.measured_read_ns = self.measured_read_se_ns = None
+        self.syscall_included = None
 
     def label(self):
         """4.19-6.11, 6.12+ (open), 6.1 (one release)."""
@@ -252,18 +259,29 @@ def ranges_of(report):
             r.warnings = _warning_pairs(e["warnings"])
             r.confidence = _str(e.get("confidence"))
             r.predicted_read_ns = _num(e.get("predicted_read_ns"))
+            measured_of(r, e)
             r.judged = "report"
         elif main and r.contains(main):
             # The range of the report's own kernel: its verdict in full.
             r.warnings = _warning_pairs(v.get("warnings"))
             r.confidence = _str(v.get("confidence"))
             r.predicted_read_ns = _num(v.get("predicted_read_ns"))
+            measured_of(r, v)
             r.judged = "report"
         else:
             r.warnings = r.confidence = r.predicted_read_ns = None
             r.judged = "clocksource only"
         out.append(r)
     return out
+
+
+def measured_of(r, d):
+    """A range's measured read, its SE and whether the syscall estimate
+    is in predicted_read_ns, from a by_kernel entry or a verdict."""
+    r.measured_read_ns = _num(d.get("measured_read_ns"))
+    r.measured_read_se_ns = _num(d.get("measured_read_se_ns"))
+    inc = d.get("syscall_estimate_included")
+    r.syscall_included = inc if isinstance(inc, bool) else None
 
 
 RANGE_FIELDS = ("frm", "to", "clocksource", "vdso", "predicted_read_ns",

@@ -195,8 +195,9 @@ class Row:
         return shlex.split(self.get("qemu") or "")
 
     def image(self):
+        # CLOCKPROBE_IMAGE_UEFI etc.: only prefixed names (issue 38).
         return self.get("image") or os.environ.get(
-            "IMAGE_" + self.get("boot").upper()) or \
+            "CLOCKPROBE_IMAGE_" + self.get("boot").upper()) or \
             DEFAULT_IMAGES[self.get("boot")]
 
     def describe(self):

@@ -11,11 +11,15 @@ as CHIPSEC's PASSED/WARNING/FAILED per module lets a CI gate on a level:
     --fail-on ACPI_PM_FALLBACK,TSC_UNSYNCED,critical   any of them
 
 Codes are matched exactly (upper case); severities case-insensitively.
+A code the verdict cannot raise is refused before anything runs
+(cptools/vocabulary.py checks it against the judge's list), so a typo
+never makes a gate that cannot fail.
 scripts/run, scripts/matrix and scripts/compare share this module and the
 exit status POLICY_EXIT when the policy matches, so a pipeline tells "the
 VM configuration is bad" (3) from "the tool or the run broke" (1, 2).
 """
 
+import difflib
 import re
 
 SEVERITIES = ("info", "warning", "critical")
@@ -44,9 +48,13 @@ class FailOn:
             elif _CODE_RE.fullmatch(tok):
                 self.codes.add(tok)
             else:
+                near = difflib.get_close_matches(tok.lower(), SEVERITIES, 1,
+                                                 0.0)
                 raise PolicyError(
                     "--fail-on: %r is neither a severity (%s) nor a "
-                    "warning code (UPPER_CASE)" % (tok, "|".join(SEVERITIES)))
+                    "warning code (UPPER_CASE); did you mean %s?"
+                    % (tok, "|".join(SEVERITIES), near[0] if near
+                       else tok.upper()))
         if self.min_rank is None and not self.codes:
             raise PolicyError("--fail-on needs a severity or a code")
 

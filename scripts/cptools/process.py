@@ -5,19 +5,87 @@ error, so every run has a timeout, an optional early-stop watch, and kills
 QEMU's whole process group.  The serial console arrives on stdout and is
 kept (RunResult.log_text), streamed to a log file and/or echoed as it
 arrives.  describe_status() puts the way a run ended into one line.
+
+SIGTERM and SIGHUP (what `timeout`, a CI cancel, systemd and a closed
+terminal send) end a run the way Ctrl-C does: ends_runs() turns them into
+a Terminated exception in the main thread, after a SIGTERM to the process
+group of every QEMU still running (QEMU runs in a session of its own, so
+nothing else reaches it), and run_argv's own clean-up then waits for it
+(SIGKILL after a grace).  The tool exits 128 + the signal's number (143,
+129), as a shell reports a process the signal killed.
 """
 
 import collections
 import os
 import selectors
+import contextlib
 import signal
 import subprocess
+import threading
 import time
 
 from .qemu import EXIT_COMPLETE, EXIT_FAILED, QemuError
 
 RunResult = collections.namedtuple(
     "RunResult", "exit_status timed_out log_text seconds argv stderr")
+
+
+# Every QEMU run_argv started and has not yet waited for: the signal
+# handler stops them all (the matrix runs several at once, each in a
+# worker thread the signal never reaches).
+_live = set()
+# Reentrant: the handler runs in the main thread, which may hold it.
+_live_lock = threading.RLock()
+END_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_stopping = threading.Event()
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: a BaseException like KeyboardInterrupt,
+    so that no `except Exception` on the way swallows it."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+    @property
+    def exit_status(self):
+        return 128 + self.signum
+
+
+def _on_end_signal(signum, frame):
+    # Once is enough: a second signal during the clean-up must not cut it
+    # short and leave a QEMU behind.
+    for s in END_SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+    with _live_lock:
+        _stopping.set()     # no worker thread starts another QEMU
+        procs = list(_live)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def ends_runs():
+    """While inside: SIGTERM/SIGHUP stop every QEMU and raise Terminated.
+    The previous handlers come back on the way out.  Outside the main
+    thread (where Python cannot take signals) it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, _on_end_signal) for s in END_SIGNALS}
+    _stopping.clear()
+    try:
+        yield
+    finally:
+        _stopping.clear()
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 def _kill_group(proc, grace=2.0):
@@ -44,24 +112,33 @@ def run_argv(argv, timeout, log_path=None, echo=None, watch=None):
     watch: optional callable(serial_text_so_far, stderr_text_so_far) -> str
       or None; a string stops the run early (recorded in stderr).  Used by the
       KVM check to recognise a "KVM internal error" hang.
-    A binary that cannot be started (QEMU=PATH naming nothing) is a
+    A binary that cannot be started (CLOCKPROBE_QEMU=PATH naming nothing) is a
     QemuError, like the other set-up problems, not a traceback.
     """
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE,
-                                start_new_session=True)
-    except OSError as e:
-        raise QemuError("cannot start %s: %s" % (argv[0], e.strerror or e))
+    with _live_lock:    # the check and the start, one step for the handler
+        if _stopping.is_set():
+            raise QemuError("not started: the run is ending (SIGTERM or "
+                            "SIGHUP)")
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE,
+                                    start_new_session=True)
+        except OSError as e:
+            raise QemuError("cannot start %s: %s"
+                            % (argv[0], e.strerror or e))
+        _live.add(proc)
+    # From here on a Terminated (or Ctrl-C) anywhere ends in the finally
+    # below, which stops and waits for this QEMU.
     out, err = bytearray(), bytearray()
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ, out)
-    sel.register(proc.stderr, selectors.EVENT_READ, err)
     timed_out, stop_reason = False, None
-    logf = open(log_path, "wb") if log_path else None
+    logf = None
     try:
+        sel.register(proc.stdout, selectors.EVENT_READ, out)
+        sel.register(proc.stderr, selectors.EVENT_READ, err)
+        logf = open(log_path, "wb") if log_path else None
         while sel.get_map():
             left = timeout - (time.monotonic() - start)
             if left <= 0:
@@ -100,6 +177,8 @@ def run_argv(argv, timeout, log_path=None, echo=None, watch=None):
             logf.close()
         if proc.poll() is None:
             _kill_group(proc)
+        with _live_lock:
+            _live.discard(proc)
         proc.stdout.close()
         proc.stderr.close()
     stderr = err.decode("utf-8", "replace")

@@ -4,7 +4,7 @@ Every tool boots the probe (and scripts/linux-guest its real Linux guests)
 through qemu_command() so that runs differ only in the options asked for
 (isa-debug-exit at 0xf4, no network, no reboot, serial on stdio, a private
 OVMF vars copy per run).  This module also knows which QEMU binary runs
-(QEMU=PATH in the environment, or a script's --qemu PATH; default Debian's
+(CLOCKPROBE_QEMU=PATH in the environment, or a script's --qemu PATH; default Debian's
 qemu-system-x86_64 on PATH), where the build leaves each boot medium
 (DEFAULT_IMAGES), where Debian keeps OVMF, and what QEMU's exit statuses
 mean for the probe.
@@ -27,13 +27,14 @@ from . import paths
 REPO = paths.REPO
 BUILD = paths.BUILD
 
-# The default binary (Debian's qemu-system-x86); QEMU=PATH in the
+# The default binary (Debian's qemu-system-x86); CLOCKPROBE_QEMU=PATH in the
 # environment selects another one, e.g. a second QEMU unpacked under build/
 # for an A/B of two device models.  Every argv is built with the binary
 # selected when it is built, so a script's --qemu (select_qemu) and the
 # environment variable mean the same thing, for the tools it starts too.
 QEMU = "qemu-system-x86_64"
-QEMU_ENV = "QEMU"
+# Prefixed: a generic QEMU= in the environment is someone else's (issue 38).
+QEMU_ENV = "CLOCKPROBE_QEMU"
 
 DEBUG_EXIT_PORT = 0xF4
 EXIT_VALUE_COMPLETE = 0x10
@@ -69,7 +70,7 @@ class QemuError(Exception):
 
 def qemu_binary(path=None):
     """The QEMU binary an argv starts with: `path` when given, else the
-    QEMU environment variable when set, else qemu-system-x86_64.  The
+    CLOCKPROBE_QEMU environment variable when set, else qemu-system-x86_64.  The
     name qemu2 stands for the second QEMU (cptools.qemu2, `make qemu2`)."""
     binary = path or os.environ.get(QEMU_ENV) or QEMU
     if binary == "qemu2":
@@ -81,7 +82,7 @@ def qemu_binary(path=None):
 def find_qemu(path=None):
     """The QEMU binary that will run (qemu_binary), checked: its full path.
 
-    A binary named by QEMU=PATH or --qemu PATH that is not there, or not
+    A binary named by CLOCKPROBE_QEMU=PATH or --qemu PATH that is not there, or not
     executable, is a QemuError that names it; so is a missing default."""
     qemu = qemu_binary(path)
     found = shutil.which(qemu)
@@ -95,7 +96,7 @@ def find_qemu(path=None):
         why = "no such file"
     else:
         why = "not an executable file"
-    raise QemuError("QEMU binary %s (QEMU=PATH or --qemu PATH): %s"
+    raise QemuError("QEMU binary %s (CLOCKPROBE_QEMU=PATH or --qemu PATH): %s"
                     % (qemu, why))
 
 
@@ -103,8 +104,8 @@ def select_qemu(path=None):
     """Check the QEMU a script was asked for and make it the one every
     later argv (and every tool this process starts) uses.
 
-    path: a script's --qemu PATH, or None for the QEMU environment
-    variable.  Nothing asked for: nothing is checked here (a missing
+    path: a script's --qemu PATH, or None for the CLOCKPROBE_QEMU
+    environment variable.  Nothing asked for: nothing is checked here (a missing
     default QEMU is reported where it is first needed, as before).
     Returns the binary selected (None for the default); raises QemuError."""
     if path is None and not os.environ.get(QEMU_ENV):

@@ -61,7 +61,7 @@ SAVED_LINE = b"clockprobe: report saved as "
 
 class FrameEchoFilter:
     """The live echo without the framed JSON: make run saves the report
-    (build/run/report.json), so the terminal gets the markers and a note
+    (build/run/STAMP/report.json), so the terminal gets the markers and a note
     of its size instead of a 20 KB line.  saved_note: a line printed after
     the probe's "report saved as \\clockprobe-report.json" (make run boots
     the disk with snapshot=on, so that copy is discarded).  Everything

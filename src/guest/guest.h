@@ -41,6 +41,9 @@ struct guest_error {
 };
 
 /* One call path's cost per clock_gettime(CLOCK_MONOTONIC). */
+/* MIDRs kept (one per CPU, in CPU order). */
+#define GUEST_ARM64_CPUS 16
+
 struct path_cost {
 	bool measured;
 	char reason[GUEST_TEXT];	/* why not, when !measured */
@@ -135,6 +138,19 @@ struct guest_results {
 	char cpuinfo_reason[GUEST_TEXT];
 	struct cpuinfo_facts cpuinfo;
 	uint32_t online_cpus;		/* sysconf(_SC_NPROCESSORS_ONLN) */
+
+	/* arm64 only (present false on x86-64, where nothing of it is
+	 * written): what the arm64 verdict reads of the CPU and counter. */
+	struct guest_arm64 {
+		bool present;
+		uint32_t n_midr;	/* CPUs whose MIDR_EL1 sysfs exported */
+		uint64_t midr[GUEST_ARM64_CPUS];
+		char midr_reason[GUEST_TEXT];
+		uint64_t cntfrq_hz;	/* CNTFRQ_EL0 as EL0 reads it */
+		bool hwcap2_ecv;	/* AT_HWCAP2 HWCAP2_ECV: Linux found FEAT_ECV */
+		uint64_t counter_reads;	/* back-to-back CNTVCT_EL0 reads timed */
+		uint64_t counter_read_ps;	/* their mean, picoseconds per read */
+	} arm64;
 
 	/* SMBIOS (/sys/class/dmi/id) */
 	char uuid[37], serial[65], manufacturer[65], product[65];

@@ -241,6 +241,49 @@ static void kernel_facts(void)
 	R.online_cpus = n > 0 ? (uint32_t)n : 0;
 }
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#ifndef HWCAP2_ECV
+#define HWCAP2_ECV (1UL << 19)	/* arch/arm64/include/uapi/asm/hwcap.h */
+#endif
+#define ARM64_COUNTER_READS 100000u
+
+/* The arm64 verdict's facts from inside the guest: each CPU's MIDR_EL1 as
+ * Linux exports it (sysfs regs/identification, the value the kernel's
+ * erratum matching saw), CNTFRQ_EL0, whether Linux found FEAT_ECV
+ * (HWCAP2_ECV), and what one CNTVCT_EL0 read costs this process: a read
+ * the kernel traps and emulates (CNTKCTL_EL1.EL0VCTEN clear, an erratum
+ * workaround) costs an exception each, a direct one a few cycles. */
+static void arm64_facts(void)
+{
+	struct guest_arm64 *a = &R.arm64;
+	char path[96], line[64];
+
+	a->present = true;
+	for (uint32_t cpu = 0; cpu < GUEST_ARM64_CPUS; cpu++) {
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%u/regs/identification/midr_el1", cpu);
+		if (read_line_file(path, line, sizeof line) != 0) {
+			if (cpu == 0)
+				snprintf(a->midr_reason, sizeof a->midr_reason, "%s unreadable", path);
+			break;
+		}
+		a->midr[a->n_midr++] = strtoull(line, NULL, 16);
+	}
+	a->cntfrq_hz = sys_cntfrq();
+	a->hwcap2_ecv = (getauxval(AT_HWCAP2) & HWCAP2_ECV) != 0;
+	uint64_t t0 = sys_now_ns(CLOCK_MONOTONIC_RAW);
+	uint64_t sink = 0;
+	for (uint32_t i = 0; i < ARM64_COUNTER_READS; i++)
+		sink += sys_rdtsc();
+	uint64_t t1 = sys_now_ns(CLOCK_MONOTONIC_RAW);
+	__asm__ __volatile__("" : : "r"(sink));
+	if (t1 > t0) {
+		a->counter_reads = ARM64_COUNTER_READS;
+		a->counter_read_ps = (t1 - t0) * 1000u / ARM64_COUNTER_READS;
+	}
+}
+#endif
+
 /* The value of NAME= on the kernel command line, or NULL. */
 static const char *cmdline_value(const char *name, char *out, size_t cap)
 {
@@ -706,6 +749,9 @@ int main(int argc, char **argv)
 	R.opt_timeout_s = timeout_s;
 	identity();
 	kernel_facts();
+#if defined(__aarch64__)
+	arm64_facts();
+#endif
 	label_from(label);
 	cpu_facts();
 	smbios_facts();

@@ -17,6 +17,13 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
+/* The filter only judges calls of this process's own ABI. */
+#if defined(__aarch64__)
+#define SYS_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#define SYS_AUDIT_ARCH AUDIT_ARCH_X86_64
+#endif
+
 #define WINDOW 64
 #define WARMUP_CALLS 512
 #define BATCH_CAP 50000000u
@@ -194,7 +201,7 @@ static void vdso_check_child(int wfd, clock_gettime_fn vdso, uint32_t calls)
 {
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clock_gettime, 0, 1),

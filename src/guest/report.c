@@ -212,6 +212,44 @@ static void tsc_json(struct json *j, const struct guest_results *r)
 	json_object_end(j);
 }
 
+/* The stamp pair's instructions (sys.h): the report says what it timed
+ * with on each architecture. */
+#if defined(__aarch64__)
+#define GUEST_BRACKET "ISB;MRS CNTVCT_EL0;ISB"
+#else
+#define GUEST_BRACKET "LFENCE;RDTSC;LFENCE"
+#endif
+
+/* Written on arm64 only: an x86 report keeps its exact shape. */
+static void arm64_json(struct json *j, const struct guest_results *r)
+{
+	const struct guest_arm64 *a = &r->arm64;
+	char hex[24];
+
+	if (!a->present)
+		return;
+	json_object_begin(j, "arm64");
+	json_string(j, "counter", "cntvct_el0");
+	json_u64(j, "cntfrq_hz", a->cntfrq_hz);
+	json_array_begin(j, "midr");
+	for (uint32_t i = 0; i < a->n_midr && i < GUEST_ARM64_CPUS; i++) {
+		struct strbuf sb;
+		sb_init(&sb, hex, sizeof hex);
+		sb_str(&sb, "0x");
+		sb_hex(&sb, a->midr[i], 8);
+		json_string(j, NULL, hex);
+	}
+	json_array_end(j);
+	str_or_null(j, "midr_reason", a->midr_reason);
+	json_bool(j, "hwcap2_ecv", a->hwcap2_ecv);
+	json_u64(j, "counter_reads", a->counter_reads);
+	if (a->counter_reads)
+		json_fixed(j, "counter_read_ns", (int64_t)a->counter_read_ps, 3);
+	else
+		json_null(j, "counter_read_ns");
+	json_object_end(j);
+}
+
 static void clocksource_json(struct json *j, const struct guest_results *r)
 {
 	json_object_begin(j, "clocksource");
@@ -335,7 +373,7 @@ static void cost_json(struct json *j, const char *key, const struct path_cost *c
 	else
 		json_null(j, "batch_ns");
 	json_bool(j, "deadline_hit", c->deadline_hit);
-	json_string(j, "method", "LFENCE;RDTSC;LFENCE before and after each call; each window of 64 calls minus the median of the 64 empty brackets before it; batch_ns: the clock's own time over back-to-back calls");
+	json_string(j, "method", GUEST_BRACKET " before and after each call; each window of 64 calls minus the median of the 64 empty brackets before it; batch_ns: the clock's own time over back-to-back calls");
 	json_object_end(j);
 }
 
@@ -392,6 +430,7 @@ bool guest_report_json(struct json *j, const struct guest_results *r)
 	smbios_json(j, r);
 	json_object_end(j);
 	tsc_json(j, r);
+	arm64_json(j, r);
 	clocksource_json(j, r);
 	history_json(j, r);
 	json_array_begin(j, "measurements");

@@ -75,6 +75,28 @@ int sys_can_write(const char *path)
 	return 0;
 }
 
+#if defined(__aarch64__)
+bool sys_cpuid_usable(char *why, size_t cap)
+{
+	snprintf(why, cap, "no CPUID on arm64 (the CPU is named by MIDR_EL1, read from sysfs)");
+	return false;
+}
+
+void sys_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	(void)ctx;
+	(void)leaf;
+	(void)subleaf;
+	regs[0] = regs[1] = regs[2] = regs[3] = 0;
+}
+
+bool sys_rdtsc_usable(char *why, size_t cap)
+{
+	(void)why;
+	(void)cap;
+	return true;
+}
+#else
 bool sys_cpuid_usable(char *why, size_t cap)
 {
 	/* 1: CPUID runs; 0: it faults (ARCH_SET_CPUID 0).  Kernels before
@@ -104,6 +126,7 @@ bool sys_rdtsc_usable(char *why, size_t cap)
 	}
 	return true;
 }
+#endif
 
 uint64_t sys_now_ns(clockid_t clk)
 {
@@ -164,9 +187,9 @@ clock_gettime_fn sys_vdso_clock_gettime(bool *mapped, char *why, size_t cap)
 		snprintf(why, cap, "vDSO at %#lx not found in /proc/self/maps", (unsigned long)base);
 		return NULL;
 	}
-	uint64_t off = vdso_symbol_offset((const void *)base, len, "__vdso_clock_gettime");
+	uint64_t off = vdso_symbol_offset((const void *)base, len, SYS_VDSO_CLOCK_GETTIME);
 	if (!off) {
-		snprintf(why, cap, "__vdso_clock_gettime not in the vDSO's symbol table");
+		snprintf(why, cap, SYS_VDSO_CLOCK_GETTIME " not in the vDSO's symbol table");
 		return NULL;
 	}
 	return (clock_gettime_fn)(base + off);

@@ -29,8 +29,41 @@ int sys_lock_exclusive(const char *path, long *holder);
 bool sys_cpuid_usable(char *why, size_t cap);
 void sys_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
 
-/* RDTSC is usable unless the process was set to PR_TSC_SIGSEGV. */
+/* The counter every bracket is timed with: RDTSC on x86-64; on arm64 the
+ * virtual counter CNTVCT_EL0 that Linux's vDSO reads itself (the guest's
+ * "rdtsc" and "tsc" names stay, so the x86 report is unchanged; the arm64
+ * report says which counter stood in: SYS_COUNTER_NAME).  x86: usable
+ * unless the process was set to PR_TSC_SIGSEGV.  arm64: Linux always lets
+ * EL0 read it, directly or by trapping and emulating the read (an erratum
+ * workaround), so it is always usable; a trapped read is only slow. */
 bool sys_rdtsc_usable(char *why, size_t cap);
+#if defined(__aarch64__)
+#define SYS_COUNTER_NAME "cntvct_el0"
+static inline uint64_t sys_rdtsc_ordered(void)
+{
+	uint64_t v;
+	/* ISB on both sides: the read is not hoisted above earlier
+	 * instructions nor later ones above it (the vDSO's own
+	 * __arch_get_hw_counter() puts an ISB before the read). */
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0; isb" : "=r"(v) :: "memory");
+	return v;
+}
+static inline uint64_t sys_rdtsc(void)
+{
+	uint64_t v;
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+/* CNTFRQ_EL0: the counter's rate as firmware programmed it (EL0 may read
+ * it whenever it may read a counter). */
+static inline uint64_t sys_cntfrq(void)
+{
+	uint64_t v;
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(v));
+	return v;
+}
+#else
+#define SYS_COUNTER_NAME "tsc"
 static inline uint64_t sys_rdtsc_ordered(void)
 {
 	uint32_t lo, hi;
@@ -46,6 +79,7 @@ static inline uint64_t sys_rdtsc(void)
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 }
+#endif
 
 uint64_t sys_now_ns(clockid_t clk);
 
@@ -53,8 +87,14 @@ uint64_t sys_now_ns(clockid_t clk);
  * CPU, or -1 with why filled. */
 int sys_pin_cpu(int cpu, char *why, size_t cap);
 
-/* The vDSO's __vdso_clock_gettime, or NULL with why (no vDSO mapped,
+/* The vDSO's clock_gettime (__vdso_clock_gettime on x86-64,
+ * __kernel_clock_gettime on arm64: SYS_VDSO_CLOCK_GETTIME), or NULL with why (no vDSO mapped,
  * symbol missing). *mapped: a vDSO image is present at all. */
+#if defined(__aarch64__)
+#define SYS_VDSO_CLOCK_GETTIME "__kernel_clock_gettime"
+#else
+#define SYS_VDSO_CLOCK_GETTIME "__vdso_clock_gettime"
+#endif
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 clock_gettime_fn sys_vdso_clock_gettime(bool *mapped, char *why, size_t cap);
 /* clock_gettime(2) itself, never the vDSO. */

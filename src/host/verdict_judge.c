@@ -6,6 +6,8 @@
  *
  *   verdict-judge [--kernel X.Y] [--kernels SET] [--windows REL] [--json] < inputs.txt
  *   verdict-judge --releases
+ *   verdict-judge --vocabulary
+ *   verdict-judge --check-settings WORD...
  *
  * --releases prints the releases the rules judge and the maintained
  * long-term lines among them as JSON, the one table host tools read
@@ -16,7 +18,16 @@
  * --cpuid judges a recorded CPUID (tests/fixtures/cpuid/ format) instead:
  * the facts CPUID alone gives, decoded by the probe's own decoders (TDX
  * from leaf 0x21 among them); every measured fact, and every MSR (Secure
- * TSC), is unknown. */
+ * TSC), is unknown.
+ *
+ * --vocabulary prints, as JSON, the words the host tools take from a user
+ * and must refuse before a boot when they are not understood: the warning
+ * codes and severities (--fail-on), the settings keys with their listed
+ * values (--settings).  --check-settings runs the probe's own settings
+ * parse (src/lib/settings.c, with the verdict's release checks the run
+ * sets) on each WORD alone and prints [{"word":..., "problems":[...]}]:
+ * the refusals the probe would put in its report, known before the boot.
+ * Both exit 0 when they printed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +37,7 @@
 #include "hypervisor.h"
 #include "coco.h"
 #include "results.h"
+#include "settings.h"
 
 #define MAX_LINES 512
 #define LINE_LEN 1024
@@ -109,6 +121,76 @@ static void print_releases(void)
 	printf("]}\n");
 }
 
+/* A JSON string of a word given on the command line: quotes, backslashes
+ * and control bytes escaped, anything else as it came. */
+static void print_json_string(const char *t)
+{
+	putchar('"');
+	for (; *t; t++) {
+		unsigned char c = (unsigned char)*t;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void print_vocabulary(void)
+{
+	printf("{\"warning_codes\":[");
+	for (size_t i = 0; i < verdict_warning_code_count(); i++)
+		printf("%s\"%s\"", i ? "," : "", verdict_warning_code_name(i));
+	printf("],\"severities\":[");
+	for (int i = VERDICT_INFO; i <= VERDICT_CRITICAL; i++)
+		printf("%s\"%s\"", i ? "," : "", verdict_severity_name((enum verdict_severity)i));
+	printf("],\"modes\":[");
+	for (int m = MODE_QUICK; m <= MODE_THOROUGH; m++)
+		printf("%s\"%s\"", m ? "," : "", settings_mode_name((enum run_mode)m));
+	printf("],\"settings\":[");
+	for (size_t i = 0; i < settings_key_count(); i++) {
+		const char *v = settings_key_values(i);
+		printf("%s{\"name\":\"%s\",\"bare\":%s,\"values\":", i ? "," : "", settings_key_name(i),
+		       settings_key_bare(i) ? "true" : "false");
+		if (!v) {
+			printf("null}");
+			continue;
+		}
+		printf("[\"");
+		for (; *v; v++)
+			printf(*v == ',' ? "\",\"" : "%c", *v);
+		printf("\"]}");
+	}
+	printf("]}\n");
+}
+
+/* Each word parsed alone, as the run parses it (src/run/run.c sets the
+ * same release checks): a word's problems do not depend on its
+ * neighbours, so each refusal is tied to the word that caused it. */
+static void check_settings(int argc, char **argv)
+{
+	static struct settings s;
+	printf("[");
+	for (int i = 0; i < argc; i++) {
+		settings_defaults(&s);
+		s.parse_kernel = verdict_kernel_parse;
+		s.parse_windows = verdict_windows_parse;
+		s.check_kernels = verdict_kernel_set_valid;
+		settings_parse(&s, argv[i]);
+		printf("%s{\"word\":", i ? "," : "");
+		print_json_string(argv[i]);
+		printf(",\"problems\":[");
+		for (uint32_t p = 0; p < s.problem_count; p++) {
+			printf("%s", p ? "," : "");
+			print_json_string(s.problems[p]);
+		}
+		printf("]}");
+	}
+	printf("]\n");
+}
+
 /* Read by AddressSanitizer before main (the host build has it): this is a
  * one-shot process that scripts/verdict, compare and the fleet loaders
  * start once per report and kernel, and the leak scan at its exit took
@@ -133,6 +215,12 @@ int main(int argc, char **argv)
 			as_json = true;
 		} else if (!strcmp(argv[i], "--releases")) {
 			print_releases();
+			return 0;
+		} else if (!strcmp(argv[i], "--vocabulary")) {
+			print_vocabulary();
+			return 0;
+		} else if (!strcmp(argv[i], "--check-settings")) {
+			check_settings(argc - i - 1, argv + i + 1);
 			return 0;
 		} else if (!strcmp(argv[i], "--kernels") && i + 1 < argc) {
 			i++;
@@ -161,7 +249,7 @@ int main(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr, "usage: verdict-judge [--kernel X.Y] [--kernels SET] [--windows REL] [--json] "
-					"[--cpuid FILE | < inputs] | --releases\n");
+					"[--cpuid FILE | < inputs] | --releases | --vocabulary | --check-settings WORD...\n");
 			return 2;
 		}
 	}

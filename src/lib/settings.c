@@ -276,6 +276,8 @@ static bool set_interval(struct settings *s, const char *v, size_t n, bool has_v
 	return true;
 }
 
+#define BOOL_VALUES "on,off,yes,no,true,false,1,0"
+
 /* The keys.  `bare` keys may stand alone (a flag, or a mode's name for
  * mode=); `refused` is the problem text when a value does not apply.
  * A new key is one row and one handler. */
@@ -284,25 +286,50 @@ static const struct setting_key {
 	bool (*apply)(struct settings *s, const char *v, size_t n, bool has_value);
 	const char *refused;
 	bool bare;
+	/* The words the value may be, comma-separated, where it is one of a
+	 * few (NULL for a number or free text): what a host tool suggests for
+	 * a value the probe refuses (settings_key_values; test_settings.c
+	 * checks that each is accepted). */
+	const char *values;
 } keys[] = {
-	{ "mode", set_mode, "unknown mode", false },
-	{ "samples", set_samples, "samples must be 16..1000000", false },
-	{ "window_ms", set_window, "window must be 1..60000 ms", false },
-	{ "gaps_ms", set_gaps_window, "window must be 1..60000 ms", false },
-	{ "dump", set_dump, "expected on/off", true },
-	{ "selftest", set_selftest, "expected on/off", true },
-	{ "gaps_all_cpus", set_gaps_all_cpus, "expected on/off", true },
-	{ "pairing", set_pairing, "pairing must be auto, bsp or off", false },
-	{ "serial", set_serial, "serial must be com1..com4 or an I/O port", false },
-	{ "wait", set_wait, "wait must be 0..3600 seconds", false },
-	{ "resend", set_resend, "resend must be 0..3600 seconds", false },
-	{ "label", set_label, "label needs a value", false },
-	{ "kernel", set_kernel, "kernel must be a release 4.19..7.2", false },
-	{ "kernels", set_kernels, "kernels must be lts, all or releases 4.19..7.2 (6.1,6.12)", false },
-	{ "windows", set_windows, "windows must be vista, 2008, 7, 2008r2, 8, 8.1, 2012, 2012r2, 10, 2016, 2019, 2022, 11 or 2025", false },
-	{ "watch", set_watch, "watch must be 0..604800 seconds", false },
-	{ "interval", set_interval, "interval must be 1..3600 seconds", false },
+	{ "mode", set_mode, "unknown mode", false, "quick,default,thorough" },
+	{ "samples", set_samples, "samples must be 16..1000000", false, NULL },
+	{ "window_ms", set_window, "window must be 1..60000 ms", false, NULL },
+	{ "gaps_ms", set_gaps_window, "window must be 1..60000 ms", false, NULL },
+	{ "dump", set_dump, "expected on/off", true, BOOL_VALUES },
+	{ "selftest", set_selftest, "expected on/off", true, BOOL_VALUES },
+	{ "gaps_all_cpus", set_gaps_all_cpus, "expected on/off", true, BOOL_VALUES },
+	{ "pairing", set_pairing, "pairing must be auto, bsp or off", false, "auto,bsp,off" },
+	{ "serial", set_serial, "serial must be com1..com4 or an I/O port", false, "com1,com2,com3,com4" },
+	{ "wait", set_wait, "wait must be 0..3600 seconds", false, NULL },
+	{ "resend", set_resend, "resend must be 0..3600 seconds", false, NULL },
+	{ "label", set_label, "label needs a value", false, NULL },
+	{ "kernel", set_kernel, "kernel must be a release 4.19..7.2", false, NULL },
+	{ "kernels", set_kernels, "kernels must be lts, all or releases 4.19..7.2 (6.1,6.12)", false, NULL },
+	{ "windows", set_windows, "windows must be vista, 2008, 7, 2008r2, 8, 8.1, 2012, 2012r2, 10, 2016, 2019, 2022, 11 or 2025", false, NULL },
+	{ "watch", set_watch, "watch must be 0..604800 seconds", false, NULL },
+	{ "interval", set_interval, "interval must be 1..3600 seconds", false, NULL },
 };
+
+size_t settings_key_count(void)
+{
+	return ARRAY_SIZE(keys);
+}
+
+const char *settings_key_name(size_t i)
+{
+	return i < ARRAY_SIZE(keys) ? keys[i].name : NULL;
+}
+
+const char *settings_key_values(size_t i)
+{
+	return i < ARRAY_SIZE(keys) ? keys[i].values : NULL;
+}
+
+bool settings_key_bare(size_t i)
+{
+	return i < ARRAY_SIZE(keys) && keys[i].bare;
+}
 
 static const struct setting_key *find_key(const char *w, size_t n)
 {

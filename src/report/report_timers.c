@@ -87,18 +87,14 @@ void timers_json(struct json *j, const struct run_results *r)
 	json_object_end(j);
 }
 
-/* ns to the summary's precision: under 10 us with one decimal. */
+/* ns in the summary's one rounded format (summary_sb_ns). */
 static void ns_words(struct strbuf *sb, uint64_t cycles, uint64_t hz)
 {
-	uint64_t ns_milli = rate_cycles_to_ns_milli(cycles, hz);
-	if (ns_milli < 10000000ull)
-		sb_fixed(sb, (int64_t)((ns_milli + 50000) / 100000), 1);
-	else
-		sb_u64(sb, (ns_milli + 500000) / 1000000);
-	sb_str(sb, " us");
+	summary_sb_ns(sb, rate_cycles_to_ns_milli(cycles, hz));
 }
 
-/* One line per timer, within 100 columns (a long reason is cut with ...). */
+/* One line per timer, wrapped to 100 columns (a long reason is wrapped,
+ * never cut: it may be what the user acts on). */
 void report_timers_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
 {
 	const struct timers_result *t = &r->timers;
@@ -108,7 +104,7 @@ void report_timers_summary(const struct run_results *r, void (*emit)(const char 
 	if (!t->phase && t->lapic_oneshot.status == TIMER_NOT_RUN)
 		return;
 	for (int i = 0; i < 2; i++) {
-		char buf[101];
+		char buf[400];
 		struct strbuf sb;
 		sb_init(&sb, buf, sizeof buf);
 		sb_str(&sb, "Timer ");
@@ -137,11 +133,6 @@ void report_timers_summary(const struct run_results *r, void (*emit)(const char 
 			sb_str(&sb, ": ");
 			sb_str(&sb, ts[i]->reason);
 		}
-		/* Cut: the whole reason is in the report. */
-		if (sb.truncated) {
-			buf[sizeof buf - 4] = buf[sizeof buf - 3] = buf[sizeof buf - 2] = '.';
-			buf[sizeof buf - 1] = 0;
-		}
-		emit(buf, true);
+		summary_emit_wrapped(buf, 2, true, emit);
 	}
 }

@@ -12,23 +12,6 @@ static void line_start(struct strbuf *sb, char *buf, size_t cap)
 	sb_init(sb, buf, cap);
 }
 
-/* One line, abbreviated with "..." past the width (warnings, fixes). */
-static void emit_one_line(const char *text, bool screen, void (*emit)(const char *, bool))
-{
-	char line[SUMMARY_COLUMNS + 1];
-	size_t n = str_len(text);
-
-	if (n <= SUMMARY_COLUMNS) {
-		emit(text, screen);
-		return;
-	}
-	for (size_t i = 0; i < SUMMARY_COLUMNS - 3; i++)
-		line[i] = text[i];
-	line[SUMMARY_COLUMNS - 3] = line[SUMMARY_COLUMNS - 2] = line[SUMMARY_COLUMNS - 1] = '.';
-	line[SUMMARY_COLUMNS] = 0;
-	emit(line, screen);
-}
-
 /* The source table's columns after the name: one row here gives a
  * column its title and width, for the header and every row alike.  They
  * start after the longest source name (Hyper-V's are 27 characters), so
@@ -265,13 +248,14 @@ static void warnings_block(const struct verdict *v, const char *headline_fix,
 		sb_str(&sb, w->code);
 		sb_str(&sb, ": ");
 		sb_shown(&sb, w->message);
-		emit_one_line(buf, true, emit);
+		summary_emit_wrapped(buf, 4, true, emit);
 		if (!w->fix_brief)
 			continue;
 		line_start(&sb, buf, sizeof buf);
 		sb_str(&sb, "    fix: ");
 		sb_shown(&sb, fix_said(w->fix_brief, said, said_n) ? "as above" : w->fix_brief);
-		emit_one_line(buf, false, emit);
+		/* wrapped, never cut: the fix is what a user copies */
+		summary_emit_wrapped(buf, 9, false, emit);
 		if (said_n <= VERDICT_MAX_WARNINGS)
 			said[said_n++] = w->fix_brief;
 	}
@@ -304,15 +288,16 @@ static void summary_stage_times(const struct run_results *r, uint64_t hz,
 		sb_char(&sb, ' ');
 		sb_str(&sb, t->name);
 		sb_char(&sb, ' ');
-		sb_u64(&sb, rate_cycles_to_ns(d, hz) / 1000000);
+		sb_u64(&sb, (rate_cycles_to_ns(d, hz) + 500000) / 1000000);
 		sb_char(&sb, ',');
 	}
 	sb_str(&sb, " others ");
-	sb_u64(&sb, rate_cycles_to_ns(rest, hz) / 1000000);
+	sb_u64(&sb, (rate_cycles_to_ns(rest, hz) + 500000) / 1000000);
 	summary_emit_wrapped(buf, 2, false, emit);
 }
 
-/* "clockprobe <version> summary (<boot> boot, <ms> ms)". */
+/* "clockprobe <version> summary (<boot> boot, run time <ms> ms)": the
+ * time from the probe's start to this report (probe.elapsed_ms). */
 static void title_line(const struct run_results *r, void (*emit)(const char *line, bool screen))
 {
 	char buf[240];
@@ -322,9 +307,9 @@ static void title_line(const struct run_results *r, void (*emit)(const char *lin
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "clockprobe " PROBE_VERSION " summary (");
 	sb_str(&sb, f->plat->boot);
-	sb_str(&sb, " boot, ");
+	sb_str(&sb, " boot, run time ");
 	sb_u64(&sb, r->elapsed_ms);
-	sb_str(&sb, " ms)");
+	sb_str(&sb, " ms from start to report)");
 	emit(buf, true);
 }
 
@@ -367,11 +352,40 @@ static void verdict_lines(const struct verdict *v, char *verdict_text, char *ris
 	}
 }
 
+/* "; skew bound 391 ticks = 151 ns (half the fastest round trip)": the
+ * bound in TSC ticks (the unit it was measured in) and in ns, and why it
+ * is that wide -- it is a round trip's half, so a vCPU the host did not
+ * run makes it as wide as its wait (crosscpu.not_coscheduled_reason says
+ * which). */
+static void xcpu_skew_words(struct strbuf *sb, const struct crosscpu_result *x, uint64_t hz)
+{
+	if (!x->ran || x->tested < 2) {
+		sb_str(sb, "; no skew bound (fewer than 2 CPUs tested)");
+		return;
+	}
+	sb_str(sb, "; skew bound ");
+	sb_u64(sb, x->max_skew_cycles);
+	sb_str(sb, " ticks");
+	if (hz) {
+		sb_str(sb, " = ");
+		summary_sb_ns(sb, rate_cycles_to_ns_milli(x->max_skew_cycles, hz));
+	}
+	sb_str(sb, " (|offset| + half the fastest CPU-to-CPU round trip");
+	if (x->not_coscheduled) {
+		/* the reason says what was slow: a round trip (then the bound is
+		 * that wide) or a wait on the lock */
+		sb_str(sb, "; ");
+		sb_shown(sb, x->not_coscheduled_reason[0] ? x->not_coscheduled_reason : "the vCPUs did not run together");
+		sb_str(sb, ", so the bound and 0 warps prove less");
+	}
+	sb_char(sb, ')');
+}
+
 /* The machine in five lines: CPU and hypervisor, TSC, cross-CPU, gaps,
  * the baselines. */
 static void machine_lines(const struct run_results *r, uint64_t hz, void (*emit)(const char *line, bool screen))
 {
-	char buf[240];
+	char buf[640];
 	struct strbuf sb;
 	const struct probe_facts *f = &r->facts;
 
@@ -400,7 +414,7 @@ static void machine_lines(const struct run_results *r, uint64_t hz, void (*emit)
 	sb_str(&sb, " rdtscp=");
 	sb_str(&sb, f->cpu.rdtscp ? "yes" : "no");
 	sb_str(&sb, " ~");
-	sb_u64(&sb, hz / 1000000);
+	sb_u64(&sb, (hz + 500000) / 1000000);
 	sb_str(&sb, " MHz (");
 	sb_str(&sb, r->freq.chosen_name ? r->freq.chosen_name : f->tsc_hz_rough_source);
 	sb_str(&sb, ")");
@@ -418,24 +432,23 @@ static void machine_lines(const struct run_results *r, uint64_t hz, void (*emit)
 	sb_u64(&sb, r->xcpu.cpus);
 	sb_str(&sb, " CPUs tested, ");
 	sb_u64(&sb, r->xcpu.warps);
-	sb_str(&sb, " TSC warps, skew bound ");
-	sb_u64(&sb, r->xcpu.max_skew_cycles);
-	sb_str(&sb, " ticks");
-	emit(buf, true);
+	sb_str(&sb, " TSC warps");
+	xcpu_skew_words(&sb, &r->xcpu, hz);
+	summary_emit_wrapped(buf, 2, true, emit);
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Gaps: ");
 	sb_u64(&sb, r->gaps.g.count);
 	sb_str(&sb, " over ");
-	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.threshold, hz) / 1000);
-	sb_str(&sb, " us in ");
+	summary_sb_ns(&sb, rate_cycles_to_ns_milli(r->gaps.g.threshold, hz));
+	sb_str(&sb, " in ");
 	sb_u64(&sb, r->gaps.window_ms);
 	sb_str(&sb, " ms, max ");
-	sb_u64(&sb, rate_cycles_to_ns(r->gaps.g.max, hz) / 1000);
-	sb_str(&sb, " us, ");
-	/* ppm to a percentage with two decimals: 1 % = 10000 ppm. */
-	sb_fixed(&sb, (int64_t)(gaps_share_ppm(&r->gaps.g) / 100), 2);
+	summary_sb_ns(&sb, rate_cycles_to_ns_milli(r->gaps.g.max, hz));
+	sb_str(&sb, ", ");
+	/* ppm to a percentage with two decimals, rounded: 1 % = 10000 ppm. */
+	sb_fixed(&sb, (int64_t)((gaps_share_ppm(&r->gaps.g) + 50) / 100), 2);
 	sb_str(&sb, " % of the time lost");
-	emit(buf, true);
+	summary_emit_wrapped(buf, 2, true, emit);
 
 	line_start(&sb, buf, sizeof buf);
 	sb_str(&sb, "Baselines (TSC ticks p50): harness ");
@@ -517,6 +530,24 @@ static void watch_lines(const struct run_results *r, void (*emit)(const char *li
 	}
 }
 
+/* The last line, for a person and a script alike: the word
+ * clockprobe compare --fail-on would give this report by default
+ * (verdict_result_line(), docs/verdict-rules.md "The result line"), and
+ * the run's errors counted beside it (the gate judges the verdict only). */
+static void result_line(const struct run_results *r, void (*emit)(const char *line, bool screen))
+{
+	char buf[400];
+	struct strbuf sb;
+	verdict_result_line(&r->verdict, buf, sizeof buf);
+	if (r->error_count) {
+		sb_init(&sb, buf + str_len(buf), sizeof buf - str_len(buf));
+		sb_str(&sb, "; ");
+		sb_u64(&sb, r->error_count);
+		sb_str(&sb, r->error_count == 1 ? " run error above" : " run errors above");
+	}
+	summary_emit_wrapped(buf, 2, true, emit);
+}
+
 void report_summary(const struct run_results *r, void (*emit)(const char *line, bool screen))
 {
 	uint64_t hz = results_tsc_hz(r);
@@ -535,4 +566,5 @@ void report_summary(const struct run_results *r, void (*emit)(const char *line, 
 	warnings_block(v, fix ? fix_text : NULL, emit);
 	error_lines(r, emit);
 	watch_lines(r, emit);
+	result_line(r, emit);
 }

@@ -1,5 +1,5 @@
 /* The watch record and the report's watch section, from the results alone. */
-#include "report.h"
+#include "report_parts.h"
 #include "strbuf.h"
 
 static void offsets(struct json *j, const struct watch_result *w)
@@ -232,24 +232,14 @@ static void sb_duration(struct strbuf *sb, uint64_t ms)
 	}
 }
 
+/* A signed skew in the summary's one rounded format (summary_sb_ns):
+ * "48.0 us", never "47999 ns" beside "47 us". */
 static void sb_skew(struct strbuf *sb, int64_t ns)
 {
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	if (ns < 0)
 		sb_char(sb, '-');
-	if (a >= 1000000000ull) {
-		sb_fixed(sb, (int64_t)(a / 1000000), 3);
-		sb_str(sb, " s");
-	} else if (a >= 1000000) {
-		sb_fixed(sb, (int64_t)(a / 1000), 3);
-		sb_str(sb, " ms");
-	} else if (a >= 1000) {
-		sb_u64(sb, a / 1000);
-		sb_str(sb, " us");
-	} else {
-		sb_u64(sb, a);
-		sb_str(sb, " ns");
-	}
+	summary_sb_ns(sb, a * 1000);
 }
 
 static bool era_holds(const struct verdict_wd_era *e, unsigned kv)
@@ -279,8 +269,8 @@ static void sb_outcome(struct strbuf *sb, const struct watch_result *w, unsigned
 			sb_str(sb, e->fallback);
 			if (w->fallback_read_ns[i]) {
 				sb_str(sb, ", ~");
-				sb_u64(sb, w->fallback_read_ns[i]);
-				sb_str(sb, " ns each");
+				summary_sb_ns(sb, w->fallback_read_ns[i] * 1000);
+				sb_str(sb, " each");
 			}
 		} else {
 			sb_str(sb, "): clock reads stay on ");

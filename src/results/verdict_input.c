@@ -94,9 +94,12 @@ static void source_fact(const struct run_results *r, struct verdict_input *in, e
 		 * TSC's own step has a p50 of 0 or one step from boot to boot.
 		 * The verdict reads 0 as "not measured". */
 		uint64_t hz = results_tsc_hz(r);
-		f->read_ns_milli = hz ? mul_div_u64((uint64_t)s->cost.estimate_milli, 1000000000ull, hz) : 0;
+		/* Converted as the summary's table converts it (rounded), so the
+		 * headline's cost and the table's est. column are one figure. */
+		f->read_ns_milli = rate_milli_cycles_to_ns_milli((uint64_t)s->cost.estimate_milli, hz);
 		if (!f->read_ns_milli)
 			f->read_ns_milli = 1;
+		f->read_se_ns_milli = rate_milli_cycles_to_ns_milli(s->cost.estimate_se_milli, hz);
 		f->read_path = path_of(s->read_path);
 		f->read_p99_ns = hz ? mul_div_u64(s->cost.cycles.p99, 1000000000ull, hz) : 0;
 		f->read_max_ns = hz ? mul_div_u64(s->cost.cycles.max, 1000000000ull, hz) : 0;

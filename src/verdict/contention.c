@@ -84,6 +84,8 @@ void decide_large_guest(const struct verdict_input *in, const struct model *m, s
 	g->alone_ns_milli = f->alone_ns_milli;
 	g->read_ns_milli = f->contended_ns_milli;
 	g->read_se_ns_milli = f->contended_se_ns_milli;
+	g->measured_read_ns_milli = f->contended_ns_milli;
+	g->syscall_added = !m->vdso;
 	if (!m->vdso)
 		g->read_ns_milli += v->syscall_overhead_ns_estimate * 1000ull;
 	g->ratio_milli = mul_div_u64(f->contended_ns_milli, 1000, f->alone_ns_milli);
@@ -156,6 +158,8 @@ void large_guest_to_json(struct json *j, const struct verdict_large_guest *g)
 	json_object_begin(j, "large_guest");
 	json_u64(j, "cpus", g->cpus);
 	json_fixed(j, "predicted_read_ns", (int64_t)g->read_ns_milli, 3);
+	json_fixed(j, "measured_read_ns", (int64_t)g->measured_read_ns_milli, 3);
+	json_bool(j, "syscall_estimate_included", g->syscall_added);
 	if (g->read_se_ns_milli)
 		json_fixed(j, "predicted_read_se_ns", (int64_t)g->read_se_ns_milli, 3);
 	else

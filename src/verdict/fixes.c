@@ -167,3 +167,15 @@ struct verdict_warning *verdict_add_warning(struct verdict *v, enum warn_code co
 	w->evidence[0] = 0;
 	return w;
 }
+
+/* Every code the verdict can raise, for a host tool to check a name it is
+ * given (clockprobe --fail-on) against the table itself, not a copy. */
+size_t verdict_warning_code_count(void)
+{
+	return WARN_CODE_COUNT;
+}
+
+const char *verdict_warning_code_name(size_t i)
+{
+	return i < WARN_CODE_COUNT ? warning_kinds[i].code : NULL;
+}

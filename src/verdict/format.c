@@ -2,6 +2,7 @@
  * ratios, ppm, and the names of the severity and confidence enums (the only
  * place they become strings).  A leaf: every file of the module may call it. */
 #include "verdict_model.h"
+#include "stats.h"
 
 const char *verdict_severity_name(enum verdict_severity s)
 {
@@ -25,20 +26,57 @@ const char *verdict_confidence_name(enum verdict_confidence c)
 
 void sb_ns(struct strbuf *sb, uint64_t ns_milli)
 {
-	/* one decimal below 10 ns, whole ns below 10 us, then us and ms */
-	if (ns_milli < 10000) {
-		sb_fixed(sb, (int64_t)(ns_milli / 100), 1);
+	/* one decimal below 10 ns, whole ns below 10 us, then us and ms;
+	 * rounded, never cut (9.96 ns is "10 ns", not "9.9 ns") */
+	if (ns_milli < 9950) {
+		sb_fixed(sb, (int64_t)((ns_milli + 50) / 100), 1);
 		sb_str(sb, " ns");
-	} else if (ns_milli < 10000000) {
+	} else if (ns_milli < 9999500) {
 		sb_u64(sb, (ns_milli + 500) / 1000);
 		sb_str(sb, " ns");
-	} else if (ns_milli < 10000000000ull) {
+	} else if (ns_milli < 9999950000ull) {
 		sb_fixed(sb, (int64_t)((ns_milli + 50000) / 100000), 1);
 		sb_str(sb, " us");
 	} else {
 		sb_fixed(sb, (int64_t)((ns_milli + 50000000) / 100000000), 1);
 		sb_str(sb, " ms");
 	}
+}
+
+/* A measured cost with its standard error, to the SE's precision (two
+ * significant digits of the SE, as the summary's table writes its
+ * estimates): "135.0+-5.3 ns"; without an SE the value as sb_ns() writes
+ * it and "(SE unknown)", never a precision that was not measured. */
+void sb_ns_se(struct strbuf *sb, uint64_t ns_milli, uint64_t se_milli)
+{
+	if (!se_milli) {
+		sb_ns(sb, ns_milli);
+		sb_str(sb, " (SE unknown)");
+		return;
+	}
+	unsigned dec = stats_se_decimals(se_milli);
+	sb_fixed(sb, stats_round_milli((int64_t)ns_milli, dec), dec);
+	sb_str(sb, "+-");
+	sb_fixed(sb, stats_round_milli((int64_t)se_milli, dec), dec);
+	sb_str(sb, " ns");
+}
+
+/* " + syscall 50-300 ns (not measured)": a term added to a measured read
+ * that the probe cannot measure (it has no kernel to call), stated as the
+ * range it is instead of one figure folded into the measurement.  what
+ * names it ("syscall", "kernel call"); brief leaves the range out where
+ * the same line already stated it. */
+void sb_unmeasured_term(struct strbuf *sb, const char *what, uint64_t low_ns, uint64_t high_ns, bool brief)
+{
+	sb_str(sb, " + ");
+	sb_str(sb, what);
+	if (brief)
+		return;
+	sb_char(sb, ' ');
+	sb_u64(sb, low_ns);
+	sb_char(sb, '-');
+	sb_u64(sb, high_ns);
+	sb_str(sb, " ns (not measured)");
 }
 
 /* "= 140x a TSC read" when both costs are known. */

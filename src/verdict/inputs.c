@@ -196,6 +196,12 @@ static void sources_to_json(struct json *j, const struct verdict_input *in)
 		if (in->sources[s].read_ns_milli)
 			json_fixed(j, verdict_source_name(s), (int64_t)in->sources[s].read_ns_milli, 3);
 	json_object_end(j);
+	/* The SE of each read_ns: the headline states a cost to it. */
+	json_object_begin(j, "read_se_ns");
+	for (int s = 0; s < VERDICT_SRC_COUNT; s++)
+		if (in->sources[s].read_se_ns_milli)
+			json_fixed(j, verdict_source_name(s), (int64_t)in->sources[s].read_se_ns_milli, 3);
+	json_object_end(j);
 	json_object_begin(j, "read_path");
 	for (int s = 0; s < VERDICT_SRC_COUNT; s++)
 		if (in->sources[s].read_path != VERDICT_PATH_UNKNOWN)
@@ -479,6 +485,8 @@ static bool parse_source_map(struct verdict_input *in, const char *key, char *re
 	*why = "bad value";
 	if (str_equal(key, "read_ns"))
 		return parse_milli(rest, &f->read_ns_milli);
+	if (str_equal(key, "read_se_ns"))
+		return parse_milli(rest, &f->read_se_ns_milli);
 	if (str_equal(key, "read_p99_ns"))
 		return parse_u64(rest, &f->read_p99_ns);
 	if (str_equal(key, "read_max_ns"))
@@ -551,7 +559,7 @@ bool verdict_inputs_parse_line(struct verdict_input *in, char *line, const char 
 		}
 		return true;
 	}
-	if (str_equal(key, "read_ns") || str_equal(key, "read_path") ||
+	if (str_equal(key, "read_ns") || str_equal(key, "read_se_ns") || str_equal(key, "read_path") ||
 	    str_equal(key, "read_p99_ns") || str_equal(key, "read_max_ns"))
 		return parse_source_map(in, key, rest, why);
 	for (size_t m = 0; m < ARRAY_SIZE(contention_maps); m++)

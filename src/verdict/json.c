@@ -35,6 +35,22 @@ static void boot_to_json(struct json *j, bool boots, const char *reason, const c
 	json_object_end(j);
 }
 
+/* The measured part of a predicted_read_ns, its SE (null: unknown), and
+ * whether the syscall estimate makes the rest: a reader never shows the
+ * sum as measured. */
+static void measured_to_json(struct json *j, bool measured, uint64_t ns_milli, uint64_t se_milli, bool syscall)
+{
+	if (measured)
+		json_fixed(j, "measured_read_ns", (int64_t)ns_milli, 3);
+	else
+		json_null(j, "measured_read_ns");
+	if (measured && se_milli)
+		json_fixed(j, "measured_read_se_ns", (int64_t)se_milli, 3);
+	else
+		json_null(j, "measured_read_se_ns");
+	json_bool(j, "syscall_estimate_included", measured && syscall);
+}
+
 /* What each release of a range was judged as the main kernel is: its
  * releases (and the maintained long-term lines among them), confidence,
  * read cost and warnings, so gates and fleet data can ask any kernel. */
@@ -54,6 +70,8 @@ static void range_judgment_to_json(struct json *j, const struct verdict_kernel_r
 		json_fixed(j, "predicted_read_ns", (int64_t)r->predicted_read_ns_milli, 3);
 	else
 		json_null(j, "predicted_read_ns");
+	measured_to_json(j, r->read_cost_measured, r->measured_read_ns_milli, r->measured_read_se_ns_milli,
+			 r->syscall_added);
 	json_array_begin(j, "warnings");
 	for (uint32_t w = 0; w < r->warning_count; w++) {
 		json_object_begin(j, NULL);
@@ -79,6 +97,13 @@ static void kernel_set_to_json(struct json *j, const struct verdict *v)
 	json_object_end(j);
 	verdict_summary_line(v, line, sizeof line);
 	json_string(j, "headline", line);
+	/* The result line and its word, for a script that reads the JSON
+	 * rather than the serial log. */
+	enum verdict_result res = verdict_result_line(v, line, sizeof line);
+	json_object_begin(j, "result");
+	json_string(j, "status", verdict_result_name(res));
+	json_string(j, "line", line);
+	json_object_end(j);
 }
 
 static void warnings_to_json(struct json *j, const struct verdict *v)
@@ -108,6 +133,10 @@ void verdict_to_json(struct json *j, const struct verdict *v)
 	else
 		json_null(j, "predicted_read_ns");
 	json_u64(j, "syscall_overhead_ns_estimate", v->syscall_overhead_ns_estimate);
+	json_u64(j, "syscall_overhead_ns_low", v->syscall_overhead_ns_low);
+	json_u64(j, "syscall_overhead_ns_high", v->syscall_overhead_ns_high);
+	measured_to_json(j, v->read_cost_measured, v->measured_read_ns_milli, v->measured_read_se_ns_milli,
+			 v->syscall_added);
 	json_string(j, "confidence", verdict_confidence_name(v->confidence));
 	json_string(j, "current_clocksource", v->current_clocksource);
 	json_string(j, "available_clocksource", v->available_clocksource);

@@ -132,7 +132,12 @@ static bool range_worse(const struct verdict_kernel_range *a, const struct verdi
 	return a->predicted_read_ns_milli > b->predicted_read_ns_milli;
 }
 
-static void sb_choice(struct strbuf *sb, const struct verdict_kernel_range *r)
+/* "hpet 135.0+-5.3 ns + syscall 50-300 ns (not measured)": the measured
+ * read with its SE, and the syscall the measurement lacks as its range
+ * (the range once a line: *syscall_said).  predicted_read_ns, which adds
+ * the 150 ns estimate, is never shown as if it were measured. */
+static void sb_choice(struct strbuf *sb, const struct verdict *v, const struct verdict_kernel_range *r,
+		      bool *syscall_said)
 {
 	if (!r->boots) {
 		sb_str(sb, "cannot boot the guest (");
@@ -141,9 +146,14 @@ static void sb_choice(struct strbuf *sb, const struct verdict_kernel_range *r)
 		return;
 	}
 	sb_str(sb, r->linux_clocksource);
-	if (r->read_cost_measured) {
-		sb_str(sb, " ~");
-		sb_ns(sb, r->predicted_read_ns_milli);
+	if (!r->read_cost_measured)
+		return;
+	sb_char(sb, ' ');
+	sb_ns_se(sb, r->measured_read_ns_milli, r->measured_read_se_ns_milli);
+	if (r->syscall_added) {
+		sb_unmeasured_term(sb, "syscall", v->syscall_overhead_ns_low, v->syscall_overhead_ns_high,
+				   *syscall_said);
+		*syscall_said = true;
 	}
 }
 
@@ -168,6 +178,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 {
 	const struct verdict_kernel_range *newest, *worst;
 	struct strbuf sb;
+	bool syscall_said = false;
 
 	sb_init(&sb, buf, cap);
 	if (!set_ranges(v, &newest, &worst)) {
@@ -182,7 +193,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 	sb_str(&sb, "Linux ");
 	sb_range(&sb, newest);
 	sb_str(&sb, ": ");
-	sb_choice(&sb, newest);
+	sb_choice(&sb, v, newest, &syscall_said);
 	if (!worst->boots && newest->boots) {
 		/* the releases of the set that cannot boot it, as one span */
 		size_t lo = SIZE_MAX, hi = 0;
@@ -201,7 +212,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 			sb_str(&sb, verdict_release_name(hi));
 		}
 		sb_str(&sb, ": ");
-		sb_choice(&sb, worst);
+		sb_choice(&sb, v, worst, &syscall_said);
 		sb_str(&sb, " - confidence ");
 		sb_str(&sb, verdict_confidence_name((enum verdict_confidence)newest->confidence));
 		return;
@@ -213,7 +224,7 @@ void verdict_summary_line(const struct verdict *v, char *buf, size_t cap)
 		if (range_has(worst, KV(6, 1)))
 			sb_str(&sb, " (Debian 12's 6.1)");
 		sb_str(&sb, ": ");
-		sb_choice(&sb, worst);
+		sb_choice(&sb, v, worst, &syscall_said);
 	}
 	sb_str(&sb, newest->read_cost_measured || worst->read_cost_measured ? " per read" : " (read cost not measured)");
 	sb_str(&sb, " - confidence ");
@@ -287,4 +298,110 @@ bool verdict_summary_fix(const struct verdict *v, char *buf, size_t cap)
 	sb_str(&sb, "): ");
 	sb_str(&sb, fix);
 	return true;
+}
+
+/* ---- the result line ------------------------------------------------------ */
+
+const char *verdict_result_name(enum verdict_result r)
+{
+	static const char *const names[] = {
+		[VERDICT_RESULT_PASSED] = "PASSED",
+		[VERDICT_RESULT_WARNING] = "WARNING",
+		[VERDICT_RESULT_FAILED] = "FAILED",
+		[VERDICT_RESULT_UNJUDGED] = "UNJUDGED",
+	};
+	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
+}
+
+/* The rule of clockprobe compare --fail-on SEVERITY with the report's own
+ * kernel set (scripts/cptools/judgment.py Judgment.hits over the by_kernel
+ * ranges the set touches, policy.py FailOn.matches): a range's warning
+ * hits a severity when it is that severity or heavier.  FAILED: --fail-on
+ * critical would exit 3; WARNING: only --fail-on warning would; PASSED:
+ * neither.  The first hit in by_kernel order (oldest range first, a
+ * range's warnings heaviest first) is named, the rest counted.  The word
+ * leads the line so a script can take it with one match:
+ * "RESULT: FAILED (ACPI_PM_FALLBACK critical for Linux 4.19-6.11, and 2
+ * more over kernels lts)". */
+/* "lts", "all", or the releases of a list ("6.1,6.18"), as kernels= and
+ * --kernels take them. */
+static void sb_kernel_set(struct strbuf *sb, const struct verdict *v)
+{
+	const char *name = verdict_kernel_set_name(&v->kernel_set);
+	if (!str_equal(name, "list")) {
+		sb_str(sb, name);
+		return;
+	}
+	bool first = true;
+	for (size_t i = 0; i < verdict_release_count(); i++)
+		if (verdict_kernel_set_has(&v->kernel_set, i)) {
+			if (!first)
+				sb_char(sb, ',');
+			first = false;
+			sb_str(sb, verdict_release_name(i));
+		}
+}
+
+enum verdict_result verdict_result_line(const struct verdict *v, char *buf, size_t cap)
+{
+	struct strbuf sb;
+	int worst = -1;
+	bool any = false;
+
+	sb_init(&sb, buf, cap);
+	for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		if (!range_in_set(v, r))
+			continue;
+		any = true;
+		for (uint32_t w = 0; w < r->warning_count; w++)
+			worst = MAX(worst, (int)r->warning_severity[w]);
+	}
+	sb_str(&sb, "RESULT: ");
+	if (!any) {
+		sb_str(&sb, verdict_result_name(VERDICT_RESULT_UNJUDGED));
+		sb_str(&sb, " (the verdict judged none of kernels ");
+		sb_kernel_set(&sb, v);
+		sb_char(&sb, ')');
+		return VERDICT_RESULT_UNJUDGED;
+	}
+	if (worst < VERDICT_WARNING) {
+		sb_str(&sb, verdict_result_name(VERDICT_RESULT_PASSED));
+		sb_str(&sb, " (no warning or critical over kernels ");
+		sb_kernel_set(&sb, v);
+		sb_char(&sb, ')');
+		return VERDICT_RESULT_PASSED;
+	}
+	enum verdict_result res = worst >= VERDICT_CRITICAL ? VERDICT_RESULT_FAILED : VERDICT_RESULT_WARNING;
+	const struct verdict_kernel_range *first_r = NULL;
+	uint32_t first_w = 0, hits = 0;
+	for (uint32_t i = 0; i < v->by_kernel_count; i++) {
+		const struct verdict_kernel_range *r = &v->by_kernel[i];
+		if (!range_in_set(v, r))
+			continue;
+		for (uint32_t w = 0; w < r->warning_count; w++) {
+			if (r->warning_severity[w] < worst)
+				continue;
+			if (!hits++) {
+				first_r = r;
+				first_w = w;
+			}
+		}
+	}
+	sb_str(&sb, verdict_result_name(res));
+	sb_str(&sb, " (");
+	sb_str(&sb, first_r->warning_codes[first_w] ? first_r->warning_codes[first_w] : "?");
+	sb_char(&sb, ' ');
+	sb_str(&sb, verdict_severity_name((enum verdict_severity)first_r->warning_severity[first_w]));
+	sb_str(&sb, " for Linux ");
+	sb_range(&sb, first_r);
+	if (hits > 1) {
+		sb_str(&sb, ", and ");
+		sb_u64(&sb, hits - 1);
+		sb_str(&sb, " more");
+	}
+	sb_str(&sb, " over kernels ");
+	sb_kernel_set(&sb, v);
+	sb_char(&sb, ')');
+	return res;
 }

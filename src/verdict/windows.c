@@ -100,6 +100,7 @@ static void choose(struct win *c, const char *source, int measured, bool exits_b
 	w->qpc_source = source;
 	w->kernel_call = kernel_call;
 	w->read_ns_milli = sf->read_ns_milli;
+	w->read_se_ns_milli = sf->read_se_ns_milli;
 	w->read_ns_basis = sf->read_ns_milli ? "the probe's measured read of that counter (unbiased estimate)"
 					     : "not measured: the probe has no reading of that counter here";
 	if (sf->read_path == VERDICT_PATH_EXIT || sf->read_path == VERDICT_PATH_DEVICE_MODEL)
@@ -346,6 +347,10 @@ void windows_to_json(struct json *j, const struct verdict_windows *w)
 		json_fixed(j, "read_ns", (int64_t)w->read_ns_milli, 3);
 	else
 		json_null(j, "read_ns");
+	if (w->read_ns_milli && w->read_se_ns_milli)
+		json_fixed(j, "read_se_ns", (int64_t)w->read_se_ns_milli, 3);
+	else
+		json_null(j, "read_se_ns");
 	json_string(j, "read_ns_basis", w->read_ns_basis);
 	json_string(j, "confidence", verdict_confidence_name(w->confidence));
 	json_array_begin(j, "reasoning");
@@ -381,15 +386,21 @@ void verdict_windows_summary_line(const struct verdict *v, char *buf, size_t cap
 	} else {
 		sb_str(&sb, "on ");
 		sb_str(&sb, w->qpc_source);
-		sb_str(&sb, w->exits == VERDICT_YES ? " (exits" : w->exits == VERDICT_NO ? " (no exit" : " (exit unknown");
+		sb_str(&sb, w->exits == VERDICT_YES ? ", exits" : w->exits == VERDICT_NO ? ", no exit" : ", exit unknown");
+		/* As the Linux headline says it: the measured read with its SE,
+		 * and the kernel call QPC then makes as its range, not measured. */
 		if (w->read_ns_milli) {
-			sb_str(&sb, ", ~");
-			sb_ns(&sb, w->read_ns_milli);
-			sb_str(&sb, " per read");
+			sb_str(&sb, "; per read ");
+			sb_ns_se(&sb, w->read_ns_milli, w->read_se_ns_milli);
+			if (w->kernel_call)
+				sb_unmeasured_term(&sb, "kernel call", v->syscall_overhead_ns_low,
+						   v->syscall_overhead_ns_high, false);
+		} else if (w->kernel_call) {
+			sb_str(&sb, "; a kernel call per read, read cost not measured");
 		}
-		sb_char(&sb, ')');
+		sb_char(&sb, ';');
 	}
-	sb_str(&sb, ", confidence ");
+	sb_str(&sb, w->qpc_source ? " confidence " : ", confidence ");
 	sb_str(&sb, verdict_confidence_name(w->confidence));
 	if (w->warning_count && w->warnings[0].fix_brief) {
 		sb_str(&sb, ". Fix: ");

@@ -182,6 +182,22 @@ class ParsingTest(unittest.TestCase):
                      "Dir::State::status=/dev/null"):
             self.assertIn(want, opts)
         self.assertEqual(repo.required, repo.suites)
+        self.assertNotIn("APT::Architecture", opts)
+
+    def test_another_architecture(self):
+        # The arm64 guests' kernels: apt reads arm64's lists, and only in
+        # this private configuration.
+        repo = debfetch.AptRepo("/x/apt", ("bookworm",), mirrors=MIRRORS,
+                                keyring="/k.gpg", arch="arm64")
+        self.assertEqual(repo.sources_lines(), [
+            "deb [signed-by=/k.gpg arch=arm64] file:/srv/apt-mirror/debian "
+            "bookworm main"])
+        opts = repo.options()
+        self.assertIn("APT::Architecture=arm64", opts)
+        self.assertIn("APT::Architectures=arm64", opts)
+        self.assertEqual(debfetch.origin_suite(
+            "500 http://deb.debian.org/debian bookworm/main arm64 Packages"),
+            "bookworm")
 
 
 class FakeAptTest(unittest.TestCase):

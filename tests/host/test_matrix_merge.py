@@ -173,18 +173,48 @@ class RecordedMergeTest(Tmp):
     def test_summary_and_tap(self):
         o = self.run_all()
         summary = read(os.path.join(o["full"], "summary.md"))
-        self.assertIn("| pc-fallback | passed | acpi_pm (syscall) | "
+        # A row whose expectations held is "expected", not PASSED, even
+        # with a critical verdict beside it (issue 38).
+        self.assertIn("| pc-fallback | expected | acpi_pm (syscall) | "
                       "54059 ns | ACPI_PM_FALLBACK (critical), "
                       "KVMCLOCK_HIDDEN (critical), TSC_NOT_INVARIANT "
                       "(warning), LARGE_GAPS (warning) |", summary)
-        self.assertIn("| q35-good | passed | tsc (vDSO) | 11.7 ns |",
+        self.assertIn("| q35-good | expected | tsc (vDSO) | 11.7 ns |",
                       summary)
+        self.assertIn("| q35-bad | UNEXPECTED |", summary)
+        self.assertIn("| q35-noreport | ERROR |", summary)
+        self.assertIn("5 configurations: 2 as expected, 1 unexpected, "
+                      "1 errors, 1 skipped", summary)
+        self.assertNotIn("passed", summary)
+        # results.json keeps the status names (a contract for tools).
+        rows = json.loads(read(os.path.join(o["full"], "results.json")))
+        self.assertEqual(
+            {r["name"]: r["status"] for r in rows["rows"]}["pc-fallback"],
+            "passed")
         tap = read(os.path.join(o["full"], "results.tap")).splitlines()
         self.assertEqual(tap[:2], ["TAP version 13", "1..5"])
         self.assertIn("ok 1 - q35-good", tap)
         self.assertIn("not ok 3 - q35-bad", tap)
         self.assertIn("ok 4 - pc-skip # SKIP not in this lab", tap)
         self.assertIn("not ok 5 - q35-noreport", tap)
+
+    def test_row_lines_say_expected_beside_the_verdict(self):
+        rc, log = self.matrix("--conf", self.conf, "OUT=" + self.tmp + "/w")
+        self.assertEqual(rc, 1)     # q35-bad and q35-noreport: unchanged
+        line = [ln for ln in log.splitlines()
+                if " pc-fallback " in ln][0]
+        self.assertTrue(line.startswith("expected "), line)
+        self.assertIn("verdict ACPI_PM_FALLBACK (critical) +3 more", line)
+        self.assertNotIn("PASSED", log)
+        bad = [ln for ln in log.splitlines() if " q35-bad " in ln][0]
+        self.assertTrue(bad.startswith("UNEXPECTED "), bad)
+        self.assertIn("matrix: 2 as expected, 1 unexpected, 1 errors, "
+                      "1 skipped", log)
+        # Under --fail-on the summary's result says the policy failed it.
+        rc, log = self.matrix("--conf", self.conf, "--fail-on",
+                              "ACPI_PM_FALLBACK", "OUT=" + self.tmp + "/p")
+        self.assertIn("| pc-fallback | expected, --fail-on FAILED |",
+                      read(os.path.join(self.tmp, "p", "summary.md")))
 
     def test_merge_refuses_incomplete_or_overlapping(self):
         o = self.run_all()

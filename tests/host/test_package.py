@@ -365,7 +365,7 @@ class Package(unittest.TestCase):
         # it booted the package's ELF
         elf = os.path.join(self.root, "usr/share/clockprobe/clockprobe.elf")
         self.assertIn("-kernel " + elf, p.stderr)
-        out = os.path.join(self.work, "clockprobe-run")
+        out = os.path.join(self.work, "clockprobe-run", "latest")  # docs/run-folder.md
         with open(os.path.join(out, "report.json")) as f:
             report = json.load(f)
         self.assertEqual(report["probe"]["boot"], "pvh")

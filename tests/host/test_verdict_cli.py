@@ -5,7 +5,7 @@ answer per era.
 
 The fixture real_make_run.log is build/run/serial.log of a `make run`
 (QEMU q35, qemu64, 2 vCPUs, TCG, OVMF): the raw serial log with the framed
-report, which scripts/verdict reads as it reads build/run/report.json.
+report, which scripts/verdict reads as it reads build/run/latest/report.json.
 Recorded again for issue #28 (verdict.windows, the new inputs).  The
 issue #28 cases and verdict.windows (on it and on the real Hyper-V CPUID
 fixtures, tests/fixtures/cpuid/hyperv-root-*.txt) follow the issue #11
@@ -453,3 +453,49 @@ class VerdictCli(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ResultLineFollowsGate(unittest.TestCase):
+    """Issue 38: the probe's RESULT word (verdict.result, the summary's
+    last line) is what clockprobe compare --fail-on decides for the
+    report's own kernel set: FAILED where --fail-on critical matches,
+    WARNING where only --fail-on warning does, PASSED otherwise -- on the
+    recorded report and on every recorded report's inputs judged again
+    for several kernel sets (the C rule against cptools' gate)."""
+
+    def gate_word(self, report, kset):
+        from cptools import judgment, kernels, policy
+        j = judgment.Judgment(report, kset, rules=False)
+        self.assertIsNone(j.error)
+        if j.hits(policy.FailOn("critical")):
+            return "FAILED"
+        if j.hits(policy.FailOn("warning")):
+            return "WARNING"
+        return "PASSED"
+
+    def test_recorded_report(self):
+        from cptools import kernels
+        r = frame.load_report_file(FIXTURE)[0]
+        res = r["verdict"]["result"]
+        self.assertTrue(res["line"].startswith("RESULT: %s (" % res["status"]))
+        self.assertEqual(res["status"],
+                         self.gate_word(r, kernels.KernelSet.of_report(r)))
+
+    def test_every_fixture_and_set(self):
+        from cptools import kernels
+        verdict = load_script("verdict")
+        seen = set()
+        for name in ("real_make_run.log", "real_q35_hpet_off_2026.log",
+                     "real_q35_max_smp2.log", "real_q35_hpet_off.log"):
+            r = frame.load_report_file(os.path.join(FIX, name))[0]
+            if not isinstance(r.get("verdict", {}).get("inputs"), dict):
+                continue
+            for kset in ("lts", "all", "6.1", "6.18", "7.2"):
+                got = verdict.judge(r, kernels=kset)
+                word = self.gate_word({"verdict": got},
+                                      kernels.KernelSet(kset))
+                self.assertEqual(got["result"]["status"], word,
+                                 (name, kset, got["result"]["line"]))
+                seen.add(word)
+        # the fixtures reach more than one word, so the check can fail
+        self.assertGreater(len(seen), 1, seen)

@@ -32,7 +32,7 @@ class MatrixAbOnTwoQemus(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="cp-qemu-ab-")
         cls.out = os.path.join(cls.tmp, "ab")
         env = dict(os.environ)
-        env.pop("QEMU", None)  # A: the system's QEMU
+        env.pop("CLOCKPROBE_QEMU", None)  # A: the system's QEMU
         cls.matrix = subprocess.run(
             [sys.executable, os.path.join(REPO, "scripts", "matrix"),
              "--only", ROW, "--qemu-ab", "qemu2", "OUT=" + cls.out],

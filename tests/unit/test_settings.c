@@ -232,3 +232,40 @@ TEST(settings_text_buffer_cut_drops_the_cut_word)
 	CHECK_EQ_U64(s.problem_count, 2);
 	CHECK_STR(s.problems[1], "word cut by that limit, dropped: samples=1");
 }
+
+/* The key list a host tool checks words against (settings_key_*): every
+ * key is one the parse knows, and every value a key lists is one its
+ * handler takes -- a list that drifted from its handler would suggest a
+ * word the probe refuses. */
+TEST(settings_key_list_matches_the_parse)
+{
+	CHECK(settings_key_count() >= 17);
+	CHECK(settings_key_name(settings_key_count()) == NULL);
+	size_t listed = 0;
+	for (size_t i = 0; i < settings_key_count(); i++) {
+		const char *name = settings_key_name(i);
+		const char *values = settings_key_values(i);
+		char word[128];
+		struct settings s;
+		/* A value nobody would list: refused by every key with a list. */
+		settings_defaults(&s);
+		snprintf(word, sizeof word, "%s=zz", name);
+		settings_parse(&s, word);
+		if (values)
+			CHECK_EQ_U64(s.problem_count, 1);
+		/* The key alone: a flag where bare, else "needs a value". */
+		settings_defaults(&s);
+		settings_parse(&s, name);
+		CHECK_EQ_U64(s.problem_count, settings_key_bare(i) ? 0 : 1);
+		for (const char *v = values; v && *v;) {
+			size_t n = strcspn(v, ",");
+			settings_defaults(&s);
+			snprintf(word, sizeof word, "%s=%.*s", name, (int)n, v);
+			settings_parse(&s, word);
+			CHECK_EQ_U64(s.problem_count, 0);
+			listed++;
+			v += n + (v[n] == ',');
+		}
+	}
+	CHECK(listed >= 10);
+}

@@ -654,7 +654,7 @@ TEST(record_json_and_sentence)
 	CHECK(strstr(buf, "\"recheck\":{\"cross_cpu\":{\"status\":\"absent\",\"reason\":null,") != NULL);
 	char sentence[400];
 	watch_watchdog_sentence(sentence, sizeof sentence, &wr);
-	CHECK_STR(sentence, "Linux 6.18 would have kept tsc (3 checks against kvm-clock, max skew 0 ns, "
+	CHECK_STR(sentence, "Linux 6.18 would have kept tsc (3 checks against kvm-clock, max skew 0.0 ns, "
 			    "1 long intervals skipped); Linux 6.3-6.5 would have marked tsc unstable at 5.500 s "
 			    "(skew 3.000 s against kvm-clock): clock reads stay on kvm-clock");
 	CHECK(strstr(buf, "\"kernels\":\"6.3-6.5\",\"from\":\"6.3\",\"to\":\"6.5\",\"watchdog\":\"kvm-clock\","
@@ -667,7 +667,7 @@ TEST(record_json_and_sentence)
 	replay_jump(&wr.replay[0], HPET_HZ, 3500, 500);
 	replay_jump(&wr.replay[1], HPET_HZ, 3500, 500);
 	watch_watchdog_sentence(sentence, sizeof sentence, &wr);
-	CHECK_STR(sentence, "Linux 6.18 would have kept tsc (3 checks against hpet, max skew 0 ns, "
+	CHECK_STR(sentence, "Linux 6.18 would have kept tsc (3 checks against hpet, max skew 0.0 ns, "
 			    "1 long intervals skipped); Linux 6.3-6.5 would have marked tsc unstable at 5.500 s "
 			    "(skew 3.000 s against hpet): clock reads fall to hpet, ~1234 ns each");
 	json_init(&j, buf, sizeof buf);

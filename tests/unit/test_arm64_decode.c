@@ -1,0 +1,169 @@
+/* The arm64 decoders (src/decode/arm64_cpu.c, arm64_smccc.c) on recorded
+ * values: tests/fixtures/arm64/registers.txt (MIDRs from real guests and
+ * Linux's tables, CNTFRQ cases) and smccc.txt (firmware answers), each
+ * line carrying its own expectation. */
+#include "check.h"
+#include "arm64.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t codes_to_bits(const char *codes)
+{
+	uint32_t bits = 0;
+	if (!strcmp(codes, "-"))
+		return 0;
+	for (unsigned b = 0; b < ARM64_ERRATA_COUNT; b++)
+		if (strstr(codes, arm64_erratum_code(b)))
+			bits |= 1u << b;
+	return bits;
+}
+
+static FILE *fixture(const char *name)
+{
+	char path[128];
+	snprintf(path, sizeof path, "tests/fixtures/arm64/%s", name);
+	FILE *f = fopen(path, "r");
+	CHECK(f != NULL);
+	return f;
+}
+
+TEST(midr_lines)
+{
+	FILE *f = fixture("registers.txt");
+	char line[256], codes[64], src[96];
+	unsigned n = 0;
+	unsigned long v, imp, var, part, rev;
+	while (f && fgets(line, sizeof line, f)) {
+		if (sscanf(line, "midr %lx %lx %lx %lx %lx %63s %95s", &v, &imp, &var, &part, &rev, codes, src) != 7)
+			continue;
+		struct arm64_midr m;
+		arm64_midr_decode((uint32_t)v, &m);
+		CHECK_EQ_U64(m.implementer, imp);
+		CHECK_EQ_U64(m.variant, var);
+		CHECK_EQ_U64(m.part, part);
+		CHECK_EQ_U64(m.revision, rev);
+		CHECK_EQ_U64(arm64_errata_from_midr((uint32_t)v), codes_to_bits(codes));
+		n++;
+	}
+	if (f)
+		fclose(f);
+	CHECK(n >= 10);
+}
+
+static size_t split_u64(const char *s, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	while (*s && n < cap) {
+		char *end;
+		out[n++] = strtoull(s, &end, 0);
+		s = *end == ',' ? end + 1 : end;
+		if (end == s && *s != ',')
+			break;
+	}
+	return n;
+}
+
+TEST(cntfrq_lines)
+{
+	FILE *f = fixture("registers.txt");
+	char line[256], list[128];
+	unsigned long long dt, meas, unc, lhz;
+	int zero, differs, over, dis;
+	long long ppm;
+	unsigned n = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (sscanf(line, "cntfrq %127s %llu %llu %llu %d %d %d %llu %lld %d", list, &dt, &meas, &unc, &zero,
+			   &differs, &over, &lhz, &ppm, &dis) != 10)
+			continue;
+		uint64_t per[8];
+		size_t k = split_u64(list, per, 8);
+		struct arm64_cntfrq_check c;
+		arm64_cntfrq_judge(per, k, dt, meas, unc, &c);
+		CHECK_EQ_U64(c.zero, (unsigned)zero);
+		CHECK_EQ_U64(c.differs_across_cpus, (unsigned)differs);
+		CHECK_EQ_U64(c.firmware_overrides, (unsigned)over);
+		CHECK_EQ_U64(c.linux_hz, lhz);
+		CHECK_EQ_I64(c.measured_ppm, ppm);
+		CHECK_EQ_U64(c.measured_disagrees, (unsigned)dis);
+		CHECK_EQ_U64(c.measured, meas && lhz);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	CHECK(n >= 5);
+}
+
+TEST(smccc_lines)
+{
+	FILE *f = fixture("smccc.txt");
+	char line[256], word[32];
+	unsigned long w[4];
+	int a, b, c;
+	unsigned n = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		if (sscanf(line, "version %lx %d %d %d", &w[0], &a, &b, &c) == 4) {
+			struct arm64_version v;
+			arm64_version_decode((uint32_t)w[0], &v);
+			CHECK_EQ_U64(v.known, (unsigned)a);
+			CHECK_EQ_U64(v.major, (unsigned)b);
+			CHECK_EQ_U64(v.minor, (unsigned)c);
+			n++;
+		} else if (sscanf(line, "uid %lx %lx %lx %lx %31s", &w[0], &w[1], &w[2], &w[3], word) == 5) {
+			uint32_t r[4] = {(uint32_t)w[0], (uint32_t)w[1], (uint32_t)w[2], (uint32_t)w[3]};
+			CHECK(!strcmp(arm64_hyp_uid_name(arm64_hyp_uid_decode(r)), word));
+			n++;
+		} else if (sscanf(line, "kvm_features %31s %lx %d %d", word, &w[0], &a, &b) == 4) {
+			struct arm64_kvm_features k;
+			enum arm64_hyp_uid u = !strcmp(word, "kvm") ? ARM64_HYP_UID_KVM : ARM64_HYP_UID_OTHER;
+			arm64_kvm_features_decode(u, (uint32_t)w[0], &k);
+			CHECK_EQ_U64(k.features, (unsigned)a);
+			CHECK_EQ_U64(k.ptp, (unsigned)b);
+			n++;
+		} else if (sscanf(line, "pv_time %lx %lx %d %d", &w[0], &w[1], &a, &b) == 4) {
+			struct arm64_pv_time p;
+			arm64_pv_time_decode((uint32_t)w[0], (uint32_t)w[1], &p);
+			CHECK_EQ_U64(p.features_implemented, (unsigned)a);
+			CHECK_EQ_U64(p.stolen_time, (unsigned)b);
+			n++;
+		}
+	}
+	if (f)
+		fclose(f);
+	CHECK(n >= 14);
+}
+
+TEST(dt_and_acpi_errata)
+{
+	CHECK_EQ_U64(arm64_errata_from_dt_property("fsl,erratum-a008585"), ARM64_ERRATUM_FSL_A008585);
+	CHECK_EQ_U64(arm64_errata_from_dt_property("hisilicon,erratum-161010101"), ARM64_ERRATUM_HISI_161010101);
+	CHECK_EQ_U64(arm64_errata_from_dt_property("allwinner,erratum-unknown1"), ARM64_ERRATUM_SUN50I_UNKNOWN1);
+	CHECK_EQ_U64(arm64_errata_from_dt_property("allwinner,erratum-unknown2"), 0);
+	CHECK_EQ_U64(arm64_errata_from_dt_property(NULL), 0);
+	/* The GTDT header of a D05 (HIP07) as Linux matches it. */
+	CHECK_EQ_U64(arm64_errata_from_acpi_oem("HISI  ", "HIP07   ", 0), ARM64_ERRATUM_HISI_161010101);
+	CHECK_EQ_U64(arm64_errata_from_acpi_oem("HISI  ", "HIP05   ", 0), ARM64_ERRATUM_HISI_161010101);
+	/* HIP08 (Kunpeng 920) is not affected; revision must be 0. */
+	CHECK_EQ_U64(arm64_errata_from_acpi_oem("HISI  ", "HIP08   ", 0), 0);
+	CHECK_EQ_U64(arm64_errata_from_acpi_oem("HISI  ", "HIP07   ", 1), 0);
+	CHECK_EQ_U64(arm64_errata_from_acpi_oem("BOCHS ", "BXPC    ", 0), 0);
+}
+
+TEST(ecv_levels)
+{
+	struct arm64_ecv e;
+	arm64_ecv_decode(0, &e);
+	CHECK(!e.cntvctss && !e.cntpoff && e.level == 0);
+	arm64_ecv_decode(1ull << 60, &e);
+	CHECK(e.cntvctss && !e.cntpoff);
+	arm64_ecv_decode(2ull << 60 | 0x0ffffffffull, &e);
+	CHECK(e.cntvctss && e.cntpoff && e.level == 2);
+}
+
+TEST(names)
+{
+	CHECK(!strcmp(arm64_midr_name(0x410fd090), "Arm Cortex-A73"));
+	CHECK(arm64_midr_name(0x000f0510) == NULL);
+	CHECK(arm64_erratum_code(ARM64_ERRATA_COUNT) == NULL);
+	CHECK(!strcmp(arm64_erratum_name(2), "ARM erratum 858921"));
+}
