@@ -185,6 +185,12 @@ ENV_TEXT = {
                           "the schemas are read from instead of the "
                           "installed share/clockprobe",
 }
+# Names a tool builds from a prefix (cptools/matrixconf.py: the image of
+# a matrix row's boot kind), so no text holds each whole: listed here.
+for _kind in ("UEFI", "ISO", "FAT", "PVH"):
+    ENV_TEXT["CLOCKPROBE_IMAGE_" + _kind] = (
+        "the image a matrix row with boot=%s boots when the row names "
+        "none" % _kind.lower())
 ENV_RE = re.compile(r"\bCLOCKPROBE_[A-Z0-9_]*[A-Z0-9]\b")
 
 
@@ -219,7 +225,8 @@ def env_options(cli):
             for name in ENV_RE.findall(a.help or ""):
                 if a.option_strings:
                     out.setdefault(name, []).append(
-                        "clockprobe %s %s" % (cmd, a.option_strings[-1]))
+                        "clockprobe %s %s" % (cmd, max(a.option_strings,
+                                                      key=len)))
     return out
 
 
@@ -227,7 +234,7 @@ def environment_section(cli, paths):
     names = env_names(paths.TOOLS)
     opts = env_options(cli)
     rows = []
-    for name in sorted(set(names) | set(opts)):
+    for name in sorted(set(names) | set(opts) | set(ENV_TEXT)):
         if name in opts:
             text = "the default of " + ", ".join(
                 "\\fB%s\\fR" % roff(o) for o in opts[name])

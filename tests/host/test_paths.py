@@ -102,6 +102,43 @@ class Installed(unittest.TestCase):
             self.assertNotIn("install-deps", text)
 
 
+class EnvironmentNames(unittest.TestCase):
+    """clockprobe(1)'s ENVIRONMENT says no name but the CLOCKPROBE_ ones
+    (and the system's own) is read: every literal os.environ name in the
+    commands and the cptools modules they reach is one of those."""
+
+    SYSTEM = {"XDG_CACHE_HOME", "SOURCE_DATE_EPOCH"}
+
+    def test_the_commands_read_only_clockprobe_names(self):
+        import re
+        commands = ["run", "matrix", "compare", "verdict", "watch"]
+        texts = {}
+        for n in commands:
+            with open(os.path.join(SCRIPTS, n)) as f:
+                texts[n] = f.read()
+        # boot/'s image builders, which `clockprobe images` runs
+        for n in ("mkmedia.py", "mkova.py"):
+            with open(os.path.join(REPO, "boot", n)) as f:
+                texts["boot/" + n] = f.read()
+        mods = os.path.join(SCRIPTS, "cptools")
+        for n in sorted(os.listdir(mods)):
+            if n.endswith(".py"):
+                with open(os.path.join(mods, n)) as f:
+                    texts["cptools/" + n] = f.read()
+        # a module no command or other module names is some other
+        # script's (arm64guest.py: scripts/linux-guest's, a tree tool)
+        reached = {k for k in texts if not k.startswith("cptools/") or any(
+            re.search(r"\b%s\b" % k[8:-3], t) for o, t in texts.items()
+            if o != k)}
+        self.assertIn("cptools/paths.py", reached)
+        read = re.compile(r"""environ(?:\.get\(|\[)\s*["']([A-Z0-9_]+)["']""")
+        for name in sorted(reached):
+            for env in read.findall(texts[name]):
+                with self.subTest(file=name, name=env):
+                    self.assertTrue(env.startswith("CLOCKPROBE_") or
+                                    env in self.SYSTEM, env)
+
+
 class HtmlWithoutMatplotlib(unittest.TestCase):
     def test_the_page_is_written_and_says_it_has_no_charts(self):
         tmp = tempfile.mkdtemp(prefix="cp-nompl-")
