@@ -12,6 +12,10 @@
 #                                         guest-report-schema.json
 #       PREFIX/share/man/man1, man5       clockprobe(1), clockprobe-COMMAND(1),
 #                                         clockprobe-report(5)
+#       PREFIX/share/doc/clockprobe/      README.md and docs/ as README links
+#                                         them (docs/platforms/, the verdict
+#                                         rules, ...), under docs/ so that
+#                                         README's relative links hold
 #       PREFIX/share/bash-completion/completions/clockprobe
 #   make deb    build/clockprobe_VERSION_ARCH.deb: `make install` into a
 #               staged root, then Debian's dpkg-shlibdeps, dpkg-gencontrol
@@ -38,6 +42,13 @@ PKG_MAN     = $(PREFIX)/share/man
 PKG_DOC     = $(PREFIX)/share/doc/clockprobe
 PKG_COMP    = $(PREFIX)/share/bash-completion/completions
 PKG_DOCFILES ?= README.md LICENSE
+# The documents README links, installed under PKG_DOC/docs/ with their
+# folders (a package user has no source tree to follow a link into): every
+# one in docs/, so a new document README links is shipped without a line
+# here (test_package checks each link); the two schemas README links are
+# in PKG_DATA already: linked, not copied.
+PKG_DOCS    = $(wildcard docs/*.md docs/platforms/*.md docs/ci/*)
+PKG_DOC_SCHEMAS = report-schema.json guest-report-schema.json
 # `#!/usr/bin/env python3` finds a python3 on PATH (fine under /usr/local);
 # the .deb says /usr/bin/python3, Debian's python3 package.
 PYTHON_SHEBANG ?= /usr/bin/env python3
@@ -130,6 +141,11 @@ install:
 	install -m 0644 tests/matrix.conf docs/report-schema.json docs/guest-report-schema.json \
 		$(DESTDIR)$(PKG_DATA)/
 	$(if $(PKG_DOCFILES),install -m 0644 $(PKG_DOCFILES) $(DESTDIR)$(PKG_DOC)/)
+	@set -e; for d in $(PKG_DOCS); do \
+		install -D -m 0644 $$d $(DESTDIR)$(PKG_DOC)/$$d; done
+	@# PKG_DOC/docs -> PREFIX/share/clockprobe: ../../../clockprobe
+	@set -e; for j in $(PKG_DOC_SCHEMAS); do \
+		ln -sf ../../../clockprobe/$$j $(DESTDIR)$(PKG_DOC)/docs/$$j; done
 	@# The manual pages and completion from the copy just installed, so
 	@# they show its defaults (PREFIX/share/clockprobe/...).
 	$(PYTHON) mk/pkgdocs.py man --bin $(DESTDIR)$(PKG_BIN)/clockprobe --out $(DESTDIR)$(PKG_MAN) \

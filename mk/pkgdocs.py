@@ -10,7 +10,11 @@ defaults -- share/clockprobe/clockprobe.img, not a source tree's build/:
 
   clockprobe(1), clockprobe-COMMAND(1)  help2man on `clockprobe --help`
       and `clockprobe COMMAND --help` (the help text is the one source);
-      its "Exit status:" and "Commands:" headings become sections.
+      its "Exit status:" and "Commands:" headings become sections.  Each
+      page also gets, through help2man --include, EXAMPLES (written
+      here, one table), ENVIRONMENT (every CLOCKPROBE_ name the installed
+      tools' text holds, found there, so a name cannot go unlisted) and
+      FILES (the installed layout, from --prefix).
   clockprobe-report(5)  the report's framing and every name of the first
       two levels of docs/report-schema.json, with its type, unit and
       description -- generated from the schema, so it cannot fall behind.
@@ -26,6 +30,7 @@ pages, so two builds of one commit give the same bytes.
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -80,8 +85,7 @@ def see_also(cli, this):
     return ",\n".join(out)
 
 
-def files_section(prefix):
-    share = os.path.join(prefix, "share", "clockprobe")
+def images_rows(share, page):
     rows = [("clockprobe.img", "GPT disk image, one FAT ESP (run --boot uefi; "
              "dd it to a USB stick)"),
             ("clockprobe.iso", "UEFI El Torito CD image (run --boot iso)"),
@@ -94,12 +98,206 @@ def files_section(prefix):
              "described (clockprobe-report(5))"),
             ("guest-report-schema.json", "the JSON Schema of "
              "clockprobe-guest's report")]
+    if page == "images":
+        rows = rows[:3]
     return "\n".join(".TP\n.I %s\n%s" % (os.path.join(share, f), roff(t))
                      for f, t in rows)
 
 
+# ------------------------------------------ EXAMPLES, ENVIRONMENT, FILES
+
+# Commands a user types, with what each does: a few per page, the common
+# case first.  (The options themselves are the page's OPTIONS.)
+EXAMPLES = {
+    "clockprobe": [
+        ("clockprobe run --accel kvm",
+         "boot the probe once under QEMU/KVM; the verified report goes to "
+         "./clockprobe-run/"),
+        ("clockprobe images --settings \"wait=900 resend=30\"",
+         "every VM and cloud image, to boot the probe anywhere"),
+        ("clockprobe extract serial.log > report.json",
+         "the verified report out of a captured serial console"),
+        ("clockprobe compare --kernels lts --fail-on critical logs/",
+         "a fleet side by side, failing (exit 3) where a maintained kernel "
+         "gets a critical warning"),
+    ],
+    "run": [
+        ("clockprobe run", "boot the packaged disk image under QEMU (KVM "
+         "where it works, else TCG) and verify its report"),
+        ("clockprobe run --boot pvh --accel tcg --smp 4",
+         "direct-boot the PVH ELF on four vCPUs without KVM"),
+        ("clockprobe run --fail-on critical --kernels lts",
+         "exit 3 when a maintained Linux kernel would get a critical "
+         "warning here"),
+    ],
+    "matrix": [
+        ("clockprobe matrix --fast --tap",
+         "the quick rows of the packaged matrix.conf, TAP on stdout"),
+        ("clockprobe matrix --only 'q35*' --out ci-matrix",
+         "the q35 rows, logs and reports in ./ci-matrix/"),
+    ],
+    "compare": [
+        ("clockprobe compare a.log b.log",
+         "two reports side by side (Markdown)"),
+        ("clockprobe compare --baseline old.json new.json",
+         "A/B: ratios and regressions against old.json (exit 1 on one)"),
+        ("clockprobe compare --kernels lts --sqlite fleet.db logs/",
+         "a fleet into SQLite, each report judged for every maintained "
+         "kernel"),
+        ("clockprobe compare --html -o fleet.html logs/",
+         "the fleet page (without charts where python3-matplotlib is "
+         "missing)"),
+    ],
+    "verdict": [
+        ("clockprobe verdict --kernel 6.1 report.json",
+         "what Debian 12's kernel would choose on the measured machine"),
+        ("clockprobe verdict --check serial.log",
+         "judge again and compare with the report's own verdict"),
+    ],
+    "watch": [
+        ("clockprobe watch --svg watch.svg serial.log",
+         "verify a watch run's records and chart them"),
+    ],
+    "extract": [
+        ("clockprobe extract serial.log > report.json",
+         "the verified report, pretty-printed"),
+        ("clockprobe extract --raw - < console.txt",
+         "the JSON exactly as framed, from stdin"),
+    ],
+    "images": [
+        ("clockprobe images --list", "which images exist and where"),
+        ("clockprobe images --formats vhd --settings "
+         "\"wait=900 resend=30 label=aws\"",
+         "the VHD an AWS import takes, waiting 15 minutes for the console"),
+    ],
+    "guest": [
+        ("clockprobe guest --quiet > guest.log",
+         "inside a running Linux guest: what its kernel chose, framed"),
+        ("clockprobe compare probe.log guest.log",
+         "predicted (the probe) against actual (the guest)"),
+    ],
+}
+
+# What each CLOCKPROBE_ name does where no option's help names it (an
+# option's help that does is the description: "the default of --x").
+ENV_TEXT = {
+    "CLOCKPROBE_DATADIR": "the folder the boot images, matrix.conf and "
+                          "the schemas are read from instead of the "
+                          "installed share/clockprobe",
+}
+# Names a tool builds from a prefix (cptools/matrixconf.py: the image of
+# a matrix row's boot kind), so no text holds each whole: listed here.
+for _kind in ("UEFI", "ISO", "FAT", "PVH"):
+    ENV_TEXT["CLOCKPROBE_IMAGE_" + _kind] = (
+        "the image a matrix row with boot=%s boots when the row names "
+        "none" % _kind.lower())
+ENV_RE = re.compile(r"\bCLOCKPROBE_[A-Z0-9_]*[A-Z0-9]\b")
+
+
+def env_names(tools):
+    """{name: [files]}: every CLOCKPROBE_ name in the installed tools'
+    text (the commands and cptools/*.py) -- a name the tools read is
+    written there, so none is left out of ENVIRONMENT."""
+    out = {}
+    files = [os.path.join(tools, n) for n in sorted(os.listdir(tools))]
+    files += [os.path.join(tools, "cptools", n) for n in
+              sorted(os.listdir(os.path.join(tools, "cptools")))
+              if n.endswith(".py")]
+    for path in files:
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (UnicodeDecodeError, OSError):
+            continue    # verdict-judge, clockprobe-guest: programs
+        for name in ENV_RE.findall(text):
+            out.setdefault(name, []).append(os.path.basename(path))
+    return out
+
+
+def env_options(cli):
+    """{name: ["clockprobe CMD --opt", ...]} from the commands' parsers:
+    the options whose help names an environment name."""
+    out = {}
+    for cmd in cli.COMMANDS:
+        for a in cli.parser_of(cmd)._actions:
+            for name in ENV_RE.findall(a.help or ""):
+                if a.option_strings:
+                    out.setdefault(name, []).append(
+                        "clockprobe %s %s" % (cmd, max(a.option_strings,
+                                                      key=len)))
+    return out
+
+
+def environment_section(cli, paths):
+    names = env_names(paths.TOOLS)
+    opts = env_options(cli)
+    rows = []
+    for name in sorted(set(names) | set(opts) | set(ENV_TEXT)):
+        if name in opts:
+            text = "the default of " + ", ".join(
+                "\\fB%s\\fR" % roff(o) for o in opts[name])
+            if name in ENV_TEXT:
+                text = roff(ENV_TEXT[name]) + "; " + text
+        elif name in ENV_TEXT:
+            text = roff(ENV_TEXT[name])
+        else:
+            raise SystemExit(
+                "pkgdocs: %s (read in %s) is in no option's help and not "
+                "in ENV_TEXT: say what it does in one of them"
+                % (name, ", ".join(sorted(set(names[name])))))
+        rows.append(".TP\n.B %s\n%s" % (name, text))
+    rows.append(".TP\n.B XDG_CACHE_HOME\n" + roff(
+        "where the installed tools keep their cache (the KVM check's "
+        "answer), in clockprobe/ below it; default ~/.cache"))
+    rows.append(".PP\n" + roff(
+        "No other environment name is read, beyond the system's own "
+        "(PATH, HOME, COLUMNS for the help's width, SOURCE_DATE_EPOCH "
+        "for reproducible image dates): a generic IMAGE=, CPU= or QEMU= "
+        "in the environment changes nothing.  An option always wins over "
+        "its environment name."))
+    return "\n".join(rows)
+
+
+def examples_section(page):
+    return "\n".join(".TP\n.B %s\n%s" % (roff(cmd), roff(what))
+                     for cmd, what in EXAMPLES[page])
+
+
+def files_section(prefix, page="clockprobe"):
+    """The installed files a page's command uses (all of them on
+    clockprobe(1))."""
+    share = os.path.join(prefix, "share", "clockprobe")
+    doc = os.path.join(prefix, "share", "doc", "clockprobe")
+    rows = []
+    if page in ("clockprobe", "run", "matrix", "images"):
+        rows.append(images_rows(share, page))
+    rows.append(".TP\n.I %s\n%s" % (os.path.join(doc, "README.md"), roff(
+        "the manual in full: every setting, the report, the fleet "
+        "outputs")))
+    rows.append(".TP\n.I %s\n%s" % (os.path.join(doc, "docs", "platforms"),
+                                     roff("how to boot the images on QEMU/"
+                                          "libvirt, Proxmox, VMware, "
+                                          "Hyper-V, Azure, AWS, GCE, bare "
+                                          "metal, under Secure Boot")))
+    rows.append(".TP\n.I %s\n%s" % (os.path.join(doc, "docs"), roff(
+        "the verdict's rules, watch mode, hostile machines, load, the "
+        "newest devices, CI pipelines")))
+    if page in ("clockprobe", "run", "matrix"):
+        rows.append(".TP\n.I ~/.cache/clockprobe\n" + roff(
+            "the cache (XDG_CACHE_HOME): whether KVM really boots here"))
+    if page in ("clockprobe", "verdict", "compare"):
+        rows.append(".TP\n.I %s\n%s" % (
+            os.path.join(prefix, "lib", "clockprobe", "verdict-judge"),
+            roff("the verdict rules compiled for the host: verdict, and "
+                 "compare --kernels for reports older than their "
+                 "per-kernel judgment")))
+    return "\n".join(rows)
+
+
 def help2man(program, out, name, section="1", include=None, version=None,
-             datadir=None):
+             datadir=None, staged=None, prefix=None):
     argv = ["help2man", "--no-info", "--no-discard-stderr",
             "--section", section, "--manual", "clockprobe manual",
             "--name", name, "--output", out]
@@ -117,6 +315,13 @@ def help2man(program, out, name, section="1", include=None, version=None,
         page = f.read()
     for old, new in SECTION_FIXES.items():
         page = page.replace(old, new)
+    if staged and prefix and staged != prefix:
+        # A path the help shows (a document, the judge) is the staged
+        # copy's, DESTDIR/PREFIX/...: the page names PREFIX/..., where the
+        # package puts it.  help2man writes '-' as '\-': both spellings.
+        for old, new in ((staged, prefix), (staged.replace("-", "\\-"),
+                                            prefix.replace("-", "\\-"))):
+            page = page.replace(old + "/", new + "/")
     with open(out, "w") as f:
         f.write(page)
 
@@ -125,16 +330,20 @@ def make_man(binary, out_dir, prefix):
     cli, paths = tools_of(binary)
     version = paths.version()
     datadir = os.path.join(prefix, "share", "clockprobe")
+    staged = os.path.dirname(os.path.dirname(os.path.abspath(binary)))
     man1, man5 = os.path.join(out_dir, "man1"), os.path.join(out_dir, "man5")
     os.makedirs(man1, exist_ok=True)
     os.makedirs(man5, exist_ok=True)
+    environment = environment_section(cli, paths)
     with tempfile.TemporaryDirectory() as tmp:
         inc = os.path.join(tmp, "clockprobe.h2m")
         with open(inc, "w") as f:
-            f.write("[FILES]\n%s\n\n[SEE ALSO]\n%s\n" % (
-                files_section(prefix), see_also(cli, "clockprobe")))
+            f.write("[EXAMPLES]\n%s\n\n[ENVIRONMENT]\n%s\n\n[FILES]\n%s\n\n"
+                    "[SEE ALSO]\n%s\n" % (
+                        examples_section("clockprobe"), environment,
+                        files_section(prefix), see_also(cli, "clockprobe")))
         help2man(binary, os.path.join(man1, "clockprobe.1"), SUMMARY,
-                 include=inc, datadir=datadir)
+                 include=inc, datadir=datadir, staged=staged, prefix=prefix)
         for cmd, (_, summary) in cli.COMMANDS.items():
             page = "clockprobe-" + cmd
             # help2man names the page after the program it runs.
@@ -155,9 +364,14 @@ def make_man(binary, out_dir, prefix):
                          "[\\fB\\-\\-\\fR] \\fIARGS\\fR...: the "
                          "arguments go to this program unchanged.\n\n")
             with open(inc, "w") as f:
-                f.write("%s[SEE ALSO]\n%s\n" % (extra, see_also(cli, page)))
+                f.write("%s[EXAMPLES]\n%s\n\n[ENVIRONMENT]\n%s\n\n"
+                        "[FILES]\n%s\n\n[SEE ALSO]\n%s\n" % (
+                            extra, examples_section(cmd), environment,
+                            files_section(prefix, cmd),
+                            see_also(cli, page)))
             help2man(wrapper, os.path.join(man1, page + ".1"), summary,
-                     include=inc, version=version, datadir=datadir)
+                     include=inc, version=version, datadir=datadir,
+                     staged=staged, prefix=prefix)
         report_page(paths.SCHEMA, os.path.join(man5, "clockprobe-report.5"),
                     version, prefix, cli)
 

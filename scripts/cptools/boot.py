@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 
-from . import process
+from . import paths, process
 from .frame import extract_report_meta
 from .kvm import kvm_watch
 from .qemu import DEFAULT_IMAGES, QemuError, copy_vars, needs_firmware, \
@@ -56,7 +56,11 @@ def boot_probe(image=None, boot="uefi", timeout=120, work_dir=None,
     """
     image = image or DEFAULT_IMAGES[boot]
     if not os.path.exists(image):
-        raise QemuError("image not found: %s (run make first)" % image)
+        # The tree builds its images; an installed copy ships them.
+        raise QemuError("image not found: %s (%s)" % (
+            image, "run make first" if paths.IN_TREE else
+            "--image names another; the package's own are in %s"
+            % paths.DATA))
     if watch == AUTO:
         watch = kvm_watch if qemu_kw.get("accel") == "kvm" else None
     runner = runner or process.run_argv

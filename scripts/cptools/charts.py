@@ -27,7 +27,7 @@ import io
 import math
 import re
 
-from . import chartpick
+from . import chartpick, paths
 from .untrusted import term_text
 
 LABEL_CAP = 48
@@ -35,7 +35,18 @@ _mpl = []
 
 
 class ChartError(Exception):
-    """matplotlib is missing (scripts/install-deps test installs it)."""
+    """matplotlib is missing (Debian's python3-matplotlib)."""
+
+
+def missing():
+    """None when charts can be drawn, else why not (ChartError's text):
+    a page that can do without charts asks first and says what it
+    lacks, rather than failing whole."""
+    try:
+        pyplot()
+    except ChartError as e:
+        return str(e)
+    return None
 
 
 def pyplot():
@@ -52,7 +63,8 @@ def pyplot():
             mpl = import_debian("matplotlib")
         except ImportError:
             raise ChartError("charts need Debian's python3-matplotlib "
-                             "(scripts/install-deps test installs it)")
+                             "(%s)" % paths.need_package(
+                                 "python3-matplotlib"))
         mpl.use("svg")
         import matplotlib.pyplot as plt
         plt.figure()    # the first figure parses the styles: quietly too

@@ -164,8 +164,10 @@ def _deb822():
     try:
         return import_debian("debian.deb822")
     except ImportError:
+        from . import paths
         raise FetchError("reading apt's answers needs Debian's "
-                         "python3-debian: run scripts/install-deps test")
+                         "python3-debian (%s)"
+                         % paths.need_package("python3-debian"))
 
 
 # ------------------------------------------------------------ the repo

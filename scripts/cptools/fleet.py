@@ -28,8 +28,8 @@ ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 from . import query
 from .fleetinput import (  # noqa: F401 (the fleet's names, in one place)
     LOG_SUFFIXES, REPORT_KEYS, Labeller, Placer, Run, canonical_run_id,
-    expand_inputs, explicit_label, file_labels, guest_run_id, load_runs,
-    read_file_runs, report_digest)
+    expand_inputs, explicit_label, file_labels, guest_run_id, input_files,
+    load_runs, read_file_runs, report_digest)
 
 # ------------------------------------------------------------- headline
 

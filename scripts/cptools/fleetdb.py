@@ -10,8 +10,9 @@ run_id joins them):
                 a bare .json file, which nothing vouches for),
                 started_utc (probe.started_utc as the report has it,
                 RFC 3339 UTC; NULL when the probe had no clock) and
-                ingested_utc (when the load that last wrote the run's rows
-                wrote them, the loader's clock, YYYY-MM-DDTHH:MM:SSZ)
+                ingested_utc (when a load first wrote the run's report,
+                the loader's clock, YYYY-MM-DDTHH:MM:SSZ; the same report
+                loaded again keeps it)
   verdicts      run_id, linux_clocksource, linux_kernel, vdso,
                 predicted_read_ns, confidence, risk (the race the TSC can
                 lose, and where Linux ends then: "jiffies_watchdog ->
@@ -58,7 +59,8 @@ Every value is a bound parameter, so a hostile string is stored as the
 text it is.  A run already in the database is replaced as a whole (its
 rows are deleted and written again in one transaction) only by the same
 report (same digest): ingesting the same folder twice gives the same
-database, but for runs.ingested_utc, the time of the later load.  A different report claiming the same run_id keeps the rows
+database (runs.ingested_utc stays the first load's).  A different
+report claiming the same run_id keeps the rows
 that are there: it goes in beside them as RUN_ID#digest, flagged in
 run_id_collisions (SQLite and PostgreSQL alike); a run written before
 digests were recorded counts as the report of its source file, and is
@@ -341,6 +343,19 @@ class SqliteSink(_Sink):
             present += [r[0] for r in db.execute(
                 "SELECT run_id FROM runs WHERE run_id IN (%s)"
                 % _placeholders(len(chunk), "?"), chunk)]
+        # The same report loaded again keeps the time it was first
+        # ingested: a second load of a folder leaves the database as it was.
+        first = {}
+        for i in range(0, len(present), 900):
+            chunk = present[i:i + 900]
+            first.update(db.execute(
+                "SELECT run_id, ingested_utc FROM runs WHERE run_id IN (%s)"
+                " AND ingested_utc IS NOT NULL"
+                % _placeholders(len(chunk), "?"), chunk).fetchall())
+        for rr in batch:
+            if rr.run_id in first:
+                rr.rows["runs"] = [row[:-1] + (first[rr.run_id],)
+                                   for row in rr.rows["runs"]]
         for rid in present:
             for t in PER_RUN_TABLES:
                 db.execute("DELETE FROM %s WHERE run_id = ?" % t, (rid,))

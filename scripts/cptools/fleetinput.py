@@ -107,13 +107,44 @@ def canonical_run_id(report):
     return "crc32:%08x" % (zlib.crc32(data) & 0xFFFFFFFF)
 
 
+def input_files(paths):
+    """cptools.inputs.input_files for a fleet: [(path, from_dir,
+    refusal)], with the framed logs of each folder read before its bare
+    .json files.
+
+    A run or matrix folder holds both copies of one run: the CRC-framed
+    serial.log (NAME.log) and the bare report.json (NAME.json) written
+    from it.  The first copy of a run is the one kept and the later one
+    counted once as its duplicate (Placer), so in name order (report.json
+    < serial.log) the run was the bare copy, tagged unverified, though its
+    verified log lay beside it.  Logs first, the run is the verified copy;
+    a bare file of another run (its own run_id) is still a run of its own,
+    and one whose log was rejected (a bad CRC) still stands, unverified.
+    Files named one by one keep the order given."""
+    found = inputs.input_files(paths, LOG_SUFFIXES)
+    out, i = [], 0
+    while i < len(found):
+        if not found[i][1]:
+            out.append(found[i])
+            i += 1
+            continue
+        folder, j = os.path.dirname(found[i][0]), i
+        while j < len(found) and found[j][1] and \
+                os.path.dirname(found[j][0]) == folder:
+            j += 1
+        # sorted() is stable: names stay in order within logs and .json.
+        out += sorted(found[i:j], key=lambda f: f[0].endswith(".json"))
+        i = j
+    return out
+
+
 def expand_inputs(paths):
     """[(file, from_a_directory)]: files as given; a directory becomes its
-    report-looking files (*.json, *.log, *.txt; recursively, sorted).
-    Links and non-regular files in a directory are left out here;
-    load_runs names them as rejected (cptools.inputs.input_files)."""
-    return [(p, d) for p, d, why in inputs.input_files(paths, LOG_SUFFIXES)
-            if why is None]
+    report-looking files (*.json, *.log, *.txt; recursively, sorted, a
+    folder's logs before its .json: input_files).  Links and non-regular
+    files in a directory are left out here; load_runs names them as
+    rejected (cptools.inputs.input_files)."""
+    return [(p, d) for p, d, why in input_files(paths) if why is None]
 
 
 def _stem(path):
@@ -300,7 +331,7 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None,
     runs, rejected, dups = [], [], []
     guest_runs = []
     placer = Placer(warn)
-    items = list(inputs.input_files(paths, LOG_SUFFIXES))
+    items = list(input_files(paths))
     for index, (p, from_dir, refusal) in enumerate(items):
         if progress is not None and index:
             progress(index, len(items))

@@ -8,7 +8,7 @@ fleet.load_runs() followed by fleetdb.write_runs().
 import pickle
 import traceback
 
-from . import fleet, inputs
+from . import fleet
 from .fleetrows import LayoutCache, _text, rename, run_rows
 
 
@@ -64,8 +64,10 @@ def ingest(paths, sink, labels=(), warn=lambda msg: None, jobs=1,
     Returns (runs written, [(path, reason)] rejected, duplicates,
     [(label, hits)]); sink.flagged counts the collisions."""
     import multiprocessing
+    # fleet.input_files: a folder's framed logs before its bare .json,
+    # so the verified copy of a run is the one kept (load_runs alike).
     items = [(i, p, d, why) for i, (p, d, why) in enumerate(
-        inputs.input_files(paths, fleet.LOG_SUFFIXES))]
+        fleet.input_files(paths))]
     _LOAD.update(judge=judge, layouts=LayoutCache(), page=page)
     placer = fleet.Placer(warn)
     labeller = fleet.Labeller(labels)

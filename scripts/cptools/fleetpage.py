@@ -45,7 +45,7 @@ import collections
 import os
 import re
 
-from . import charts, fleetgroups
+from . import charts, fleetgroups, paths
 from .fleetgroups import (
     FAIL_ON_DEFAULT, GROUP_COLUMNS, RUN_COLUMNS, group_rows, named,
     pick_group_by)
@@ -65,6 +65,11 @@ def hypervisor_charts(rows):
     one chart per source (the first MAX_HV_SOURCES names the runs list),
     one dot per run; the note names the runs a chart leaves out (no value,
     or none above 0 on its log axis: charts.plottable)."""
+    lacking = charts.missing()
+    if lacking:
+        # matplotlib is only recommended by the package: the page is
+        # written all the same, and says where its charts would be.
+        return [], "No charts on this page: %s." % lacking
     by_hv = collections.OrderedDict()
     for r in rows:
         by_hv.setdefault(r["hypervisor"], []).append(r)
@@ -116,7 +121,7 @@ def _jinja():
             markup = import_debian("markupsafe").Markup
         except ImportError:
             raise RuntimeError("the fleet page needs Debian's python3-jinja2"
-                               ": run scripts/install-deps test")
+                               " (%s)" % paths.need_package("python3-jinja2"))
         env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,

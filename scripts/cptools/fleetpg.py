@@ -19,17 +19,19 @@ run_id_collisions, as in SQLite (cptools/fleetdb.py).  Debian's python3-psycopg2
 from .fleetdb import (
     FleetDbError, INDEXES, TABLES, TYPES, _Sink, schema_sql, write_runs)
 from .fleetrows import layout_rows
+from . import paths
 
 
 def import_psycopg2():
-    """Debian's python3-psycopg2 (scripts/install-deps), from any python3."""
+    """Debian's python3-psycopg2 (recommended by the package), from any
+    python3."""
     from .debpkg import import_debian
     try:
         pg = import_debian("psycopg2")
         import_debian("psycopg2.extras")
     except ImportError:
         raise FleetDbError("--postgres needs Debian's python3-psycopg2 "
-                           "(scripts/install-deps test installs it)")
+                           "(%s)" % paths.need_package("python3-psycopg2"))
     return pg
 
 
@@ -65,7 +67,10 @@ class PostgresSink(_Sink):
         cols = dict(TABLES)
         self.upsert_runs = "INSERT INTO runs VALUES %%s ON CONFLICT (run_id) "\
             "DO UPDATE SET %s" % ", ".join(
-                "%s = EXCLUDED.%s" % (c, c) for c, _ in cols["runs"][1:])
+                # the same report again keeps its first ingest time
+                "%s = COALESCE(runs.%s, EXCLUDED.%s)" % (c, c, c)
+                if c == "ingested_utc" else "%s = EXCLUDED.%s" % (c, c)
+                for c, _ in cols["runs"][1:])
         self.insert = {name: "INSERT INTO %s VALUES %%s" % name
                        for name, _ in TABLES if name != "runs"}
 

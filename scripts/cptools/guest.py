@@ -27,9 +27,8 @@ def parser():
         epilog=helpfmt.epilog(
             "ARGS go to clockprobe-guest unchanged (`--` first to pass an "
             "option this\ncommand would take itself, e.g. `guest -- "
-            "--help` for the program's own\nhelp).  The program: "
-            "build/clockprobe-guest in a source tree,\n"
-            "PREFIX/lib/clockprobe/clockprobe-guest where installed.",
+            "--help` for the program's own\nhelp).  The program: %s."
+            % paths.GUEST,
             helpfmt.exit_status(
                 ("N", "clockprobe-guest's own exit status"),
                 (EXIT_NOT_BUILT, "also: clockprobe-guest is not built or "

@@ -1,15 +1,17 @@
 """A report's verdict over a kernel set (cptools/kernels.py): its by_kernel
 ranges judged as precisely as the report allows -- the report's own
 per-range warnings, else the verdict rules run again on its
-verdict.inputs (scripts/verdict's judge(), build/host/verdict-judge),
+verdict.inputs (scripts/verdict's judge() and verdict-judge, both found
+through cptools/paths.py),
 else the clocksource only -- and the set's releases found in them, for
 --fail-on (which kernels got what) and the headline.
 """
 
 import os
 
+from . import paths
 from .kernels import (
-    JUDGE, REPO, KernelSetError, ReleaseTable, _num, _str, _warning_pairs,
+    JUDGE, KernelSetError, ReleaseTable, _num, _str, _warning_pairs,
     judge_release_table, measured_of, ranges_of, table_rows)
 
 
@@ -22,7 +24,7 @@ def _verdict_module():
     if not _verdict_script:
         import importlib.machinery
         import importlib.util
-        path = os.path.join(REPO, "scripts", "verdict")
+        path = paths.VERDICT_SCRIPT
         loader = importlib.machinery.SourceFileLoader("cp_verdict_script",
                                                       path)
         spec = importlib.util.spec_from_loader(loader.name, loader)
@@ -45,7 +47,7 @@ def rejudge(report, ranges, judge_path=JUDGE):
         return "the report has no verdict.inputs (a probe older than the " \
             "re-judgeable verdict)"
     if not os.path.isfile(judge_path):
-        return "%s is not built (make unit)" % judge_path
+        return paths.not_built(judge_path, "unit")
     mod = _verdict_module()
     for r in todo:
         try:
@@ -88,8 +90,8 @@ class Judgment:
             judge_release_table(judge_path)
         if table is None:
             self.error = ("no release table: the report predates "
-                          "by_kernel[].releases and %s is not built (make "
-                          "unit)" % judge_path)
+                          "by_kernel[].releases and %s"
+                          % paths.not_built(judge_path, "unit"))
             return
         try:
             wanted = kset.releases(table)

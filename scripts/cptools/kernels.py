@@ -13,8 +13,9 @@ answer for a set of releases, never for one release only:
 The release list and the long-term lines come from the verdict's own era
 table (src/verdict/decide.c), one source of truth: each by_kernel range
 names its releases and long-term lines (by_kernel[].releases, .longterm),
-and for reports written before those names existed, build/host/verdict-judge
---releases prints the same table.
+and for reports written before those names existed, verdict-judge
+--releases prints the same table (cptools/paths.py finds the judge:
+build/host/ in a source tree, PREFIX/lib/clockprobe/ installed).
 
 Each range is judged as precisely as the report allows (Range.judged):
 
@@ -23,7 +24,7 @@ Each range is judged as precisely as the report allows (Range.judged):
                       it is the range of the report's own linux_kernel,
                       whose verdict the report has in full
     rules             the verdict rules judged the report's verdict.inputs
-                      again for that range (build/host/verdict-judge)
+                      again for that range (verdict-judge)
     clocksource only  neither: the range says which clocksource and vDSO,
                       but not which warnings or how sure; gates say so
 """
@@ -32,12 +33,14 @@ import json
 import os
 import subprocess
 
-from . import query
+from . import paths, query
 
 SEVERITIES = ("info", "warning", "critical")
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-JUDGE = os.path.join(REPO, "build", "host", "verdict-judge")
+# Both layouts through paths: a path made here from this file's place
+# was REPO/build/host/verdict-judge, which an installed copy never has
+# (/usr/lib/build/host/...), so an older report went unjudged there.
+REPO = paths.REPO
+JUDGE = paths.VERDICT_JUDGE
 SET_WORDS = ("lts", "all")
 
 
@@ -149,7 +152,7 @@ _judge_table = {}
 
 
 def judge_release_table(judge=JUDGE):
-    """The table from build/host/verdict-judge --releases (cached), or
+    """The table from verdict-judge --releases (cached), or
     None with nothing to run."""
     if judge in _judge_table:
         return _judge_table[judge]

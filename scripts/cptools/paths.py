@@ -13,6 +13,12 @@ time, so a package unpacked into a scratch root (dpkg -x DEB DIR) finds
 its own images under DIR and not the system's.  CLOCKPROBE_DATADIR
 overrides where the installed images are looked for.
 
+Everything a tool names to its user goes through here too: the tools
+themselves (tool()), what is missing and how to get it (not_built(),
+need_package()), the docs (DOCS).  Installed, the user has the command,
+apt and /usr/share/doc/clockprobe -- never make, scripts/install-deps or
+a tests/ folder -- so no message sends them there.
+
 In an installed copy, scratch files and caches (the KVM check's cache,
 its tiny stand-in ELF) go to $XDG_CACHE_HOME/clockprobe (~/.cache), and
 the tools' outputs (run, matrix, images) to ./clockprobe-NAME in the
@@ -40,6 +46,8 @@ if IN_TREE:
     SCHEMA = os.path.join(REPO, "docs", "report-schema.json")
     GUEST_SCHEMA = os.path.join(REPO, "docs", "guest-report-schema.json")
     BOOT_TOOLS = os.path.join(REPO, "boot")
+    DOCS = os.path.join(REPO, "docs")
+    README = os.path.join(REPO, "README.md")
 else:
     # PREFIX/lib/clockprobe -> PREFIX
     REPO = os.path.dirname(_PARENT)
@@ -53,7 +61,14 @@ else:
     SCHEMA = os.path.join(DATA, "report-schema.json")
     GUEST_SCHEMA = os.path.join(DATA, "guest-report-schema.json")
     BOOT_TOOLS = os.path.join(TOOLS, "boot")
+    # docs/ as `make install` puts it (mk/package.mk): beside README.md
+    # in share/doc/clockprobe, so that README's docs/... links hold there.
+    DOCS = os.path.join(REPO, "share", "doc", "clockprobe", "docs")
+    README = os.path.join(REPO, "share", "doc", "clockprobe", "README.md")
 
+# scripts/verdict, or PREFIX/lib/clockprobe/verdict (a module there):
+# compare and the fleet loaders ask the rules through its judge().
+VERDICT_SCRIPT = os.path.join(TOOLS, "verdict")
 # The installed copy's version, written by `make install` from probe.h.
 VERSION_FILE = os.path.join(TOOLS, "VERSION")
 _VERSION_RE = re.compile(r'^#define\s+PROBE_VERSION\s+"([^"]+)"', re.M)
@@ -78,3 +93,36 @@ def version():
         return m.group(1)
     with open(VERSION_FILE) as f:
         return f.read().strip()
+
+
+def tool(name):
+    """How the user calls a tool, for messages and help: scripts/NAME in
+    the source tree, `clockprobe NAME` where installed (there is no
+    scripts/ there)."""
+    return "scripts/" + name if IN_TREE else "clockprobe " + name
+
+
+def not_built(path, target):
+    """Why a file the tools need is missing, and what to do: in the tree
+    it is built by `make TARGET`; an installed copy was shipped with it,
+    so it is a damaged or partial installation."""
+    if IN_TREE:
+        return "%s is not built (make %s)" % (path, target)
+    return ("%s is missing from this installation (reinstall the "
+            "clockprobe package)" % path)
+
+
+def need_package(deb):
+    """How to get the Debian package an optional feature needs: the
+    source tree's scripts/install-deps, or apt where installed (the
+    package recommends it; debian/control)."""
+    if IN_TREE:
+        return "scripts/install-deps test installs it"
+    return "sudo apt install %s" % deb
+
+
+def doc(name):
+    """A document by its name under docs/ (platforms/aws.md), where this
+    layout has it: REPO/docs/NAME, or PREFIX/share/doc/clockprobe/docs/NAME
+    (the help names it, so a package user can open it)."""
+    return os.path.join(DOCS, name)

@@ -30,14 +30,18 @@ import subprocess
 import sys
 
 try:
-    from . import debfetch
+    from . import debfetch, paths
 except ImportError:  # run as a script: python3 scripts/cptools/qemu2.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from cptools import debfetch
+    from cptools import debfetch, paths
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-DIR = os.path.join(REPO, "build", "qemu-10")
+REPO = paths.REPO
+# build/qemu-10 in the tree; an installed copy has no build/ (under
+# PREFIX it would be /usr/build), so its scratch folder (~/.cache/clockprobe).
+DIR = os.path.join(paths.BUILD, "qemu-10")
+# How to fetch it: the Makefile's target, or this file run by python3.
+FETCH = "make qemu2" if paths.IN_TREE else "python3 %s fetch" % os.path.join(
+    paths.TOOLS, "cptools", "qemu2.py")
 APT_DIR = os.path.join(DIR, "apt")
 DEBS_DIR = os.path.join(DIR, "debs")
 ROOT = os.path.join(DIR, "root")
@@ -65,7 +69,7 @@ def fetch(log=print):
     if not os.access(BINARY, os.X_OK):
         raise FetchError("unpacked, but %s is missing" % BINARY)
     manifest = {"suite": SUITE, "packages": {p: g["version"] for p, g in got.items()},
-                "binary": os.path.relpath(BINARY, REPO), "version": version(BINARY)}
+                "binary": _shown(BINARY), "version": version(BINARY)}
     with open(MANIFEST, "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     log("second QEMU: %s (%s)" % (BINARY, manifest["version"]))
@@ -83,15 +87,20 @@ def version(binary=BINARY):
     return m.group(1) if m else None
 
 
+def _shown(path):
+    """A path as messages show it: relative to the source tree there."""
+    return os.path.relpath(path, REPO) if paths.IN_TREE else path
+
+
 def find():
     """(binary, None) when the second QEMU is unpacked and runs, else
     (None, reason) -- the reason a test skips with."""
     if not os.path.exists(BINARY):
-        return None, ("second QEMU not fetched (%s missing; `make qemu2` "
+        return None, ("second QEMU not fetched (%s missing; `%s` "
                       "fetches qemu-system-x86 from %s)"
-                      % (os.path.relpath(BINARY, REPO), SUITE))
+                      % (_shown(BINARY), FETCH, SUITE))
     if not version(BINARY):
-        return None, "%s does not run here" % os.path.relpath(BINARY, REPO)
+        return None, "%s does not run here" % _shown(BINARY)
     return BINARY, None
 
 

@@ -30,7 +30,7 @@ repeated runs, not from one figure.
 import json
 import os
 
-from . import fleet, inputs, query
+from . import fleet, inputs, paths, query
 from .matrixconf import Row
 from .untrusted import cap, md_code, md_text, show_controls
 
@@ -114,8 +114,8 @@ def read_manifest(folder):
     try:
         data = inputs.loads(inputs.read_text(path))
     except inputs.InputError as e:
-        raise AbError("%s: %s (is %s the output of scripts/matrix "
-                      "--qemu-ab?)" % (path, e, folder))
+        raise AbError("%s: %s (is %s the output of %s --qemu-ab?)"
+                      % (path, e, folder, paths.tool("matrix")))
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise AbError("%s: unknown schema %s" % (path, md_text(repr(
             data.get("schema") if isinstance(data, dict) else data), 60)))

@@ -32,7 +32,8 @@ def _validator_class():
     try:
         jsonschema = import_debian("jsonschema")
     except ImportError as exc:
-        raise RuntimeError("python3-jsonschema is missing: run scripts/install-deps test") from exc
+        raise RuntimeError("python3-jsonschema is missing (%s)"
+                           % paths.need_package("python3-jsonschema")) from exc
     return jsonschema.Draft202012Validator
 
 

@@ -29,7 +29,7 @@ import json
 import os
 import subprocess
 
-from . import kernels
+from . import kernels, paths
 
 EXIT_USAGE = 2
 
@@ -44,9 +44,9 @@ _vocab = {}
 def _run_judge(args, what):
     judge = kernels.JUDGE
     if not os.path.isfile(judge):
-        raise NotUnderstood(
-            "cannot check %s before running: the verdict judge %s is not "
-            "there (make unit builds it)" % (what, judge))
+        raise NotUnderstood("cannot check %s before running: the verdict "
+                            "judge %s" % (what, paths.not_built(judge,
+                                                                "unit")))
     try:
         p = subprocess.run([judge] + list(args), capture_output=True,
                            text=True, timeout=60)

@@ -109,7 +109,11 @@ class LabelTest(Tmp):
         with open(os.path.join(d, "results.json"), "w") as f:
             json.dump({"schema": 1, "rows_total": 0, "rows": []}, f)
         runs, rejected, dups = fleet.load_runs([d])
-        self.assertEqual([r.label for r in runs], ["hyperv", "kvm_fallback"])
+        # A folder's logs are read before its .json files: the run of
+        # kvm_fallback is its framed .log (verified), the .json its copy.
+        self.assertEqual([(r.label, r.verified) for r in runs],
+                         [("kvm_fallback", "crc32"),
+                          ("hyperv", "unverified")])
         self.assertEqual([os.path.basename(p) for p, _ in rejected],
                          ["bad_crc.log"])
         self.assertTrue(rejected[0][1].startswith("CRC mismatch"))

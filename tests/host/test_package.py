@@ -3,7 +3,10 @@ build/clockprobe_VERSION_ARCH.deb once; it is unpacked with `dpkg -x` into
 a scratch root (never installed on this machine), and from that tree alone
 `clockprobe --help`, every manual page (man --warnings, groff -ww),
 `clockprobe run --boot pvh` on the packaged ELF, `clockprobe verdict`
-with the packaged judge and `clockprobe compare` on the report work.
+with the packaged judge and `clockprobe compare` on the report work;
+`compare --kernels lts` judges a report from an older build with the
+packaged judge, `compare --html` without matplotlib still writes its page,
+and nothing the package says sends its user to make or a source tree.
 lintian's findings: none but the explained overrides.
 
 Skipped, with the reason, where dpkg-deb, dpkg-gencontrol, help2man or
@@ -16,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,9 @@ from hostlib import REPO  # noqa: E402
 TOOLS = ("dpkg-deb", "dpkg-gencontrol", "dpkg-shlibdeps", "help2man",
          "lintian", "make")
 MISSING = [t for t in TOOLS if not shutil.which(t)]
+# A make target named to the user ("to make" in prose is fine).
+MAKE_TARGET = re.compile(r"`make|\bmake (?:unit|run|all|images|test|qemu2|"
+                         r"install|deb|signed|first)\b")
 COMMANDS = ("run", "matrix", "compare", "verdict", "watch", "extract",
             "images", "guest")
 
@@ -97,7 +104,12 @@ class Package(unittest.TestCase):
         self.assertIn("python3-jinja2", depends)
         # compare and verdict need nothing more: QEMU and OVMF only recommended
         self.assertFalse({"qemu-system-x86", "ovmf"} & set(depends))
-        self.assertEqual(self.field("Recommends"), "qemu-system-x86, ovmf")
+        # every optional feature's package recommended (debian/control)
+        recommends = self.field("Recommends").split(", ")
+        for pkg in ("qemu-system-x86", "ovmf", "qemu-utils", "mtools",
+                    "fdisk", "python3-matplotlib", "python3-psycopg2",
+                    "python3-debian"):
+            self.assertIn(pkg, recommends)
 
     def test_layout(self):
         for rel in ("usr/bin/clockprobe", "usr/lib/clockprobe/cptools/cli.py",
@@ -112,7 +124,10 @@ class Package(unittest.TestCase):
                     "usr/share/man/man1/clockprobe.1.gz",
                     "usr/share/man/man5/clockprobe-report.5.gz",
                     "usr/share/bash-completion/completions/clockprobe",
-                    "usr/share/doc/clockprobe/copyright"):
+                    "usr/share/doc/clockprobe/copyright",
+                    "usr/share/doc/clockprobe/README.md",
+                    "usr/share/doc/clockprobe/docs/platforms/aws.md",
+                    "usr/share/doc/clockprobe/docs/verdict-rules.md"):
             self.assertTrue(os.path.isfile(os.path.join(self.root, rel)), rel)
         for cmd in COMMANDS:
             self.assertTrue(os.path.isfile(os.path.join(
@@ -145,6 +160,20 @@ class Package(unittest.TestCase):
             self.root, "usr/share/clockprobe/clockprobe.elf"), p.stdout)
         self.assertIn("(default: ./clockprobe-run)", p.stdout)
         self.assertNotIn(REPO, p.stdout)
+
+    def test_every_document_readme_links_is_shipped(self):
+        doc = os.path.join(self.root, "usr/share/doc/clockprobe")
+        with open(os.path.join(doc, "README.md")) as f:
+            links = set(re.findall(r"\]\((docs/[^)#\s]+)\)", f.read()))
+        self.assertIn("docs/platforms/aws.md", links)
+        for rel in sorted(links):
+            with self.subTest(link=rel):
+                # a folder link (docs/platforms/) or a file; the schemas
+                # are links into /usr/share/clockprobe, resolved here
+                self.assertTrue(os.path.exists(os.path.join(doc, rel)), rel)
+        for n in os.listdir(os.path.join(REPO, "docs", "platforms")):
+            self.assertTrue(os.path.isfile(os.path.join(
+                doc, "docs", "platforms", n)), n)
 
     def test_every_manual_page_renders_without_warnings(self):
         pages = []
@@ -181,6 +210,135 @@ class Package(unittest.TestCase):
             self.assertIn(opt, run_page)
         self.assertIn("EXIT STATUS", run_page)
         self.assertIn("/usr/share/clockprobe/clockprobe.elf", run_page)
+        for page in pages[:-1]:     # every man1 page (man5 is the format)
+            text = subprocess.run(["zcat", page], check=True,
+                                  capture_output=True,
+                                  text=True).stdout.replace("\\-", "-")
+            with self.subTest(page=os.path.basename(page)):
+                for sect in ("EXAMPLES", "ENVIRONMENT", "FILES"):
+                    self.assertRegex(text, r'\n\.SH "?%s' % sect)
+                # every name the tools read, each with what it does
+                for name in ("CLOCKPROBE_DATADIR", "CLOCKPROBE_ACCEL",
+                             "CLOCKPROBE_QEMU", "CLOCKPROBE_IMAGE_PVH"):
+                    self.assertIn(name, text)
+                # described by the option it is the default of
+                self.assertIn("clockprobe run --accel", text)
+                self.assertIn("No other environment name is read", text)
+                self.assertIn("/usr/share/doc/clockprobe/docs/platforms",
+                              text)
+        # the help's document, where the package puts it (not staged)
+        verdict_page = subprocess.run(["zcat", os.path.join(
+            self.root, "usr/share/man/man1/clockprobe-verdict.1.gz")],
+            capture_output=True, text=True).stdout.replace("\\-", "-")
+        self.assertIn("/usr/share/doc/clockprobe/docs/verdict-rules.md",
+                      verdict_page)
+
+    def older_report(self):
+        """A report as a probe from before the per-kernel verdict wrote it:
+        real_q35_hpet_off_2026.log's (three ranges, Debian 12's 6.1 on
+        acpi_pm), its by_kernel ranges cut to the names the older
+        fixture q35-pit-off@qemu-7.2.22.json has -- no releases, no
+        long-term lines, no per-range warnings."""
+        with open(os.path.join(REPO, "tests/fixtures/reports/qemu-ab",
+                               "q35-pit-off@qemu-7.2.22.json")) as f:
+            old_keys = set(json.load(f)["verdict"]["by_kernel"][0])
+        self.assertNotIn("releases", old_keys)
+        e = self.clockprobe("extract", os.path.join(
+            REPO, "tests/fixtures/reports/real_q35_hpet_off_2026.log"))
+        self.assertEqual(e.returncode, 0, e.stderr)
+        report = json.loads(e.stdout)
+        for r in report["verdict"]["by_kernel"]:
+            for k in set(r) - old_keys:
+                del r[k]
+        report["verdict"].pop("kernel_set", None)
+        path = os.path.join(self.work, "older.json")
+        with open(path, "w") as f:
+            json.dump(report, f)
+        return path
+
+    def test_compare_judges_an_older_report_for_every_lts_kernel(self):
+        judge = os.path.join(self.root, "usr/lib/clockprobe/verdict-judge")
+        table = json.loads(subprocess.run([judge, "--releases"], check=True,
+                                          capture_output=True,
+                                          text=True).stdout)
+        lts = table["longterm"] + [table["releases"][-1]]
+        self.assertIn("6.1", lts)
+        db = os.path.join(self.work, "older.db")
+        p = self.clockprobe("compare", "--kernels", "lts", "--fail-on",
+                            "ACPI_PM_FALLBACK", "--sqlite", db,
+                            self.older_report())
+        # 3: the gate matched (6.1 and the other lines before 6.12 fall
+        # back to acpi_pm); 1 would be "cannot judge"
+        self.assertEqual(p.returncode, 3, p.stderr)
+        self.assertNotIn("cannot judge", p.stderr)
+        self.assertNotIn("not built", p.stderr)
+        self.assertNotRegex(p.stderr, MAKE_TARGET)
+        with sqlite3.connect(db) as c:
+            rows = c.execute("SELECT from_kernel, to_kernel, judged, "
+                             "warning_codes FROM by_kernel").fetchall()
+
+        def kv(x):
+            return tuple(int(n) for n in x.split("."))
+        for rel in lts:
+            got = [r for r in rows if kv(r[0]) <= kv(rel) and
+                   (r[1] is None or kv(rel) <= kv(r[1]))]
+            with self.subTest(kernel=rel):
+                self.assertEqual(len(got), 1, rows)
+                # judged by the report or the packaged rules, with warnings
+                self.assertIn(got[0][2], ("report", "rules"))
+                self.assertIsNotNone(got[0][3])
+        old = [r for r in rows if r[0] == "4.19"][0]
+        self.assertEqual(old[2], "rules")
+        self.assertIn("ACPI_PM_FALLBACK", old[3])
+
+    def test_compare_html_without_matplotlib_writes_a_page_without_charts(self):
+        hide = os.path.join(self.tmp, "no-matplotlib")
+        os.makedirs(hide, exist_ok=True)
+        with open(os.path.join(hide, "sitecustomize.py"), "w") as f:
+            # what an installed system without python3-matplotlib has:
+            # the import fails
+            f.write("import sys\nsys.modules['matplotlib'] = None\n")
+        page = os.path.join(self.work, "fleet.html")
+        p = self.clockprobe("compare", "--html", "-o", page, os.path.join(
+            REPO, "tests/fixtures/reports/kvm_good.json"),
+            env={"PYTHONPATH": hide})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("the page is written without charts", p.stderr)
+        self.assertIn("sudo apt install python3-matplotlib", p.stderr)
+        with open(page) as f:
+            text = f.read()
+        self.assertIn("No charts on this page", text)
+        self.assertIn("python3-matplotlib", text)
+        self.assertNotIn("<svg", text)
+        self.assertIn("kvm_good", text)     # the runs are there
+
+    def test_help_and_messages_name_what_a_package_user_has(self):
+        for cmd in COMMANDS:
+            p = self.clockprobe(cmd, "--help", env={"COLUMNS": "1000"})
+            with self.subTest(command=cmd):
+                self.assertEqual(p.returncode, 0, p.stderr)
+                for word in ("scripts/", "install-deps", "tests/fixtures",
+                             "build/"):
+                    self.assertNotIn(word, p.stdout)
+                self.assertNotRegex(p.stdout, MAKE_TARGET)
+        # the documents the help names are the package's own
+        p = self.clockprobe("compare", "--help", env={"COLUMNS": "1000"})
+        for rel in ("README.md", "docs/verdict-rules.md"):
+            path = os.path.join(self.root, "usr/share/doc/clockprobe", rel)
+            self.assertIn(path, p.stdout)
+            self.assertTrue(os.path.isfile(path), path)
+        # a missing judge is a damaged installation, not `make unit`
+        moved = os.path.join(self.root, "usr/lib/clockprobe/verdict-judge")
+        os.rename(moved, moved + ".away")
+        try:
+            v = self.clockprobe("verdict", os.path.join(
+                REPO, "tests/fixtures/reports/qemu-ab",
+                "q35-pit-off@qemu-7.2.22.json"))
+        finally:
+            os.rename(moved + ".away", moved)
+        self.assertEqual(v.returncode, 2)
+        self.assertIn("missing from this installation", v.stderr)
+        self.assertNotRegex(v.stderr, MAKE_TARGET)
 
     def test_packaged_elf_is_the_built_one_stripped(self):
         elf = os.path.join(self.root, "usr/share/clockprobe/clockprobe.elf")
