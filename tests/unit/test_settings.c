@@ -232,3 +232,17 @@ TEST(settings_text_buffer_cut_drops_the_cut_word)
 	CHECK_EQ_U64(s.problem_count, 2);
 	CHECK_STR(s.problems[1], "word cut by that limit, dropped: samples=1");
 }
+
+TEST(settings_xcpu_budget)
+{
+	struct settings s;
+	settings_defaults(&s);
+	CHECK_EQ_U64(s.xcpu_budget_ms, 0); /* 0: the mode's budget */
+	settings_parse(&s, "xcpu_budget_ms=1");
+	CHECK_EQ_U64(s.xcpu_budget_ms, 1);
+	CHECK_EQ_U64(s.problem_count, 0);
+	settings_parse(&s, "xcpu_budget_ms=0 xcpu_budget_ms=3600001 xcpu_budget_ms");
+	CHECK_EQ_U64(s.problem_count, 3);
+	CHECK(strstr(s.problems[0], "xcpu_budget_ms must be 1..3600000") != NULL);
+	CHECK_EQ_U64(s.xcpu_budget_ms, 1); /* bad values change nothing */
+}
