@@ -159,6 +159,20 @@ class HostileMachine(ProbeTest):
             self.assertIn(want, got)
         self.assertEqual(len(got), 10, got)
 
+    def test_cross_cpu_budget_names_the_cpus_it_left(self):
+        # xcpu_budget_ms=1 on three vCPUs: the first pair always runs, the
+        # second no longer fits; CPU 2 is named in the report and errors[].
+        x = self.report("hostile_settings_a")["cross_cpu"]
+        self.assertEqual((x["cpus"], x["tested"], x["budget_ms"], x["past_budget"]), (3, 2, 1, 1), x)
+        self.assertEqual(x["not_tested"], "not tested: CPU 2 (1), past the budget 1")
+        self.assertEqual(x["not_tested_count"], 1)
+        self.assertRegex(x["stopped"], r"^the stage's 1 ms budget left no room for another pair after 1 "
+                                       r"\(the dearest took \d+ ms\): later CPUs untested$")
+        self.assertEqual(errors(self.report("hostile_settings_a"), "CPUS_NOT_TESTED"), [x["not_tested"]])
+        # The CPUs that did answer still ran together on one lock.
+        self.assertEqual(x["all_cpus"]["cpus"], 2, x["all_cpus"])
+        self.assertEqual([c["tested"] for c in x["per_cpu"]], [True, True, False])
+
     def test_settings_file_in_utf16_under_uefi(self):
         r = self.report("hostile_cfg_utf16")
         self.assertEqual(r["probe"]["samples_setting"], 100)
@@ -261,6 +275,14 @@ class HostileCpus(ProbeTest):
 
     def test_300_listed_cpus_on_two(self):
         r = self._cpus("hostile_madt_300", 300, 2)
+        # Every untested CPU named by index, with why (issue 41); the stage
+        # left none out itself, so no CPUS_NOT_TESTED (SMP_CPUS_NOT_STARTED
+        # below names them by APIC id).
+        self.assertEqual(r["cross_cpu"]["not_tested"], "not tested: CPUs 2-299 (298), never started 298")
+        self.assertEqual(r["cross_cpu"]["not_tested_count"], 298)
+        self.assertEqual(r["cross_cpu"]["budget_ms"], 20000)
+        self.assertEqual(r["contention"]["not_tested"], None)
+        self.assertEqual(errors(r, "CPUS_NOT_TESTED"), [])
         self.assertEqual(errors(r, "SMP_CPUS_NOT_STARTED"), [
             "253 listed CPUs never answered INIT-SIPI-SIPI, not started: APIC ids 0x2, 0x3, 0x4, 0x5, ...",
             "45 listed CPUs have ids the xAPIC cannot address, not started: APIC ids 0x100, 0x101, 0x102, 0x103, ..."])
