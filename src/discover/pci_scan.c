@@ -10,7 +10,14 @@
  * reads of the header (vendor, header type, BARs, bridge windows) have no
  * side effects; an absent function answers all-ones and nothing more is
  * read there.  No BAR is sized (sizing writes all-ones).  Bounded twice:
- * a count of reads and a time cap, each named when it ends the scan. */
+ * a count of reads and a time cap, each named when it ends the scan.
+ *
+ * Not read: the PCI root bridge's _CRS windows (QEMU declares them by a
+ * Name in a Scope reopened apart from the bridge's Device, which the AML
+ * scan, having no namespace, cannot tie to the bridge), so an address
+ * the root bridge forwards to PCI but no function has claimed yet is not
+ * refused on that ground; the set-aside rule (hpet_proof.c) still asks
+ * that the firmware reserve it for an HPET. */
 #include "pci.h"
 #include "facts.h"
 #include "platform.h"
