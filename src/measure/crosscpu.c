@@ -408,7 +408,7 @@ struct xcpu_plan {
 	uint32_t wait_ms;
 	uint32_t stall_budget_ms;
 	bool recheck;
-	uint32_t budget_ms; /* the pairs in all; 0: none (the re-check) */
+	uint32_t budget_ms; /* the pairs in all; 0: none */
 };
 
 static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan);
@@ -432,9 +432,9 @@ void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 }
 
 void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
-		      uint32_t wait_ms, uint32_t stall_budget_ms)
+		      uint32_t wait_ms, uint32_t stall_budget_ms, uint32_t budget_ms)
 {
-	const struct xcpu_plan plan = { iterations, wait_ms, stall_budget_ms, true, 0 };
+	const struct xcpu_plan plan = { iterations, wait_ms, stall_budget_ms, true, budget_ms };
 	test_pairs(out, r, &plan);
 }
 
