@@ -213,6 +213,30 @@ struct acpi_vmclock_info {
  * nothing usable was, why (table fields left empty). */
 void acpi_aml_find_vmclock(const uint8_t *aml, uint32_t len, struct acpi_vmclock_info *out);
 
+/* The HPET's Devices in AML (_HID or _CID PNP0103) and the memory range
+ * each one's _CRS names (acpi_aml.c): the ranges the firmware sets aside
+ * for an HPET, which the HPET table's base must lie inside before the
+ * probe writes there (hpet_proof.c). */
+#define ACPI_MAX_HPET_DEVICES 4
+struct acpi_hpet_device {
+	uint64_t address, length; /* the first memory range of its _CRS */
+	char path[48];            /* "_SB_.HPET" (QEMU: Scope (_SB) { Device (HPET) }) */
+	char table[5];            /* "DSDT", "SSDT" */
+};
+
+struct acpi_hpet_devices {
+	uint32_t devices;        /* PNP0103 Devices in every block scanned */
+	uint32_t unresolved;     /* id matches past the scan's bound, only counted */
+	uint32_t stored;         /* of them with a readable _CRS memory range, in range[] */
+	uint32_t ranges_dropped; /* readable ones past ACPI_MAX_HPET_DEVICES */
+	struct acpi_hpet_device range[ACPI_MAX_HPET_DEVICES];
+	char reason[REASON_LEN]; /* the first device whose _CRS could not be read, and why; "" none */
+};
+
+/* Adds the HPET Devices of one definition block's AML (without its
+ * header) to *out; table names are the caller's to fill. */
+void acpi_aml_find_hpet(const uint8_t *aml, uint32_t len, struct acpi_hpet_devices *out);
+
 struct acpi_info {
 	struct acpi_rsdp_info rsdp;
 	uint32_t table_count;
@@ -225,6 +249,7 @@ struct acpi_info {
 	struct acpi_spcr_info spcr;
 	struct acpi_mcfg_info mcfg;
 	struct acpi_vmclock_info vmclock;
+	struct acpi_hpet_devices hpet_devices;
 	uint32_t error_count;
 	uint32_t errors_dropped;
 	struct acpi_error errors[ACPI_MAX_ERRORS];

@@ -82,6 +82,10 @@ struct contention_result {
 	uint32_t cpus;            /* N: CPUs that took part, the BSP included */
 	uint32_t cpus_enabled;    /* CPUs the run found enabled */
 	uint32_t order[CONTENTION_MAX_CPUS]; /* cpu_list index by position (0 = the BSP) */
+	/* Enabled CPUs the stage holds no position for (issue 41): "not
+	 * tested: CPUs 64-299 (236), the stage holds 64" (cpu_plan.h); "" none. */
+	char not_tested[REASON_LEN];
+	uint32_t not_tested_count;
 	uint32_t samples;         /* per CPU and source at each level */
 	uint32_t budget_ms;       /* per CPU and source, the engine's budget */
 	uint32_t stage_budget_ms; /* the whole stage: a level that would not fit is left out */

@@ -32,6 +32,7 @@ struct xcpu_cpu {
 	 * the BSP's beside it (the loop ends at its deadline, not only at
 	 * the configured count). */
 	uint32_t iterations, bsp_iterations;
+	bool past_budget;        /* not tried: the stage's budget was spent first */
 };
 
 /* Every CPU on one lock at once (Linux's check_tsc_warp runs every CPU
@@ -103,6 +104,15 @@ struct crosscpu_result {
 	const char *method;
 	/* Why the phase ended before every CPU was tried; "" when it did not. */
 	char stopped_reason[REASON_LEN];
+	/* The pairs' overall budget (issue 41: hundreds of answering CPUs
+	 * cost ~1 s each under an emulator), by mode= (cpu_plan.h) or
+	 * xcpu_budget_ms=; watch mode's re-check: half its interval. */
+	uint32_t budget_ms;
+	uint32_t past_budget;    /* enabled APs left untried when it was spent */
+	/* Every listed CPU without a tested pair, named: "not tested: CPUs
+	 * 2-299 (298), never started 298" (cpu_plan_not_tested); "" none. */
+	char not_tested[REASON_LEN];
+	uint32_t not_tested_count;
 };
 
 struct run_results;
@@ -112,8 +122,9 @@ void crosscpu_all_cpus(struct crosscpu_result *out, struct run_results *r, uint3
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r);
 /* The warp test and skew estimate again, smaller (watch mode, each
  * interval): iterations per CPU and phase, each wait at most wait_ms,
- * unanswering APs at most stall_budget_ms in all; no selftest, no
+ * unanswering APs at most stall_budget_ms in all, the pairs at most
+ * budget_ms in all (the rest named in stopped_reason); no selftest, no
  * kvm-clock phase. */
 void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
-		      uint32_t wait_ms, uint32_t stall_budget_ms);
+		      uint32_t wait_ms, uint32_t stall_budget_ms, uint32_t budget_ms);
 #endif

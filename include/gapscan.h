@@ -34,6 +34,10 @@ struct gaps_per_cpu {
 	uint32_t cpus;              /* entries in cpu[] */
 	struct gaps_report cpu[GAPSCAN_MAX_CPUS];
 	bool ran[GAPSCAN_MAX_CPUS];
+	/* Enabled CPUs past the stage's 64 entries (issue 41), named: "not
+	 * tested: CPUs 64-299 (236), the stage holds 64"; "" none. */
+	char not_tested[REASON_LEN];
+	uint32_t not_tested_count;
 };
 
 struct run_results;

@@ -35,7 +35,9 @@ struct source_result {
 
 struct run_error {
 	const char *code;
-	char message[120];
+	/* A source's whole reason (REASON_LEN) fits: a refusal copied from
+	 * one (HPET_NOT_PROVEN's two-map reason, issue 41) is not cut. */
+	char message[REASON_LEN];
 };
 
 struct vmware_backdoor {

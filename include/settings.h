@@ -40,6 +40,10 @@ struct settings {
 	uint32_t freq_window_ms; /* TSC frequency / drift window */
 	uint32_t gaps_window_ms; /* gap detection window */
 	uint32_t source_budget_ms; /* time bound of one source's cost sampling */
+	/* xcpu_budget_ms=: the cross-CPU pairs' overall budget; 0 = mode='s
+	 * (cpu_plan_xcpu_budget_ms).  A machine owner bounds the stage on a
+	 * large machine; a test exercises the budget on a small one. */
+	uint32_t xcpu_budget_ms;
 	bool dump;               /* raw CPUID leaves and ACPI tables in the report */
 	bool selftest;           /* offset one AP's TSC to prove the warp test */
 	bool gaps_all_cpus;

@@ -1,4 +1,4 @@
-/* The VMClock device in AML: a bounded scan of one definition block (the
+/* Devices in AML: the VMClock device (and the HPET's, below) by a bounded scan of one definition block (the
  * DSDT or an SSDT) for a Device whose _HID is "AMZNC10C" or whose _CID is
  * "VMCLOCK", and the memory range its _CRS names.
  *
@@ -16,7 +16,10 @@
  * (ACPI 6.5 section 20, "ACPI Machine Language Specification".)  A Name
  * belongs to the innermost Device whose package encloses it; a match that
  * sits in no Device is not a device.  A _CRS that is a Method cannot be
- * evaluated without an interpreter and is reported as such.  Every loop
+ * evaluated without an interpreter and is reported as such.  The same scan
+ * finds the HPET's Devices (_HID PNP0103, QEMU: EisaId, a DWord) and the
+ * memory each one's _CRS names: the range the firmware sets aside for the
+ * HPET, which the HPET's base must lie inside (hpet_proof.c).  Every loop
  * is bounded by the block's length times a small constant (MAX_HITS
  * matches, each resolved with one backward walk), so a hostile table costs
  * at most a few passes over its own bytes. */
@@ -183,11 +186,31 @@ static bool string_is(const uint8_t *b, uint32_t len, uint32_t at, const char *w
 	return at + n + 2 <= len && b[at] == OP_STRING && mem_equal(b + at + 1, want, n) && b[at + 1 + n] == 0;
 }
 
-/* A _CID value: one String, or a Package whose elements include it. */
-static bool cid_matches(const uint8_t *b, uint32_t len, uint32_t at)
+/* What a scan looks for: a _HID (a String, or an EISA id as a DWord,
+ * "EisaId(\"PNP0103\")" compiles to 0C 41 D0 01 03) and a _CID (the
+ * same forms, alone or in a Package), and the device's name for reasons. */
+struct aml_id {
+	const char *hid, *cid; /* String forms; NULL: none */
+	uint32_t eisa;         /* the compressed EISA id as a little-endian DWord; 0: none */
+};
+
+static const struct aml_id vmclock_id = { VMCLOCK_HID, VMCLOCK_CID, 0 };
+/* IA-PC HPET 1.0a section 3.2.5 / ACPI's PNP ids: the HPET is PNP0103. */
+static const struct aml_id hpet_id = { "PNP0103", "PNP0103", 0x0301d041u };
+
+/* An id value at b[at]: the String, or DWordPrefix and the EISA id. */
+static bool id_is(const uint8_t *b, uint32_t len, uint32_t at, const char *str, uint32_t eisa)
+{
+	if (str && string_is(b, len, at, str))
+		return true;
+	return eisa && at + 5 <= len && b[at] == PREFIX_DWORD && load_le32(b + at + 1) == eisa;
+}
+
+/* A _CID value: one id, or a Package whose elements include it. */
+static bool cid_matches(const uint8_t *b, uint32_t len, uint32_t at, const struct aml_id *id)
 {
 	uint32_t pkglen, enc;
-	if (string_is(b, len, at, VMCLOCK_CID))
+	if (id_is(b, len, at, id->cid, id->eisa))
 		return true;
 	if (at >= len || b[at] != OP_PACKAGE || !pkg_length(b, len, at + 1, &pkglen, &enc))
 		return false;
@@ -196,7 +219,7 @@ static bool cid_matches(const uint8_t *b, uint32_t len, uint32_t at)
 		return false;
 	uint32_t p = at + 1 + enc + 1; /* past NumElements */
 	for (int i = 0; i < MAX_CID_ELEMENTS && p < end; i++) {
-		if (string_is(b, (uint32_t)end, p, VMCLOCK_CID))
+		if (id_is(b, (uint32_t)end, p, id->cid, id->eisa))
 			return true;
 		if (b[p] == OP_STRING) { /* another id string: skip it */
 			while (p < end && b[p])
@@ -356,7 +379,8 @@ static void device_path(const uint8_t *b, uint32_t len, const struct range *dev,
 }
 
 /* The _CRS of the device at dev (a Name whose innermost device is dev). */
-static void resolve_crs(const uint8_t *b, uint32_t len, const struct range *dev, struct acpi_vmclock_info *out)
+static void resolve_crs(const uint8_t *b, uint32_t len, const struct range *dev, struct acpi_vmclock_info *out,
+			const char *what)
 {
 	const char *why = "it has no _CRS object";
 	int resolved = 0;
@@ -389,29 +413,35 @@ static void resolve_crs(const uint8_t *b, uint32_t len, const struct range *dev,
 			return;
 		}
 	}
-	set_reason(out, "VMClock device found, but ", why);
+	set_reason(out, what, why);
 }
 
-void acpi_aml_find_vmclock(const uint8_t *aml, uint32_t len, struct acpi_vmclock_info *out)
+/* The Devices of one block whose _HID or _CID is id's: up to MAX_HITS of
+ * them (their packages and names) kept, the rest counted. */
+struct aml_devices {
+	struct range dev[MAX_HITS];
+	uint32_t name[MAX_HITS];
+	uint32_t kept, devices, unresolved;
+	bool hid_match, cid_match; /* of the first */
+};
+
+static void find_devices(const uint8_t *aml, uint32_t len, const struct aml_id *id, struct aml_devices *d)
 {
-	struct range devs[MAX_HITS];
-	uint32_t dev_names[MAX_HITS];
-	uint32_t ndev = 0, hits = 0;
-	memset(out, 0, sizeof *out);
-	set_reason(out, "no Device with _HID \"" VMCLOCK_HID "\" or _CID \"" VMCLOCK_CID "\" in the AML", NULL);
+	uint32_t hits = 0;
+	memset(d, 0, sizeof *d);
 	for (uint32_t at = 0; at + 5 < len; at++) {
 		uint32_t v;
 		bool hid = false, cid = false;
 		if ((v = name_op(aml, len, at, "_HID")))
-			hid = string_is(aml, len, v, VMCLOCK_HID);
+			hid = id_is(aml, len, v, id->hid, id->eisa);
 		else if ((v = name_op(aml, len, at, "_CID")))
-			cid = cid_matches(aml, len, v);
+			cid = cid_matches(aml, len, v, id);
 		if (!hid && !cid)
 			continue;
 		if (++hits > 2 * MAX_HITS) {
 			/* Resolving costs a backward walk: past this many the
 			 * block is hostile, and the rest are only counted. */
-			out->unresolved++;
+			d->unresolved++;
 			continue;
 		}
 		struct range dev;
@@ -419,25 +449,71 @@ void acpi_aml_find_vmclock(const uint8_t *aml, uint32_t len, struct acpi_vmclock
 		if (!innermost(aml, len, at, true, &dev, &dev_name))
 			continue; /* an id outside any Device names nothing */
 		uint32_t i = 0;
-		while (i < ndev && devs[i].start != dev.start)
+		while (i < d->kept && d->dev[i].start != dev.start)
 			i++;
-		if (i == ndev) {
-			out->devices++;
-			if (ndev == MAX_HITS)
+		if (i == d->kept) {
+			d->devices++;
+			if (d->kept == MAX_HITS)
 				continue;
-			devs[ndev] = dev;
-			dev_names[ndev++] = dev_name;
+			d->dev[d->kept] = dev;
+			d->name[d->kept++] = dev_name;
 		}
 		if (i == 0) { /* the first device is the one reported */
-			out->hid_match |= hid;
-			out->cid_match |= cid;
+			d->hid_match |= hid;
+			d->cid_match |= cid;
 		}
 	}
-	if (!ndev)
+}
+
+void acpi_aml_find_vmclock(const uint8_t *aml, uint32_t len, struct acpi_vmclock_info *out)
+{
+	struct aml_devices d;
+	memset(out, 0, sizeof *out);
+	set_reason(out, "no Device with _HID \"" VMCLOCK_HID "\" or _CID \"" VMCLOCK_CID "\" in the AML", NULL);
+	find_devices(aml, len, &vmclock_id, &d);
+	out->devices = d.devices;
+	out->unresolved = d.unresolved;
+	out->hid_match = d.hid_match;
+	out->cid_match = d.cid_match;
+	if (!d.kept)
 		return;
 	out->found = true;
-	device_path(aml, len, &devs[0], dev_names[0], out);
-	resolve_crs(aml, len, &devs[0], out);
+	device_path(aml, len, &d.dev[0], d.name[0], out);
+	resolve_crs(aml, len, &d.dev[0], out, "VMClock device found, but ");
+}
+
+void acpi_aml_find_hpet(const uint8_t *aml, uint32_t len, struct acpi_hpet_devices *out)
+{
+	struct aml_devices d;
+	find_devices(aml, len, &hpet_id, &d);
+	out->devices += d.devices;
+	out->unresolved += d.unresolved;
+	/* Every kept device's _CRS: a machine may have more than one HPET
+	 * block, each its own device (IA-PC HPET 1.0a section 3.2.5). */
+	for (uint32_t i = 0; i < d.kept; i++) {
+		struct acpi_vmclock_info one;
+		memset(&one, 0, sizeof one);
+		device_path(aml, len, &d.dev[i], d.name[i], &one);
+		resolve_crs(aml, len, &d.dev[i], &one, "HPET device found, but ");
+		if (!one.usable) {
+			if (!out->reason[0]) {
+				struct strbuf sb;
+				sb_init(&sb, out->reason, sizeof out->reason);
+				sb_str(&sb, one.path);
+				sb_str(&sb, ": ");
+				sb_str(&sb, one.reason);
+			}
+			continue;
+		}
+		if (out->stored >= ACPI_MAX_HPET_DEVICES) {
+			out->ranges_dropped++;
+			continue;
+		}
+		struct acpi_hpet_device *h = &out->range[out->stored++];
+		h->address = one.address;
+		h->length = one.length;
+		str_copy(h->path, sizeof h->path, one.path);
+	}
 }
 
 /* Every definition block the parser listed: the DSDT and each SSDT.  The
@@ -448,8 +524,11 @@ void acpi_scan_vmclock(struct acpi_parser *p)
 	struct acpi_vmclock_info *vc = &out->vmclock;
 	uint32_t devices = 0, scanned = 0;
 	memset(vc, 0, sizeof *vc);
-	for (uint32_t i = 0; i < out->table_count && i < ACPI_MAX_TABLES; i++) {
-		const struct acpi_table *tab = &out->tables[i];
+	memset(&out->hpet_devices, 0, sizeof out->hpet_devices);
+	uint32_t listed = MIN(out->table_count, (uint32_t)ACPI_MAX_TABLES);
+	for (uint32_t i = 0; i < listed + 1; i++) {
+		/* The listed tables, then a DSDT that did not fit the list. */
+		const struct acpi_table *tab = i < listed ? &out->tables[i] : &p->dsdt_past_list;
 		if (!str_equal(tab->signature, "DSDT") && !str_equal(tab->signature, "SSDT"))
 			continue;
 		const uint8_t *b = acpi_entry_bytes(p, tab);
@@ -458,6 +537,11 @@ void acpi_scan_vmclock(struct acpi_parser *p)
 		scanned++;
 		struct acpi_vmclock_info one;
 		acpi_aml_find_vmclock(b + ACPI_HEADER_LENGTH, tab->length - ACPI_HEADER_LENGTH, &one);
+		uint32_t hpet_before = out->hpet_devices.stored;
+		acpi_aml_find_hpet(b + ACPI_HEADER_LENGTH, tab->length - ACPI_HEADER_LENGTH, &out->hpet_devices);
+		for (uint32_t k = hpet_before; k < out->hpet_devices.stored; k++)
+			str_copy(out->hpet_devices.range[k].table, sizeof out->hpet_devices.range[k].table,
+				 tab->signature);
 		devices += one.devices;
 		if (!one.found || vc->found)
 			continue;

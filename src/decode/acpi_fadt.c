@@ -111,9 +111,10 @@ void acpi_load_fadt_children(struct acpi_parser *p)
 	struct acpi_table *tab;
 
 	/* A HW-reduced platform may omit the FACS; every FADT needs a DSDT. */
-	if (fadt->dsdt_address)
-		acpi_load_table(p, fadt->dsdt_address, "FACP", "DSDT", &tab);
-	else {
+	if (fadt->dsdt_address) {
+		if (acpi_load_table(p, fadt->dsdt_address, "FACP", "DSDT", &tab) && tab == &p->scratch)
+			p->dsdt_past_list = *tab;
+	} else {
 		struct strbuf t = acpi_error_text(p, "ACPI_NO_DSDT");
 		sb_str(&t, "FADT names no DSDT");
 	}

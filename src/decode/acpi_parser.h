@@ -19,6 +19,10 @@ struct acpi_parser {
 	acpi_map_fn map;
 	void *ctx;
 	struct acpi_table scratch; /* stands in when tables[] is full */
+	/* The DSDT when it landed past tables[] (in scratch): the AML scans
+	 * (acpi_aml.c) must still read it -- QEMU's declares the HPET's
+	 * device, and a server with many SSDTs pushes it past the list. */
+	struct acpi_table dsdt_past_list; /* signature "" = none */
 };
 
 /* The first readable instance of each table decoded after the walk,

@@ -127,3 +127,73 @@ const char *hpet_registers_refusal(uint64_t caps, uint32_t block_id, char *why, 
 	}
 	return NULL;
 }
+
+/* Inside a range the firmware sets aside for an HPET (issue 41): the
+ * memory the _CRS of an HPET Device (PNP0103) names must hold the whole
+ * 1 KiB block.  The AML decides when it can: a block inside one device's
+ * range is set aside; a block outside every range, when every device's
+ * _CRS was read, is refused (the firmware says where its HPETs are, and
+ * this is not there).  When the AML has no HPET device, or a _CRS the
+ * scan cannot read (a Method), the caller asks the memory map instead
+ * (hpet_map_refusal). */
+enum hpet_set_aside hpet_set_aside(const struct acpi_hpet_devices *d, uint64_t base, char *text, size_t n)
+{
+	struct strbuf sb;
+	sb_init(&sb, text, n);
+	for (uint32_t i = 0; i < d->stored && i < ACPI_MAX_HPET_DEVICES; i++) {
+		const struct acpi_hpet_device *h = &d->range[i];
+		uint64_t end = h->address + h->length;
+		if (end < h->address || base < h->address || base + HPET_BLOCK_BYTES < base ||
+		    base + HPET_BLOCK_BYTES > end)
+			continue;
+		sb_str(&sb, "inside the _CRS of ");
+		sb_str(&sb, h->path);
+		sb_str(&sb, " (");
+		sb_str(&sb, h->table);
+		sb_str(&sb, "): 0x");
+		sb_hex(&sb, h->address, 1);
+		sb_str(&sb, ", ");
+		sb_u64(&sb, h->length);
+		sb_str(&sb, " bytes");
+		return HPET_SET_ASIDE_BY_AML;
+	}
+	if (d->stored && d->stored == d->devices && !d->unresolved && !d->ranges_dropped) {
+		sb_str(&sb, "base 0x");
+		sb_hex(&sb, base, 1);
+		sb_str(&sb, " lies outside the _CRS of every HPET device the AML declares (");
+		sb_str(&sb, d->range[0].path);
+		sb_str(&sb, ": 0x");
+		sb_hex(&sb, d->range[0].address, 1);
+		sb_str(&sb, ", ");
+		sb_u64(&sb, d->range[0].length);
+		sb_str(&sb, " bytes");
+		if (d->stored > 1) {
+			sb_str(&sb, "; ");
+			sb_u64(&sb, d->stored - 1);
+			sb_str(&sb, " more");
+		}
+		sb_str(&sb, ")");
+		return HPET_SET_ASIDE_REFUSED;
+	}
+	if (!d->devices)
+		sb_str(&sb, "no HPET (PNP0103) in the AML");
+	else if (d->reason[0])
+		sb_str(&sb, d->reason);
+	else
+		sb_str(&sb, "more HPET devices than the AML scan resolves");
+	return HPET_SET_ASIDE_ASK_MAP;
+}
+
+const char *hpet_map_refusal(uint64_t base, const char *aml_why, const char *map_why, char *why, size_t n)
+{
+	struct strbuf sb;
+	sb_init(&sb, why, n);
+	sb_str(&sb, "base 0x");
+	sb_hex(&sb, base, 1);
+	sb_str(&sb, " is set aside by no firmware map (");
+	sb_str(&sb, aml_why);
+	sb_str(&sb, "; ");
+	sb_str(&sb, map_why);
+	sb_str(&sb, ")");
+	return why;
+}

@@ -165,6 +165,15 @@ static bool set_gaps_window(struct settings *s, const char *v, size_t n, bool ha
 	return true;
 }
 
+static bool set_xcpu_budget(struct settings *s, const char *v, size_t n, bool has_value)
+{
+	uint64_t x;
+	if (!number_in(v, n, 1, 3600000, &x))
+		return false;
+	s->xcpu_budget_ms = (uint32_t)x;
+	return true;
+}
+
 static bool set_dump(struct settings *s, const char *v, size_t n, bool has_value)
 {
 	return parse_bool(v, n, has_value, &s->dump);
@@ -296,6 +305,7 @@ static const struct setting_key {
 	{ "samples", set_samples, "samples must be 16..1000000", false, NULL },
 	{ "window_ms", set_window, "window must be 1..60000 ms", false, NULL },
 	{ "gaps_ms", set_gaps_window, "window must be 1..60000 ms", false, NULL },
+	{ "xcpu_budget_ms", set_xcpu_budget, "xcpu_budget_ms must be 1..3600000", false, NULL },
 	{ "dump", set_dump, "expected on/off", true, BOOL_VALUES },
 	{ "selftest", set_selftest, "expected on/off", true, BOOL_VALUES },
 	{ "gaps_all_cpus", set_gaps_all_cpus, "expected on/off", true, BOOL_VALUES },

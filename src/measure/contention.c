@@ -17,6 +17,7 @@
  * what was measured until then stands. */
 #include "contention.h"
 #include "arch_api.h"
+#include "cpu_plan.h"
 #include "fault.h"
 #include "gaps.h"
 #include "measure.h"
@@ -303,6 +304,23 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 	else if (r->cpus_enabled > CONTENTION_MAX_CPUS)
 		str_copy(out->stopped_reason, sizeof out->stopped_reason,
 			 "more CPUs than the stage measures: the first 64 only");
+	if (can_start && r->cpus_enabled > n) {
+		/* The enabled CPUs past the stage's positions, named. */
+		bool left[PLATFORM_MAX_CPUS];
+		uint32_t listed = MIN(r->cpu_count, (unsigned)PLATFORM_MAX_CPUS);
+		for (uint32_t i = 0; i < listed; i++)
+			left[i] = r->cpus[i].enabled || r->cpus[i].bsp;
+		for (uint32_t k = 0; k < n; k++)
+			left[out->order[k]] = false;
+		char why[32];
+		struct strbuf sb;
+		sb_init(&sb, why, sizeof why);
+		sb_str(&sb, "the stage holds ");
+		sb_u64(&sb, CONTENTION_MAX_CPUS);
+		out->not_tested_count = cpu_plan_not_tested(out->not_tested, sizeof out->not_tested, left, listed, why);
+		if (out->not_tested_count)
+			results_error(r, "CPUS_NOT_TESTED", out->not_tested);
+	}
 
 	uint32_t measured_src[SOURCE_ID_COUNT];
 	uint32_t src_count = 0;

@@ -1,4 +1,5 @@
 #include "gapscan.h"
+#include "cpu_plan.h"
 #include "measure.h"
 #include "arch_api.h"
 #include "fault.h"
@@ -127,6 +128,21 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const str
 		}
 	gapscan_run(&out->cpu[bsp], job.ctx, job.tsc_hz, job.window_ms, job.read_smi);
 	out->ran[bsp] = true;
+	/* The enabled CPUs past the entries the stage holds, named. */
+	if (r->cpu_count > out->cpus) {
+		bool left[PLATFORM_MAX_CPUS];
+		uint32_t listed = MIN(r->cpu_count, (unsigned)PLATFORM_MAX_CPUS);
+		for (uint32_t i = 0; i < listed; i++)
+			left[i] = i >= out->cpus && (r->cpus[i].enabled || r->cpus[i].bsp);
+		char why[32];
+		struct strbuf sb;
+		sb_init(&sb, why, sizeof why);
+		sb_str(&sb, "the stage holds ");
+		sb_u64(&sb, GAPSCAN_MAX_CPUS);
+		out->not_tested_count = cpu_plan_not_tested(out->not_tested, sizeof out->not_tested, left, listed, why);
+		if (out->not_tested_count)
+			results_error(r, "CPUS_NOT_TESTED", out->not_tested);
+	}
 	if (!p->aps_wait((uint64_t)job.window_ms * 2000 + 2000000))
 		out->reason = "not every AP finished its scan in time";
 }

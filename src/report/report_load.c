@@ -94,6 +94,8 @@ void contention_json(struct json *j, const struct run_results *r)
 		    "every CPU's samples; presence: a back-to-back TSC scan on the same CPUs at once, each "
 		    "CPU's share of the window it ran, summed");
 	json_string(j, "stopped_reason", c->stopped_reason[0] ? c->stopped_reason : NULL);
+	json_u64(j, "not_tested_count", c->not_tested_count);
+	json_string(j, "not_tested", c->not_tested[0] ? c->not_tested : NULL);
 	const char *measures_reason;
 	json_string(j, "measures", contention_subject(r->facts.hv.present, r->facts.hv.name, &measures_reason));
 	json_string(j, "measures_reason", measures_reason);

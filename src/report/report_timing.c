@@ -137,6 +137,10 @@ void cross_cpu_json(struct json *j, const struct crosscpu_result *x)
 	if (x->reason)
 		json_string(j, "note", x->reason);
 	json_string(j, "stopped", x->stopped_reason[0] ? x->stopped_reason : NULL);
+	json_u64(j, "budget_ms", x->budget_ms);
+	json_u64(j, "past_budget", x->past_budget);
+	json_u64(j, "not_tested_count", x->not_tested_count);
+	json_string(j, "not_tested", x->not_tested[0] ? x->not_tested : NULL);
 	per_cpu_json(j, x);
 	json_object_begin(j, "kvmclock");
 	json_bool(j, "tested", x->kvmclock_tested);
@@ -217,6 +221,7 @@ void gaps_json(struct json *j, const struct gaps_report *g, const struct gaps_pe
 	if (all->requested) {
 		if (all->reason)
 			json_string(j, "per_cpu_note", all->reason);
+		json_string(j, "per_cpu_not_tested", all->not_tested[0] ? all->not_tested : NULL);
 		json_array_begin(j, "per_cpu");
 		for (uint32_t i = 0; i < all->cpus; i++) {
 			json_object_begin(j, NULL);

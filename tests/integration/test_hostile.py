@@ -67,6 +67,36 @@ class HostileMachine(ProbeTest):
         self.assertTrue(any(t.startswith("pci_cfg_write ") for t in trace))
         self.assertEqual([t for t in trace if t.startswith("ioapic_mem_write")], [])
 
+    def test_hpet_table_in_a_hole_no_firmware_map_sets_aside_is_refused(self):
+        # hpet=off: no HPET device in QEMU's DSDT, and 0xFE000000 is in no
+        # E820 entry -- not RAM, so the old "not RAM" rule let it through.
+        self._refused("hostile_spcr_8b", hostile.HOLE_HPET_BASE,
+                      "base 0xfe000000 is set aside by no firmware map (no HPET (PNP0103) in the AML; "
+                      "0xfe000000 is not reserved in the PVH memory map (a hole))")
+
+    def test_hpet_table_at_a_pci_bar_is_refused_by_the_bar(self):
+        # The std VGA's MMIO BAR2, where SeaBIOS put it (its own trace).
+        trace = self._trace("hostile_spcr_cf2")
+        bar2 = [t for t in trace if t.startswith("pci_update_mappings_add VGA 00:01.0 2,")]
+        self.assertEqual(bar2, ["pci_update_mappings_add VGA 00:01.0 2,0x%x+0x1000" % hostile.BAR_HPET_BASE],
+                         "SeaBIOS placed the VGA's BAR2 elsewhere: move BAR_HPET_BASE (%s)" % trace)
+        self._refused("hostile_spcr_cf2", hostile.BAR_HPET_BASE,
+                      "base 0xfebf0000 lies in PCI 00:01.0's BAR2 (memory at 0xfebf0000, at least 16 bytes)")
+
+    def test_real_hpet_is_set_aside_by_its_crs_and_outside_every_bar(self):
+        # QEMU's own HPET on the direct boot: its DSDT device's _CRS holds
+        # it, and the ECAM scan (E820 reserves the MCFG window) read every
+        # bus and found the q35 functions, none claiming 0xFED00000.
+        h = self.source("hostile_many_tables", "hpet")["hpet"]
+        self.assertEqual(h["set_aside_by"], "inside the _CRS of _SB_.HPET (DSDT): 0xfed00000, 1024 bytes")
+        scan = h["pci_scan"]
+        self.assertEqual((scan["ran"], scan["complete"], scan["windows_read"], scan["buses"]),
+                         (True, True, 1, 256), scan)
+        # Host bridge, VGA, LPC, AHCI, SMBus; VGA BAR0 and BAR2, AHCI BAR5.
+        self.assertGreaterEqual(scan["functions"], 5, scan)
+        self.assertGreaterEqual(scan["memory_bars"], 3, scan)
+        self.assertLess(scan["elapsed_us"], 500000, scan)
+
     def test_seventy_extra_tables_with_dump(self):
         r = self.report("hostile_many_tables")
         a = r["platform"]["acpi"]
@@ -129,6 +159,20 @@ class HostileMachine(ProbeTest):
             self.assertIn(want, got)
         self.assertEqual(len(got), 10, got)
 
+    def test_cross_cpu_budget_names_the_cpus_it_left(self):
+        # xcpu_budget_ms=1 on three vCPUs: the first pair always runs, the
+        # second no longer fits; CPU 2 is named in the report and errors[].
+        x = self.report("hostile_settings_a")["cross_cpu"]
+        self.assertEqual((x["cpus"], x["tested"], x["budget_ms"], x["past_budget"]), (3, 2, 1, 1), x)
+        self.assertEqual(x["not_tested"], "not tested: CPU 2 (1), past the budget 1")
+        self.assertEqual(x["not_tested_count"], 1)
+        self.assertRegex(x["stopped"], r"^the stage's 1 ms budget left no room for another pair after 1 "
+                                       r"\(the dearest took \d+ ms\): later CPUs untested$")
+        self.assertEqual(errors(self.report("hostile_settings_a"), "CPUS_NOT_TESTED"), [x["not_tested"]])
+        # The CPUs that did answer still ran together on one lock.
+        self.assertEqual(x["all_cpus"]["cpus"], 2, x["all_cpus"])
+        self.assertEqual([c["tested"] for c in x["per_cpu"]], [True, True, False])
+
     def test_settings_file_in_utf16_under_uefi(self):
         r = self.report("hostile_cfg_utf16")
         self.assertEqual(r["probe"]["samples_setting"], 100)
@@ -137,6 +181,11 @@ class HostileMachine(ProbeTest):
         # OVMF leaves the HPET halted: the memory-map check lets the
         # probe start the real one (a hole or MMIO in the UEFI map).
         self.assertEqual(self.source("hostile_cfg_utf16", "hpet")["status"], "ok")
+        # Issue 41 on the firmware path: set aside by its DSDT device, and
+        # the ECAM window (reserved in the UEFI map) read bus by bus.
+        h = self.source("hostile_cfg_utf16", "hpet")["hpet"]
+        self.assertEqual(h["set_aside_by"], "inside the _CRS of _SB_.HPET (DSDT): 0xfed00000, 1024 bytes")
+        self.assertEqual((h["pci_scan"]["ran"], h["pci_scan"]["complete"]), (True, True), h["pci_scan"])
 
     def test_spcr_and_serial_naming_chipset_ports_are_refused(self):
         # Issue 25: a scratch write at base + 7 would have reset the VM
@@ -226,6 +275,14 @@ class HostileCpus(ProbeTest):
 
     def test_300_listed_cpus_on_two(self):
         r = self._cpus("hostile_madt_300", 300, 2)
+        # Every untested CPU named by index, with why (issue 41); the stage
+        # left none out itself, so no CPUS_NOT_TESTED (SMP_CPUS_NOT_STARTED
+        # below names them by APIC id).
+        self.assertEqual(r["cross_cpu"]["not_tested"], "not tested: CPUs 2-299 (298), never started 298")
+        self.assertEqual(r["cross_cpu"]["not_tested_count"], 298)
+        self.assertEqual(r["cross_cpu"]["budget_ms"], 20000)
+        self.assertEqual(r["contention"]["not_tested"], None)
+        self.assertEqual(errors(r, "CPUS_NOT_TESTED"), [])
         self.assertEqual(errors(r, "SMP_CPUS_NOT_STARTED"), [
             "253 listed CPUs never answered INIT-SIPI-SIPI, not started: APIC ids 0x2, 0x3, 0x4, 0x5, ...",
             "45 listed CPUs have ids the xAPIC cannot address, not started: APIC ids 0x100, 0x101, 0x102, 0x103, ..."])

@@ -980,6 +980,14 @@ TEST(tables_past_the_list_are_still_decoded)
 	CHECK(info.madt.present);
 	CHECK(info.hpet.present && info.hpet.usable);
 	CHECK(!acpi_has_error(&info, "ACPI_NO_FADT"));
+	/* The DSDT (reached through the FADT, past the list) is still
+	 * scanned: the HPET's device and its _CRS (issue 41; the
+	 * hostile_many_tables boot refused QEMU's own HPET without this). */
+	CHECK(acpi_find_table(&info, "DSDT", 0) == NULL);
+	CHECK_EQ_U64(info.hpet_devices.stored, 1);
+	CHECK_EQ_U64(info.hpet_devices.range[0].address, 0xfed00000);
+	CHECK_STR(info.hpet_devices.range[0].table, "DSDT");
+	CHECK_EQ_U64(info.vmclock.tables_scanned, 1);
 	fixture_free(&f);
 }
 
@@ -1257,5 +1265,140 @@ TEST(mcfg_hostile_entries)
 	CHECK(!info.mcfg.present);
 	CHECK(acpi_has_error(&info, "ACPI_TABLE_TRUNCATED"));
 	CHECK(hpet_address_refusal(&info, 0xb0000000, why, sizeof why) == NULL); /* no window declared */
+	fixture_free(&f);
+}
+
+/* ---- issue 41: the HPET block set aside by the firmware ---- */
+
+/* QEMU's DSDT declares \_SB_.HPET (EisaId PNP0103, a DWord) with
+ * Memory32Fixed 0xfed00000 length 0x400 (facts: bytes 6205.. and the _CRS
+ * at 6305 of the captured seabios-q35 DSDT); with hpet=off it declares
+ * none. */
+TEST(hpet_device_crs_in_real_dsdts)
+{
+	static const char *const sets[] = { "seabios-q35", "ovmf-q35", "seabios-pc" };
+	char text[160];
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+		struct fixture f;
+		fixture_load(&f, sets[i]);
+		CHECK_EQ_I64(parse(&f), 0);
+		const struct acpi_hpet_devices *d = &info.hpet_devices;
+		CHECK_EQ_U64(d->devices, 1);
+		CHECK_EQ_U64(d->stored, 1);
+		CHECK_STR(d->range[0].path, "_SB_.HPET"); /* Scope (_SB) { Device (HPET) }: the scan keeps the names as written */
+		CHECK_STR(d->range[0].table, "DSDT");
+		CHECK_EQ_U64(d->range[0].address, 0xfed00000);
+		CHECK_EQ_U64(d->range[0].length, 0x400);
+		/* The real base is inside; one a block away, or reaching past
+		 * the range's end, is refused by name. */
+		CHECK(hpet_set_aside(d, 0xfed00000, text, sizeof text) == HPET_SET_ASIDE_BY_AML);
+		CHECK_STR(text, "inside the _CRS of _SB_.HPET (DSDT): 0xfed00000, 1024 bytes");
+		CHECK(hpet_set_aside(d, 0xfed00400, text, sizeof text) == HPET_SET_ASIDE_REFUSED);
+		CHECK(strstr(text, "base 0xfed00400 lies outside the _CRS of every HPET device the AML declares "
+				   "(_SB_.HPET: 0xfed00000, 1024 bytes)") != NULL);
+		CHECK(hpet_set_aside(d, 0xfecffc00, text, sizeof text) == HPET_SET_ASIDE_REFUSED);
+		CHECK(hpet_set_aside(d, 0xfed00200, text, sizeof text) == HPET_SET_ASIDE_REFUSED);
+		CHECK(hpet_set_aside(d, 0xfe000000, text, sizeof text) == HPET_SET_ASIDE_REFUSED);
+		fixture_free(&f);
+	}
+	struct fixture f;
+	fixture_load(&f, "seabios-q35-hpet-off");
+	CHECK_EQ_I64(parse(&f), 0);
+	CHECK_EQ_U64(info.hpet_devices.devices, 0);
+	CHECK(hpet_set_aside(&info.hpet_devices, 0xfed00000, text, sizeof text) == HPET_SET_ASIDE_ASK_MAP);
+	CHECK_STR(text, "no HPET (PNP0103) in the AML");
+	char why[300];
+	CHECK(hpet_map_refusal(0xfe000000, text, "0xfe000000 is not reserved in the PVH memory map (a hole)", why,
+			       sizeof why) == why);
+	CHECK_STR(why, "base 0xfe000000 is set aside by no firmware map (no HPET (PNP0103) in the AML; "
+		       "0xfe000000 is not reserved in the PVH memory map (a hole))");
+	fixture_free(&f);
+}
+
+/* QEMU's HPET device, cut out of the real DSDT, then edited: the scan
+ * finds a String _HID too, reads a _CRS that is a Method as "cannot
+ * say" (the memory map decides), and a Memory32Fixed moved elsewhere. */
+TEST(hpet_device_variants_from_real_bytes)
+{
+	struct fixture f;
+	char text[160];
+	fixture_load(&f, "seabios-q35");
+	struct region *dsdt = region(&f, "DSDT.bin");
+	const uint8_t *aml = (const uint8_t *)dsdt->data + 36;
+	uint32_t len = (uint32_t)dsdt->len - 36;
+	/* The Device op (5B 82) that encloses the PNP0103 id. */
+	uint32_t id_at = 0, dev_at = 0;
+	static const uint8_t eisa[] = { 0x0c, 0x41, 0xd0, 0x01, 0x03 };
+	while (id_at + 5 <= len && memcmp(aml + id_at, eisa, 5))
+		id_at++;
+	CHECK(id_at + 5 <= len);
+	for (dev_at = id_at; dev_at > 0 && !(aml[dev_at] == 0x5b && aml[dev_at + 1] == 0x82); dev_at--)
+		;
+	uint32_t dev_len = 2 + (aml[dev_at + 2] & 0x0f) + ((uint32_t)aml[dev_at + 3] << 4); /* 2-byte PkgLength */
+	CHECK_EQ_U64(aml[dev_at + 2] >> 6, 1);
+	uint8_t *dev = malloc(dev_len);
+	struct acpi_hpet_devices d;
+
+	memcpy(dev, aml + dev_at, dev_len);
+	memset(&d, 0, sizeof d);
+	acpi_aml_find_hpet(dev, dev_len, &d);
+	CHECK_EQ_U64(d.stored, 1);
+	CHECK_EQ_U64(d.range[0].address, 0xfed00000);
+
+	/* Memory32Fixed's address moved to 0xfe000000: that is where the
+	 * firmware says the HPET is; 0xfed00000 is then refused. */
+	uint8_t *crs = NULL;
+	for (uint32_t i = 0; i + 4 <= dev_len; i++)
+		if (!memcmp(dev + i, "\x86\x09\x00", 3))
+			crs = dev + i;
+	CHECK(crs != NULL);
+	crs[7] = 0xfe;
+	crs[6] = 0x00;
+	memset(&d, 0, sizeof d);
+	acpi_aml_find_hpet(dev, dev_len, &d);
+	CHECK_EQ_U64(d.range[0].address, 0xfe000000);
+	CHECK(hpet_set_aside(&d, 0xfed00000, text, sizeof text) == HPET_SET_ASIDE_REFUSED);
+	CHECK(hpet_set_aside(&d, 0xfe000000, text, sizeof text) == HPET_SET_ASIDE_BY_AML);
+
+	/* The _CRS a Method (its NameOp turned into a MethodOp with a
+	 * PkgLength covering the rest): the AML cannot say. */
+	memcpy(dev, aml + dev_at, dev_len);
+	uint8_t *name = NULL;
+	for (uint32_t i = 0; i + 5 <= dev_len; i++)
+		if (!memcmp(dev + i, "\x08_CRS", 5))
+			name = dev + i;
+	CHECK(name != NULL);
+	name[0] = 0x14;
+	memmove(name + 2, name + 1, (size_t)(dev + dev_len - name - 2));
+	name[1] = (uint8_t)(dev + dev_len - name - 1); /* one-byte PkgLength: to the device's end */
+	memset(&d, 0, sizeof d);
+	acpi_aml_find_hpet(dev, dev_len, &d);
+	CHECK_EQ_U64(d.devices, 1);
+	CHECK_EQ_U64(d.stored, 0);
+	CHECK(strstr(d.reason, "HPET: HPET device found, but its _CRS is a method") != NULL);
+	CHECK(hpet_set_aside(&d, 0xfed00000, text, sizeof text) == HPET_SET_ASIDE_ASK_MAP);
+
+	/* A String _HID "PNP0103" instead of the EISA id: 9 bytes where 5
+	 * were, the device grown by 4. */
+	uint8_t *grown = malloc(dev_len + 4);
+	uint32_t at = id_at - dev_at;
+	memcpy(grown, aml + dev_at, at);
+	memcpy(grown + at, "\x0dPNP0103\x00", 9);
+	memcpy(grown + at + 9, aml + id_at + 5, dev_len - at - 5);
+	uint32_t pkglen = dev_len - 2 + 4;
+	grown[2] = (uint8_t)(0x40 | (pkglen & 0x0f));
+	grown[3] = (uint8_t)(pkglen >> 4);
+	memset(&d, 0, sizeof d);
+	acpi_aml_find_hpet(grown, dev_len + 4, &d);
+	CHECK_EQ_U64(d.stored, 1);
+	CHECK_EQ_U64(d.range[0].address, 0xfed00000);
+	/* Another id (PNP0100, the PIT) is not an HPET. */
+	memcpy(dev, aml + dev_at, dev_len);
+	dev[id_at - dev_at + 4] = 0x00;
+	memset(&d, 0, sizeof d);
+	acpi_aml_find_hpet(dev, dev_len, &d);
+	CHECK_EQ_U64(d.devices, 0);
+	free(grown);
+	free(dev);
 	fixture_free(&f);
 }

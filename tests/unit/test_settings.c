@@ -269,3 +269,17 @@ TEST(settings_key_list_matches_the_parse)
 	}
 	CHECK(listed >= 10);
 }
+
+TEST(settings_xcpu_budget)
+{
+	struct settings s;
+	settings_defaults(&s);
+	CHECK_EQ_U64(s.xcpu_budget_ms, 0); /* 0: the mode's budget */
+	settings_parse(&s, "xcpu_budget_ms=1");
+	CHECK_EQ_U64(s.xcpu_budget_ms, 1);
+	CHECK_EQ_U64(s.problem_count, 0);
+	settings_parse(&s, "xcpu_budget_ms=0 xcpu_budget_ms=3600001 xcpu_budget_ms");
+	CHECK_EQ_U64(s.problem_count, 3);
+	CHECK(strstr(s.problems[0], "xcpu_budget_ms must be 1..3600000") != NULL);
+	CHECK_EQ_U64(s.xcpu_budget_ms, 1); /* bad values change nothing */
+}

@@ -106,7 +106,20 @@ TEST(facts_hpet_acpi_pm_and_tsc_page_members)
 	pm->facts.acpi_pm = (struct acpi_pm_facts){ .fadt_width_bits = 24, .width_evidence = "FADT: 24-bit (TMR_VAL_EXT clear)" };
 	build();
 	CHECK(strstr(buf, "\"hpet\":{\"period_fs\":10000000,\"counter_64bit\":true,\"timers\":3,\"vendor_id\":32902,"
-			  "\"enabled_by_probe\":true}") != NULL);
+			  "\"enabled_by_probe\":true,\"set_aside_by\":null,\"pci_scan\":null}") != NULL);
+	/* The proof's figures (issue 41): which map set the block aside and
+	 * what the PCI scan read, as QEMU q35's direct boot gave them. */
+	str_copy(h->facts.hpet.set_aside_by, sizeof h->facts.hpet.set_aside_by,
+		 "inside the _CRS of _SB_.HPET (DSDT): 0xfed00000, 1024 bytes");
+	h->facts.hpet.pci_checked = true;
+	h->facts.hpet.pci = (struct pci_scan){ .ran = true, .complete = true, .windows = 1, .windows_read = 1,
+					       .buses = 256, .functions = 5, .bars = 3, .config_reads = 8282,
+					       .elapsed_us = 14799 };
+	build();
+	CHECK(strstr(buf, "\"set_aside_by\":\"inside the _CRS of _SB_.HPET (DSDT): 0xfed00000, 1024 bytes\","
+			  "\"pci_scan\":{\"ran\":true,\"complete\":true,\"windows\":1,\"windows_read\":1,\"buses\":256,"
+			  "\"functions\":5,\"bridges\":0,\"memory_bars\":3,\"config_reads\":8282,\"elapsed_us\":14799,"
+			  "\"note\":null}") != NULL);
 	CHECK(strstr(buf, "\"fadt_width_bits\":24,\"width_evidence\":\"FADT: 24-bit (TMR_VAL_EXT clear)\"") != NULL);
 	/* The HPET's rate reaches the verdict whenever the device is there. */
 	h->desc.freq_hz = 100000000;

@@ -6,6 +6,7 @@
  * deadline, so a CPU that never answers is reported, not waited for. */
 #include "msr.h"
 #include "crosscpu.h"
+#include "cpu_plan.h"
 #include "x86.h"
 #include "fault.h"
 #include "fault_x86.h"
@@ -408,24 +409,33 @@ struct xcpu_plan {
 	uint32_t wait_ms;
 	uint32_t stall_budget_ms;
 	bool recheck;
+	uint32_t budget_ms; /* the pairs in all; 0: none */
 };
 
 static void test_pairs(struct crosscpu_result *out, struct run_results *r, const struct xcpu_plan *plan);
+static void name_not_tested(struct crosscpu_result *out);
 
 void crosscpu_run(struct crosscpu_result *out, struct run_results *r)
 {
-	const struct xcpu_plan plan = { WARP_ITERATIONS, XCPU_WAIT_MS, XCPU_STALL_BUDGET_MS, false };
+	const struct settings *set = &r->facts.settings;
+	const struct xcpu_plan plan = { WARP_ITERATIONS, XCPU_WAIT_MS, XCPU_STALL_BUDGET_MS, false,
+					set->xcpu_budget_ms ? set->xcpu_budget_ms : cpu_plan_xcpu_budget_ms(set->mode) };
 	uint64_t t0 = rdtsc();
 	test_pairs(out, r, &plan);
+	name_not_tested(out);
+	/* A CPU the stage itself left out is an error of the run (CPUs the
+	 * platform never started are SMP_CPUS_NOT_STARTED already). */
+	if (out->past_budget)
+		results_error(r, "CPUS_NOT_TESTED", out->not_tested);
 	/* The stage's time, for the note's per-CPU-count figures. */
 	uint64_t per_us = facts_ms_to_cycles(&r->facts, 1) / 1000;
 	out->elapsed_us = per_us ? (rdtsc() - t0) / per_us : 0;
 }
 
 void crosscpu_recheck(struct crosscpu_result *out, struct run_results *r, uint32_t iterations,
-		      uint32_t wait_ms, uint32_t stall_budget_ms)
+		      uint32_t wait_ms, uint32_t stall_budget_ms, uint32_t budget_ms)
 {
-	const struct xcpu_plan plan = { iterations, wait_ms, stall_budget_ms, true };
+	const struct xcpu_plan plan = { iterations, wait_ms, stall_budget_ms, true, budget_ms };
 	test_pairs(out, r, &plan);
 }
 
@@ -552,13 +562,40 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	uint64_t stall_left_ms = plan->stall_budget_ms;
 	if (!cycles_per_ms)
 		cycles_per_ms = 1;
+	/* The stage's overall budget: a pair is started only while the
+	 * dearest pair so far still fits what is left (cpu_plan_fits). */
+	uint64_t stage_t0 = rdtsc(), dearest_ms = 0;
+	uint32_t pairs_done = 0;
+	bool stalled = false;
+	out->budget_ms = plan->budget_ms;
 	for (uint32_t i = 0; i < sh.n; i++) {
 		if (i == bsp || !r->cpus[i].enabled)
 			continue;
+		uint64_t spent_ms = (rdtsc() - stage_t0) / cycles_per_ms;
+		if (plan->budget_ms && !cpu_plan_fits(spent_ms, plan->budget_ms, pairs_done, dearest_ms, 0)) {
+			for (uint32_t j = i; j < sh.n; j++)
+				if (j != bsp && r->cpus[j].enabled) {
+					out->cpu[j].past_budget = true;
+					out->past_budget++;
+				}
+			struct strbuf sb;
+			sb_init(&sb, out->stopped_reason, sizeof out->stopped_reason);
+			sb_str(&sb, "the stage's ");
+			sb_u64(&sb, plan->budget_ms);
+			sb_str(&sb, " ms budget left no room for another pair after ");
+			sb_u64(&sb, pairs_done);
+			sb_str(&sb, " (the dearest took ");
+			sb_u64(&sb, dearest_ms);
+			sb_str(&sb, " ms): later CPUs untested");
+			break;
+		}
+		uint64_t pair_t0 = rdtsc();
 		sh.turn = i;
 		if (p->ap_start(i, ap_main, (void *)(uintptr_t)i, pair_us))
 			continue; /* reported: answered=false, tested=false */
 		bsp_pair(out, i);
+		pairs_done++;
+		dearest_ms = MAX(dearest_ms, (rdtsc() - pair_t0) / cycles_per_ms);
 		if (out->cpu[i].tested) {
 			out->tested++;
 			continue;
@@ -569,10 +606,11 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 		sh.turn = UINT32_MAX;
 		uint64_t t0 = rdtsc();
 		bool finished = p->aps_wait(MIN(pair_us, stall_left_ms * 1000));
-		uint64_t spent_ms = (rdtsc() - t0) / cycles_per_ms;
-		stall_left_ms = spent_ms < stall_left_ms ? stall_left_ms - spent_ms : 0;
+		uint64_t waited_ms = (rdtsc() - t0) / cycles_per_ms;
+		stall_left_ms = waited_ms < stall_left_ms ? stall_left_ms - waited_ms : 0;
 		if (!finished || !stall_left_ms) {
 			stop_phase(out, i);
+			stalled = true;
 			break;
 		}
 	}
@@ -582,7 +620,7 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 	report_ap_faults(r);
 	/* Every CPU on one lock, once the pairs' APs are back with the
 	 * firmware (watch mode's re-check stays pairwise and short). */
-	if (!plan->recheck && !out->stopped_reason[0])
+	if (!plan->recheck && !stalled)
 		crosscpu_all_cpus(out, r, bsp);
 	else if (!plan->recheck)
 		out->all.reason = "the pair phase stopped: an AP did not answer";
@@ -591,4 +629,42 @@ static void test_pairs(struct crosscpu_result *out, struct run_results *r, const
 		out->kvmclock_tested = true;
 	}
 	tally_pairs(out, bsp);
+}
+
+/* Every listed CPU without a tested pair, by why: never started by the
+ * platform (errors[] SMP_CPUS_NOT_STARTED names those too), left untried
+ * when the budget was spent, or started but never answering. */
+static void name_not_tested(struct crosscpu_result *out)
+{
+	bool set[XCPU_MAX];
+	uint32_t never = 0, past = 0, silent = 0;
+	for (uint32_t i = 0; i < out->cpu_count && i < XCPU_MAX; i++) {
+		const struct xcpu_cpu *c = &out->cpu[i];
+		set[i] = !c->tested;
+		never += !c->tested && !c->started;
+		past += !c->tested && c->started && c->past_budget;
+		silent += !c->tested && c->started && !c->past_budget;
+	}
+	char why[96];
+	struct strbuf sb;
+	sb_init(&sb, why, sizeof why);
+	const char *sep = "";
+	if (never) {
+		sb_str(&sb, "never started ");
+		sb_u64(&sb, never);
+		sep = ", ";
+	}
+	if (past) {
+		sb_str(&sb, sep);
+		sb_str(&sb, "past the budget ");
+		sb_u64(&sb, past);
+		sep = ", ";
+	}
+	if (silent) {
+		sb_str(&sb, sep);
+		sb_str(&sb, "no pair completed ");
+		sb_u64(&sb, silent);
+	}
+	out->not_tested_count = cpu_plan_not_tested(out->not_tested, sizeof out->not_tested, set,
+						    MIN(out->cpu_count, (uint32_t)XCPU_MAX), why);
 }

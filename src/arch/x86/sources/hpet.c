@@ -20,6 +20,9 @@ static uint32_t saved_config;
 static bool we_enabled;       /* ENABLE_CNF still ours to clear in finish() */
 static bool enabled_by_probe; /* for the report: outlives finish() */
 static uint64_t capabilities;
+static char set_aside_by[REASON_LEN];
+static bool pci_checked;
+static struct pci_scan pci;
 
 static uint64_t hpet_read_counter32(void) { return mmio_read32(hpet_base + HPET_COUNTER); }
 
@@ -86,6 +89,36 @@ static enum source_status hpet_prepare(struct source_desc *d, const struct probe
 		refused = platform_mmio_write_check(f->plat, hpet_base, HPET_BLOCK_BYTES);
 	if (refused)
 		return not_proven(d, refused);
+	/* Outside every BAR and bridge window of the PCI functions the MCFG's
+	 * windows show (pci.h: read only, bounded; what is proved is in
+	 * src/decode/pci_bar.c). */
+	pci_checked = true;
+	refused = pci_scan_refusal(f, hpet_base, HPET_BLOCK_BYTES, &pci, why, sizeof why);
+	if (refused)
+		return not_proven(d, refused);
+	/* Set aside for an HPET by the firmware: the _CRS of an HPET device
+	 * in the AML, or, where the AML cannot say, the memory map's reserved
+	 * or MMIO ranges (include/hpet.h).  A block in a hole no map mentions
+	 * is nobody's known HPET. */
+	char text[REASON_LEN];
+	enum hpet_set_aside aside = hpet_set_aside(&f->acpi.hpet_devices, hpet_base, text, sizeof text);
+	if (aside == HPET_SET_ASIDE_REFUSED)
+		return not_proven(d, text);
+	if (aside == HPET_SET_ASIDE_BY_AML) {
+		str_copy(set_aside_by, sizeof set_aside_by, text);
+	} else {
+		const char *basis = NULL;
+		const char *map_why = f->plat->reserved_read_refusal
+					      ? f->plat->reserved_read_refusal(hpet_base, HPET_BLOCK_BYTES, &basis)
+					      : "the platform has no memory map to check";
+		/* UEFI's GCD "non-existent" is the firmware knowing nothing
+		 * there: no range set aside (src/platform/uefi.c's text). */
+		if (!map_why && basis && str_starts_with(basis, "a hole in the UEFI memory map, non-existent"))
+			map_why = "the UEFI GCD map knows no device there";
+		if (map_why)
+			return not_proven(d, hpet_map_refusal(hpet_base, text, map_why, why, sizeof why));
+		str_copy(set_aside_by, sizeof set_aside_by, basis ? basis : "the firmware memory map");
+	}
 	int fault = mmio_read64_safe(hpet_base + HPET_CAP, &capabilities);
 	if (fault)
 		return fail(d, "reading HPET capabilities", fault);
@@ -139,6 +172,9 @@ static void hpet_collect(union source_facts *out)
 	out->hpet.read = capabilities != 0;
 	out->hpet.capabilities = capabilities;
 	out->hpet.enabled_by_probe = enabled_by_probe;
+	str_copy(out->hpet.set_aside_by, sizeof out->hpet.set_aside_by, set_aside_by);
+	out->hpet.pci_checked = pci_checked;
+	out->hpet.pci = pci;
 }
 
 const struct clock_source source_hpet = {
