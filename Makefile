@@ -203,3 +203,4 @@ clean:
 -include mk/guest.mk
 -include mk/package.mk
 -include mk/arm64.mk
+-include mk/arch-aarch64.mk
