@@ -88,6 +88,44 @@ static inline uint64_t a64_id_aa64pfr0(void)
 	return v;
 }
 
+/* The EL1 translation regime, as UEFI set it up: read to walk its tables
+ * (src/decode/arm64_pt.c) and to give the other CPUs the same one
+ * (cpus.c).  Valid at EL1, where AAVMF runs applications. */
+static inline uint64_t a64_tcr_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, tcr_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_ttbr0_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, ttbr0_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_mair_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, mair_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_sctlr_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, sctlr_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_vbar_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, vbar_el1" : "=r"(v));
+	return v;
+}
+
 /* CurrentEL[3:2]: the exception level the probe runs at. */
 static inline unsigned a64_current_el(void)
 {

@@ -9,6 +9,7 @@
 #include "acpi.h"
 #include "acpi_arm.h"
 #include "arm64.h"
+#include "arm64_pt.h"
 #include "verdict_arm64.h"
 
 #define A64_MAX_CPUS 8
@@ -22,6 +23,9 @@ struct a64_console {
 	uint8_t spcr_interface;		/* SPCR interface type (3 PL011, 0x0e SBSA) */
 	uint32_t periph_id;		/* PL011 UARTPeriphID0..3, byte by byte */
 	const char *reason;		/* why not the SPCR's PL011 (ConOut) */
+	const char *gcd;		/* what UEFI's GCD map calls the page */
+	bool walked;			/* the translation tables were walked */
+	struct arm64_pt_walk walk;
 	uint32_t stalls;		/* writes that met a full FIFO past the bound */
 };
 
@@ -43,7 +47,8 @@ struct a64_rate {
 	bool measured;
 	const char *absent;
 	const char *reference;		/* "uefi_gettime" */
-	uint32_t seconds;		/* between the two edges */
+	uint32_t edges;			/* second edges seen */
+	uint32_t seconds;		/* between the two edges used */
 	uint64_t ticks;			/* counter ticks between the edges' midpoints */
 	uint64_t hz;			/* ticks / seconds */
 	uint64_t uncertainty_ticks;	/* half-widths of both edges, summed */
@@ -130,6 +135,9 @@ struct a64_run {
 /* The counter's ticks as picoseconds at CNTFRQ (0 when it is 0). */
 uint64_t a64_ticks_to_ps(uint64_t ticks_milli, uint64_t hz);
 void a64_error(struct a64_run *r, const char *code, const char *message);
+
+/* efi_main.c: the memory-map guard, for reads of firmware memory. */
+bool a64_ram_covers(uint64_t phys, uint64_t len);
 
 /* console.c */
 void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *systab);

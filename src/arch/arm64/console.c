@@ -4,12 +4,15 @@
  * project's (docs/architecture.md, "The report contract"), written the way
  * src/console/console.c writes it for x86.
  *
- * The SPCR's address is touched only once it is proven mapped: UEFI's GCD
- * memory space map (PI spec, DXE services GetMemorySpaceDescriptor) must
- * call its page memory-mapped I/O, and the PrimeCell identification
- * registers must read a PL011's before the first byte is sent (an
- * unmapped address would take a synchronous abort, and the firmware halts
- * on one). */
+ * The SPCR's address is touched only once it is proven mapped (an
+ * unmapped address takes a synchronous abort, and the firmware halts on
+ * one): the CPU's own translation tables are walked (src/decode/arm64_pt.c)
+ * and must map the page to itself as Device memory; then the PrimeCell
+ * identification registers must read a PL011's before the first byte is
+ * sent.  UEFI's GCD memory space map (PI spec, DXE services
+ * GetMemorySpaceDescriptor) is recorded beside it: AAVMF maps the whole
+ * virt peripheral window in its tables but lists the PL011 in no GCD
+ * range (the first boot fell back to ConOut on that check alone). */
 #include <efi.h>
 #include <efilib.h>
 #include "a64.h"
@@ -50,7 +53,7 @@ struct dxe_services {
 };
 #define GCD_MMIO 3u
 
-static const char *mmio_proven(EFI_SYSTEM_TABLE *st, uint64_t base)
+static const char *gcd_type(EFI_SYSTEM_TABLE *st, uint64_t base)
 {
 	static EFI_GUID dxe_guid = {0x05ad34ba, 0x6f02, 0x4214, {0x95, 0x2e, 0x4d, 0xa0, 0x39, 0x8e, 0x2b, 0xb9}};
 	struct dxe_services *dxe = NULL;
@@ -58,14 +61,37 @@ static const char *mmio_proven(EFI_SYSTEM_TABLE *st, uint64_t base)
 		if (!CompareGuid(&st->ConfigurationTable[i].VendorGuid, &dxe_guid))
 			dxe = st->ConfigurationTable[i].VendorTable;
 	if (!dxe || !dxe->get_memory_space_descriptor)
-		return "no DXE services table: the UART page's mapping cannot be checked";
+		return "no DXE services table";
 	struct gcd_mem_desc d;
 	if (dxe->get_memory_space_descriptor(base, &d) != EFI_SUCCESS)
-		return "the GCD map has no descriptor for the SPCR's UART";
-	if (d.type != GCD_MMIO)
-		return "the GCD map does not call the SPCR's UART page MMIO";
-	if (base + 0x1000u > d.base + d.length)
-		return "the SPCR's UART page runs past its GCD MMIO range";
+		return "no descriptor";
+	static const char *const names[] = {"non_existent", "reserved", "system_memory", "mmio",
+					    "persistent", "more_reliable"};
+	return d.type < sizeof names / sizeof names[0] ? names[d.type] : "other";
+}
+
+static bool pt_read(void *ctx, uint64_t phys, uint64_t *value)
+{
+	(void)ctx;
+	if ((phys & 7) || !a64_ram_covers(phys, 8))
+		return false;
+	*value = *(const volatile uint64_t *)(uintptr_t)phys;
+	return true;
+}
+
+static const char *mapping_proven(struct a64_run *r, uint64_t base)
+{
+	if (r->el != 1)
+		return "not at EL1: the walk reads EL1's translation tables";
+	con->walked = true;
+	arm64_pt_walk(a64_tcr_el1(), a64_ttbr0_el1(), a64_mair_el1(), a64_sctlr_el1() & 1, base, pt_read,
+		      NULL, &con->walk);
+	if (!con->walk.mapped)
+		return con->walk.reason;
+	if (con->walk.pa != base)
+		return "the translation tables map the SPCR's UART elsewhere";
+	if (!con->walk.device)
+		return "the translation tables map the SPCR's UART as Normal memory, not Device";
 	return NULL;
 }
 
@@ -98,7 +124,8 @@ void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *sy
 		con->reason = "the SPCR's UART is not at a page-aligned memory address";
 		return;
 	}
-	if ((con->reason = mmio_proven(st, s->uart.address)))
+	con->gcd = gcd_type(st, s->uart.address);
+	if ((con->reason = mapping_proven(r, s->uart.address)))
 		return;
 	uintptr_t base = (uintptr_t)s->uart.address;
 	/* PrimeCell ids 0x0d 0xf0 0x05 0xb1; PL011 part 0x011 in PeriphID0/1.

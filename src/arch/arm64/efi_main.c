@@ -57,7 +57,7 @@ static void memmap_load(EFI_SYSTEM_TABLE *st)
 	}
 }
 
-static bool ram_covers(uint64_t phys, uint64_t len)
+bool a64_ram_covers(uint64_t phys, uint64_t len)
 {
 	uint64_t end = phys + len;
 	if (!phys || end < phys)
@@ -87,7 +87,7 @@ static bool ram_covers(uint64_t phys, uint64_t len)
 static const void *acpi_map(void *ctx, uint64_t phys, uint32_t len)
 {
 	(void)ctx;
-	return ram_covers(phys, len) ? (const void *)(uintptr_t)phys : NULL;
+	return a64_ram_covers(phys, len) ? (const void *)(uintptr_t)phys : NULL;
 }
 
 static void copy_table(const char *sig, uint8_t *dst, uint32_t cap, uint32_t *len, bool *have)

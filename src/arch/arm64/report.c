@@ -141,6 +141,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 		json_u64(j, "hz", t->hz);
 		json_u64(j, "uncertainty_ppm", t->uncertainty_ppm);
 		json_u64(j, "seconds", t->seconds);
+		json_u64(j, "edges", t->edges);
 		json_u64(j, "ticks", t->ticks);
 		json_u64(j, "uncertainty_ticks", t->uncertainty_ticks);
 	} else {
@@ -168,6 +169,15 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 		json_null(j, "base");
 	json_u64(j, "spcr_interface", r->con.spcr_interface);
 	json_string(j, "reason", r->con.reason);
+	json_string(j, "gcd_type", r->con.gcd);
+	json_bool(j, "walked", r->con.walked);
+	if (r->con.walked && r->con.walk.mapped) {
+		json_u64(j, "walk_level", r->con.walk.level);
+		json_hex(j, "walk_mair_attr", r->con.walk.mair_attr);
+	} else {
+		json_null(j, "walk_level");
+		json_null(j, "walk_mair_attr");
+	}
 	json_u64(j, "stalls", r->con.stalls);
 	json_object_end(j);
 
