@@ -41,4 +41,18 @@ struct acpi_gtdt_info {
 	uint32_t platform_timer_count;
 };
 void acpi_gtdt_decode(const uint8_t *gtdt, uint32_t len, struct acpi_gtdt_info *out);
+
+/* The MADT's GICC entries (type 0x0b, ACPI 6.x "GIC CPU Interface
+ * (GICC) Structure"): every CPU's MPIDR, by which PSCI CPU_ON names it. */
+struct acpi_madt_gicc {
+	uint64_t mpidr;
+	uint32_t uid;
+	uint32_t flags;		/* bit 0 enabled, bit 3 online capable (6.5) */
+};
+#define ACPI_GICC_ENABLED (1u << 0)
+/* Fills out[0..max) and returns how many it stored; *total counts every
+ * GICC entry (stored or not).  Entries shorter than the 5.1 layout (76
+ * bytes) are skipped. */
+uint32_t acpi_madt_gicc_list(const uint8_t *madt, uint32_t len, struct acpi_madt_gicc *out,
+			     uint32_t max, uint32_t *total);
 #endif

@@ -30,7 +30,8 @@ A64_CFLAGS := $(COMMON) -ffreestanding -fno-stack-protector -fno-stack-check \
 	-DA64_PROBE_VERSION='"$(A64_VERSION)"'
 A64_SRCS   := $(sort $(wildcard src/arch/arm64/*.c))
 A64_HDRS   := $(wildcard src/arch/arm64/*.h)
-A64_OBJS   := $(patsubst %.c,$(A64)/obj/%.o,$(A64_SRCS))
+A64_ASM    := $(sort $(wildcard src/arch/arm64/*.S))
+A64_OBJS   := $(patsubst %.c,$(A64)/obj/%.o,$(A64_SRCS)) $(patsubst %.S,$(A64)/obj/%.o,$(A64_ASM))
 A64_PURE_OBJS := $(patsubst %.c,$(A64)/obj/%.o,$(PURE_SRCS))
 A64_LIBGCC = $(shell $(A64_CC) -print-libgcc-file-name)
 
@@ -44,6 +45,10 @@ $(A64_STAMP):
 $(A64)/obj/src/arch/arm64/%.o: src/arch/arm64/%.c $(A64_HDRS) $(wildcard include/*.h) $(A64_STAMP) mk/arch-aarch64.mk
 	@mkdir -p $(dir $@)
 	@echo "  A64CC   $<"; $(A64_CC) $(A64_CFLAGS) -c $< -o $@
+
+$(A64)/obj/src/arch/arm64/%.o: src/arch/arm64/%.S $(A64_STAMP) mk/arch-aarch64.mk
+	@mkdir -p $(dir $@)
+	@echo "  A64AS   $<"; $(A64_CC) $(A64_CFLAGS) -c $< -o $@
 
 $(A64)/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) mk/arch-aarch64.mk
 	@mkdir -p $(dir $@)

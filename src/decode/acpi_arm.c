@@ -56,3 +56,35 @@ void acpi_gtdt_decode(const uint8_t *gtdt, uint32_t len, struct acpi_gtdt_info *
 	out->virtual_el1_flags = le32(gtdt + GTDT_VIRTUAL_EL1_FLAGS);
 	out->platform_timer_count = le32(gtdt + GTDT_PLATFORM_TIMER_COUNT);
 }
+
+#define MADT_ENTRIES 44u
+#define MADT_TYPE_GICC 0x0bu
+#define GICC_MIN_LENGTH 76u
+#define GICC_UID 8u
+#define GICC_FLAGS 12u
+#define GICC_MPIDR 68u
+
+uint32_t acpi_madt_gicc_list(const uint8_t *madt, uint32_t len, struct acpi_madt_gicc *out,
+			     uint32_t max, uint32_t *total)
+{
+	uint32_t n = 0, all = 0;
+	for (uint32_t off = MADT_ENTRIES; madt && off + 2 <= len;) {
+		uint8_t type = madt[off], elen = madt[off + 1];
+		if (elen < 2 || off + elen > len)
+			break; /* a zero length would loop forever; a long one runs off the table */
+		if (type == MADT_TYPE_GICC && elen >= GICC_MIN_LENGTH) {
+			all++;
+			if (n < max) {
+				out[n].uid = le32(madt + off + GICC_UID);
+				out[n].flags = le32(madt + off + GICC_FLAGS);
+				out[n].mpidr = le32(madt + off + GICC_MPIDR) |
+					       (uint64_t)le32(madt + off + GICC_MPIDR + 4) << 32;
+				n++;
+			}
+		}
+		off += elen;
+	}
+	if (total)
+		*total = all;
+	return n;
+}

@@ -126,6 +126,32 @@ static inline uint64_t a64_vbar_el1(void)
 	return v;
 }
 
+/* CTR_EL0.DminLine [19:16]: log2 of the smallest data cache line in words. */
+static inline uint64_t a64_ctr_el0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(v));
+	return v;
+}
+
+/* Clean one data cache line to the point of coherency: what another CPU
+ * reading with its MMU (so its caches) off sees is then memory's copy. */
+static inline void a64_dc_cvac(uintptr_t addr)
+{
+	__asm__ volatile("dc cvac, %0" : : "r"(addr) : "memory");
+}
+
+static inline void a64_dsb_sy(void)
+{
+	__asm__ volatile("dsb sy" : : : "memory");
+}
+
+/* Wait for an event (or a stray interrupt): a spin's pause. */
+static inline void a64_yield(void)
+{
+	__asm__ volatile("yield" : : : "memory");
+}
+
 /* CurrentEL[3:2]: the exception level the probe runs at. */
 static inline unsigned a64_current_el(void)
 {

@@ -83,17 +83,22 @@ struct a64_cpu {
 	uint32_t midr;
 	uint64_t cntfrq;
 	bool started;			/* answered (the boot CPU always) */
+	bool timed_out;			/* CPU_ON succeeded, the CPU never answered */
 	int32_t cpu_on_status;		/* PSCI CPU_ON's answer; 0 success */
+	uint32_t xc_rounds, xc_backwards;
+	uint64_t xc_max_backwards;	/* ticks */
+	int64_t xc_offset_lo, xc_offset_hi;	/* its counter minus the boot CPU's, bounds, ticks */
 };
 
 struct a64_xcpu {
 	bool attempted;
 	const char *absent;
-	uint32_t cpus;
+	uint32_t listed;		/* GICC entries in the MADT */
+	uint32_t cpus;			/* other CPUs checked */
 	uint32_t rounds;
 	uint64_t max_backwards_ticks;	/* worst time a later read was behind an earlier one */
 	uint64_t backwards;		/* rounds where it was */
-	uint64_t max_skew_bound_ticks;	/* |offset| upper bound from the round trips */
+	uint64_t max_skew_bound_ticks;	/* the largest |offset| the bounds allow */
 };
 
 struct a64_error {
@@ -112,7 +117,9 @@ struct a64_run {
 	struct a64_console con;
 	bool acpi_ok;
 	struct acpi_gtdt_info gtdt;
-	bool have_fadt_raw, have_gtdt_raw;
+	bool have_fadt_raw, have_gtdt_raw, have_madt_raw;
+	uint8_t madt_raw[4096];
+	uint32_t madt_len;
 	uint8_t fadt_raw[512];
 	uint32_t fadt_len;
 	uint8_t gtdt_raw[256];

@@ -120,6 +120,7 @@ static void read_acpi(EFI_SYSTEM_TABLE *st)
 	if (!run.acpi_ok)
 		a64_error(&run, "ACPI", "the RSDP or its root table was unusable");
 	copy_table("FACP", run.fadt_raw, sizeof run.fadt_raw, &run.fadt_len, &run.have_fadt_raw);
+	copy_table("APIC", run.madt_raw, sizeof run.madt_raw, &run.madt_len, &run.have_madt_raw);
 	copy_table("GTDT", run.gtdt_raw, sizeof run.gtdt_raw, &run.gtdt_len, &run.have_gtdt_raw);
 	acpi_arm_boot_decode(run.have_fadt_raw ? run.fadt_raw : NULL, run.fadt_len, &run.smccc.boot);
 	acpi_gtdt_decode(run.have_gtdt_raw ? run.gtdt_raw : NULL, run.gtdt_len, &run.gtdt);
@@ -233,6 +234,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	a64_measure_costs(&run);
 	a64_puts("clockprobe: counter rate against the UEFI clock\r\n");
 	a64_measure_rate(&run, st);
+	a64_puts("clockprobe: other CPUs (PSCI CPU_ON, cross-CPU counter check)\r\n");
+	a64_cpus_start(&run, &acpi);
 
 	judge();
 	a64_summary(&run);

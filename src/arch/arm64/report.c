@@ -197,6 +197,8 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 		json_base64(j, "fadt_raw", r->fadt_raw, r->fadt_len);
 	if (r->have_gtdt_raw)
 		json_base64(j, "gtdt_raw", r->gtdt_raw, r->gtdt_len);
+	if (r->have_madt_raw)
+		json_base64(j, "madt_raw", r->madt_raw, r->madt_len);
 	json_object_end(j);
 
 	json_smccc(j, &r->smccc);
@@ -216,6 +218,20 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 			json_null(j, "cntfrq");
 		}
 		json_i64(j, "cpu_on_status", i ? p->cpu_on_status : 0);
+		json_bool(j, "timed_out", p->timed_out);
+		if (i && p->started && p->xc_rounds) {
+			json_u64(j, "xc_rounds", p->xc_rounds);
+			json_u64(j, "xc_backwards", p->xc_backwards);
+			json_u64(j, "xc_max_backwards_ticks", p->xc_max_backwards);
+			json_i64(j, "xc_offset_lo_ticks", p->xc_offset_lo);
+			json_i64(j, "xc_offset_hi_ticks", p->xc_offset_hi);
+		} else {
+			json_null(j, "xc_rounds");
+			json_null(j, "xc_backwards");
+			json_null(j, "xc_max_backwards_ticks");
+			json_null(j, "xc_offset_lo_ticks");
+			json_null(j, "xc_offset_hi_ticks");
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -224,6 +240,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_object_begin(j, "cross_cpu");
 	json_bool(j, "measured", x->attempted && !x->absent);
 	json_string(j, "absent", x->absent);
+	json_u64(j, "listed", x->listed);
 	json_u64(j, "cpus", x->cpus);
 	json_u64(j, "rounds", x->rounds);
 	json_u64(j, "backwards", x->backwards);
@@ -395,7 +412,9 @@ void a64_summary(struct a64_run *r)
 			sb_u64(&sb, r->xcpu.backwards);
 			sb_str(&sb, " went backwards (worst ");
 			sb_u64(&sb, r->xcpu.max_backwards_ticks);
-			sb_str(&sb, " ticks)");
+			sb_str(&sb, " ticks); offsets within +/- ");
+			sb_u64(&sb, r->xcpu.max_skew_bound_ticks);
+			sb_str(&sb, " ticks");
 		}
 		line(&sb);
 	}
