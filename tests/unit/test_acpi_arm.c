@@ -147,3 +147,30 @@ TEST(walk_starts_at_the_level_t0sz_gives_and_refuses_what_it_cannot_walk)
 	CHECK(w.mapped && w.device);
 	CHECK_EQ_U64(w.pa, 0x09000000);
 }
+
+TEST(madt_gicc_of_qemu_virt_smp4)
+{
+	size_t n;
+	uint8_t *m = read_fixture("tests/fixtures/arm64/qemu72-virt-smp4-madt.bin", &n);
+	CHECK(!memcmp(m, "APIC", 4));
+	struct acpi_madt_gicc g[8];
+	uint32_t total = 0;
+	uint32_t got = acpi_madt_gicc_list(m, (uint32_t)n, g, 8, &total);
+	/* -smp 4: four GICC entries, MPIDRs 0..3 (Aff0), all enabled. */
+	CHECK_EQ_U64(got, 4);
+	CHECK_EQ_U64(total, 4);
+	for (uint32_t i = 0; i < got; i++) {
+		CHECK_EQ_U64(g[i].mpidr, i);
+		CHECK_EQ_U64(g[i].uid, i);
+		CHECK(g[i].flags & ACPI_GICC_ENABLED);
+	}
+	/* Fewer slots than entries: stored and counted apart. */
+	got = acpi_madt_gicc_list(m, (uint32_t)n, g, 2, &total);
+	CHECK_EQ_U64(got, 2);
+	CHECK_EQ_U64(total, 4);
+	/* An entry with length 0 ends the walk instead of looping. */
+	m[45] = 0;
+	got = acpi_madt_gicc_list(m, (uint32_t)n, g, 8, &total);
+	CHECK_EQ_U64(total, 0);
+	free(m);
+}
