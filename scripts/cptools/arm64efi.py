@@ -67,8 +67,10 @@ def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):
         except subprocess.TimeoutExpired:
             rc = None
         log_path = os.path.join(d, "serial.log")
-        text = open(log_path, encoding="utf-8", errors="replace").read() \
-            if os.path.exists(log_path) else ""
+        text = ""
+        if os.path.exists(log_path):
+            with open(log_path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
         return text, rc, time.time() - t0
 
 
