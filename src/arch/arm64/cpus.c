@@ -56,7 +56,9 @@ extern char a64_ap_entry[];
 static struct a64_ap_boot boot_block __attribute__((aligned(64)));
 static struct ap_slot slot __attribute__((aligned(64)));
 static struct xc_words xc;
-static uint8_t ap_stack[AP_STACK_BYTES] __attribute__((aligned(16)));
+/* A stack per CPU: a CPU that reported AP_DONE is still on its stack
+ * while its CPU_OFF call runs, as the next CPU starts. */
+static uint8_t ap_stack[A64_MAX_CPUS][AP_STACK_BYTES] __attribute__((aligned(16)));
 static enum acpi_arm_conduit conduit;
 
 static uint64_t load(const uint64_t *p)
@@ -172,12 +174,6 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		x->absent = "no GICC entry in the MADT: the CPUs' MPIDRs are unknown";
 		return;
 	}
-	boot_block = (struct a64_ap_boot){
-		.mair = a64_mair_el1(), .tcr = a64_tcr_el1(), .ttbr0 = a64_ttbr0_el1(),
-		.sctlr = a64_sctlr_el1(), .vbar = a64_vbar_el1(),
-		.stack_top = (uint64_t)(uintptr_t)(ap_stack + sizeof ap_stack),
-		.entry = (uint64_t)(uintptr_t)ap_main, .arg = (uint64_t)(uintptr_t)&slot};
-	clean_to_poc(&boot_block, sizeof boot_block);
 	clean_to_poc(a64_ap_entry, 128);
 	uint64_t aff_mask = 0xff00ffffffull; /* Aff3..Aff0 */
 	for (uint32_t i = 0; i < n && r->cpu_count < A64_MAX_CPUS; i++) {
@@ -186,6 +182,12 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 			continue;
 		struct a64_cpu *c = &r->cpus[r->cpu_count++];
 		*c = (struct a64_cpu){.mpidr = gicc[i].mpidr & aff_mask};
+		boot_block = (struct a64_ap_boot){
+			.mair = a64_mair_el1(), .tcr = a64_tcr_el1(), .ttbr0 = a64_ttbr0_el1(),
+			.sctlr = a64_sctlr_el1(), .vbar = a64_vbar_el1(),
+			.stack_top = (uint64_t)(uintptr_t)(ap_stack[r->cpu_count - 1] + AP_STACK_BYTES),
+			.entry = (uint64_t)(uintptr_t)ap_main, .arg = (uint64_t)(uintptr_t)&slot};
+		clean_to_poc(&boot_block, sizeof boot_block);
 		slot = (struct ap_slot){.deadline = a64_stamp() + r->cntfrq / 1000u *
 							    (UP_BUDGET_MS + XC_BUDGET_MS)};
 		xc.seq = 0;
