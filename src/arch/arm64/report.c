@@ -425,8 +425,15 @@ void a64_summary(struct a64_run *r)
 	sb_str(&sb, o->clocksource);
 	sb_str(&sb, ", clock_gettime by ");
 	sb_str(&sb, o->clock_gettime);
-	sb_str(&sb, ", errata ");
-	sb_u64(&sb, r->verdict.errata_matched);
+	sb_str(&sb, ", errata: ");
+	if (!r->verdict.errata_matched)
+		sb_str(&sb, "none");
+	for (unsigned b = 0, first = 1; b < ARM64_ERRATA_COUNT; b++)
+		if (r->verdict.errata_matched & (1u << b)) {
+			sb_str(&sb, first ? "" : ", ");
+			sb_str(&sb, verdict_arm64_erratum_code(b));
+			first = 0;
+		}
 	sb_str(&sb, r->verdict.main.el0_counter_trapped ? ", Linux traps EL0 counter reads" : "");
 	line(&sb);
 }
