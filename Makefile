@@ -231,3 +231,4 @@ clean:
 -include mk/guest.mk
 -include mk/package.mk
 -include mk/arm64.mk
+-include mk/arm64-probe.mk

@@ -1,0 +1,106 @@
+"""Booting the arm64 probe (build/aarch64/clockprobe.img) under
+qemu-system-aarch64 -machine virt with AAVMF (Debian's qemu-efi-aarch64),
+TCG: `make arm64-run`, and tests/host/test_arm64_efi.py.
+
+AAVMF is given as two pflash units (code read-only, a private copy of the
+variable store), as Debian's AAVMF is meant to be run; the serial console
+(the PL011 the SPCR names) goes to a log file, from which the framed
+report is taken and verified by cptools.frame, as for x86.
+
+    python3 scripts/cptools/arm64efi.py run [--smp N] [--cpu MODEL]
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    from . import frame
+except ImportError:  # run as a script
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from cptools import frame
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+IMAGE = os.path.join(REPO, "build", "aarch64", "clockprobe.img")
+QEMU = "qemu-system-aarch64"
+AAVMF_CODE = "/usr/share/AAVMF/AAVMF_CODE.fd"
+AAVMF_VARS = "/usr/share/AAVMF/AAVMF_VARS.fd"
+BOOT_TIMEOUT_S = 120
+
+
+def missing():
+    """None when an arm64 boot can run here, else why not."""
+    if not shutil.which(QEMU):
+        return QEMU + " not installed (scripts/install-deps arm64: qemu-system-arm)"
+    for f in (AAVMF_CODE, AAVMF_VARS):
+        if not os.path.exists(f):
+            return f + " missing (scripts/install-deps arm64: qemu-efi-aarch64)"
+    if not os.path.exists(IMAGE):
+        return "build/aarch64/clockprobe.img not built (make arm64-probe)"
+    return None
+
+
+def argv(workdir, smp=4, cpu="max", image=IMAGE):
+    vars_copy = os.path.join(workdir, "vars.fd")
+    shutil.copyfile(AAVMF_VARS, vars_copy)
+    return [QEMU, "-machine", "virt", "-cpu", cpu, "-smp", str(smp),
+            "-m", "512M", "-accel", "tcg", "-nodefaults", "-display", "none",
+            "-no-reboot",
+            "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + AAVMF_CODE,
+            "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
+            "-drive", "if=none,id=disk,format=raw,readonly=on,file=" + image,
+            "-device", "virtio-blk-pci,drive=disk,bootindex=0",
+            "-serial", "file:" + os.path.join(workdir, "serial.log")]
+
+
+def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):
+    """(serial log text, QEMU exit status or None on timeout, seconds)."""
+    import time
+    with tempfile.TemporaryDirectory(prefix="cp-arm64-") as d:
+        t0 = time.time()
+        try:
+            p = subprocess.run(argv(d, smp, cpu), capture_output=True, timeout=timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            rc = None
+        log_path = os.path.join(d, "serial.log")
+        text = ""
+        if os.path.exists(log_path):
+            with open(log_path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        return text, rc, time.time() - t0
+
+
+def main(argv_):
+    if len(argv_) < 2 or argv_[1] != "run":
+        print("usage: arm64efi.py run [--smp N] [--cpu MODEL] [--log FILE]", file=sys.stderr)
+        return 2
+    smp, cpu, log = 4, "max", None
+    rest = argv_[2:]
+    while rest:
+        k = rest.pop(0)
+        if k == "--smp":
+            smp = int(rest.pop(0))
+        elif k == "--cpu":
+            cpu = rest.pop(0)
+        elif k == "--log":
+            log = rest.pop(0)
+    why = missing()
+    if why:
+        print("arm64efi: " + why, file=sys.stderr)
+        return 1
+    text, rc, secs = boot(smp, cpu)
+    if log:
+        with open(log, "w") as f:
+            f.write(text)
+    start = text.find("clockprobe ")
+    print(text[start:] if start >= 0 else text[-4000:])
+    print("(QEMU exit %s after %.1f s)" % (rc, secs))
+    return 0 if rc == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

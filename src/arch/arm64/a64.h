@@ -1,0 +1,217 @@
+/* The arm64 probe's only contact with the CPU: one tiny inline wrapper per
+ * instruction, so that what each measurement executes can be read off this
+ * file (docs/architecture.md, "src/arch/arm64").  Every register named here
+ * exists at every Armv8.0 exception level the probe runs at (EL1 under
+ * AAVMF, EL2 under a VHE-less firmware that stayed there) except
+ * CNTVCTSS_EL0, which only FEAT_ECV has: its wrapper is called only after
+ * ID_AA64MMFR0_EL1.ECV said so (an absent register is an undefined
+ * instruction, and UEFI's handler for it halts the machine). */
+#ifndef CP_ARM64_A64_H
+#define CP_ARM64_A64_H
+#include <stdint.h>
+
+/* System registers by their S3_op1_Cn_Cm_op2 names, so that the assembler
+ * needs no knowledge of the newer ones (Arm ARM D19 / D17 encodings). */
+#define A64_CNTFRQ_EL0 "S3_3_C14_C0_0"
+#define A64_CNTPCT_EL0 "S3_3_C14_C0_1"
+#define A64_CNTVCT_EL0 "S3_3_C14_C0_2"
+#define A64_CNTPCTSS_EL0 "S3_3_C14_C0_5"
+#define A64_CNTVCTSS_EL0 "S3_3_C14_C0_6"
+
+/* ISB before the read: a counter read may otherwise be taken early, ahead
+ * of the instructions before it (Arm ARM D12.1.2 "Reads of the counter
+ * may occur speculatively and out of order"); ISB after: nothing that
+ * follows starts before it.  The stamp that brackets a measurement. */
+static inline uint64_t a64_stamp(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, " A64_CNTVCT_EL0 "\n\tisb" : "=r"(v) : : "memory");
+	return v;
+}
+
+/* The reads measured: ISB then MRS, as Linux's arch_timer_read_cntvct_el0()
+ * and the vDSO's __arch_get_hw_counter() order them. */
+static inline uint64_t a64_cntvct_ordered(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, " A64_CNTVCT_EL0 : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline uint64_t a64_cntpct_ordered(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, " A64_CNTPCT_EL0 : "=r"(v) : : "memory");
+	return v;
+}
+
+/* Self-synchronising: no ISB is the point of it.  FEAT_ECV only. */
+static inline uint64_t a64_cntvctss(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_CNTVCTSS_EL0 : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline uint64_t a64_cntfrq(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_CNTFRQ_EL0 : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_midr(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, midr_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_mpidr(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, mpidr_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_id_aa64mmfr0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, id_aa64mmfr0_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_id_aa64pfr0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, id_aa64pfr0_el1" : "=r"(v));
+	return v;
+}
+
+/* The EL1 translation regime, as UEFI set it up: read to walk its tables
+ * (src/decode/arm64_pt.c) and to give the other CPUs the same one
+ * (cpus.c).  Valid at EL1, where AAVMF runs applications. */
+static inline uint64_t a64_tcr_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, tcr_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_ttbr0_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, ttbr0_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_mair_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, mair_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_sctlr_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, sctlr_el1" : "=r"(v));
+	return v;
+}
+
+static inline uint64_t a64_vbar_el1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, vbar_el1" : "=r"(v));
+	return v;
+}
+
+/* CTR_EL0.DminLine [19:16]: log2 of the smallest data cache line in words. */
+static inline uint64_t a64_ctr_el0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(v));
+	return v;
+}
+
+/* Clean one data cache line to the point of coherency: what another CPU
+ * reading with its MMU (so its caches) off sees is then memory's copy. */
+static inline void a64_dc_cvac(uintptr_t addr)
+{
+	__asm__ volatile("dc cvac, %0" : : "r"(addr) : "memory");
+}
+
+static inline void a64_dsb_sy(void)
+{
+	__asm__ volatile("dsb sy" : : : "memory");
+}
+
+/* Wait for an event (or a stray interrupt): a spin's pause. */
+static inline void a64_yield(void)
+{
+	__asm__ volatile("yield" : : : "memory");
+}
+
+/* CurrentEL[3:2]: the exception level the probe runs at. */
+static inline unsigned a64_current_el(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, CurrentEL" : "=r"(v));
+	return (unsigned)((v >> 2) & 3);
+}
+
+/* Masks IRQ and FIQ for a measurement window and gives back the DAIF bits
+ * to restore: UEFI's timer tick lands in a window otherwise. */
+static inline uint64_t a64_irq_save(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, daif\n\tmsr daifset, #3" : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline void a64_irq_restore(uint64_t daif)
+{
+	__asm__ volatile("msr daif, %0" : : "r"(daif) : "memory");
+}
+
+/* An SMCCC call through HVC or SMC (DEN0028 2.x: function id in w0,
+ * arguments in x1..x3, results in x0..x3; x4..x17 may be clobbered by a
+ * 1.0 implementation).  Made only after the conduit was named by the FADT
+ * and the function was found by the discovery chain (src/arch/arm64/smccc.c). */
+struct a64_smccc_res {
+	uint64_t a0, a1, a2, a3;
+};
+
+#define A64_SMCCC_CLOBBERS "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", \
+	"x14", "x15", "x16", "x17", "memory"
+
+static inline struct a64_smccc_res a64_hvc(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	register uint64_t x0 __asm__("x0") = fn, x1 __asm__("x1") = a1, x2 __asm__("x2") = a2,
+				     x3 __asm__("x3") = a3;
+	__asm__ volatile("hvc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : : A64_SMCCC_CLOBBERS);
+	return (struct a64_smccc_res){x0, x1, x2, x3};
+}
+
+static inline struct a64_smccc_res a64_smc(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	register uint64_t x0 __asm__("x0") = fn, x1 __asm__("x1") = a1, x2 __asm__("x2") = a2,
+				     x3 __asm__("x3") = a3;
+	__asm__ volatile("smc #0" : "+r"(x0), "+r"(x1), "+r"(x2), "+r"(x3) : : A64_SMCCC_CLOBBERS);
+	return (struct a64_smccc_res){x0, x1, x2, x3};
+}
+
+/* PL011 registers are 32-bit device memory: one access of exactly that
+ * width each (a compiler may otherwise merge or split plain accesses). */
+static inline uint32_t a64_mmio_read32(uintptr_t addr)
+{
+	uint32_t v;
+	__asm__ volatile("ldr %w0, [%1]" : "=r"(v) : "r"(addr) : "memory");
+	return v;
+}
+
+static inline void a64_mmio_write32(uintptr_t addr, uint32_t v)
+{
+	__asm__ volatile("str %w0, [%1]" : : "r"(v), "r"(addr) : "memory");
+}
+#endif

@@ -1,0 +1,167 @@
+/* The arm64 probe's run: what each of its parts found, in one place, so
+ * that the report (report.c) is written from results alone, as the x86
+ * report is (docs/architecture.md, "src/arch/arm64").  Machine code only:
+ * the pure rooms never see this header. */
+#ifndef CP_ARM64_PROBE_H
+#define CP_ARM64_PROBE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "acpi.h"
+#include "acpi_arm.h"
+#include "arm64.h"
+#include "arm64_pt.h"
+#include "verdict_arm64.h"
+
+#define A64_MAX_CPUS 8
+#define A64_MAX_ERRORS 8
+
+/* ------------------------------------------------------------ console */
+enum a64_console_kind { A64_CON_NONE, A64_CON_PL011, A64_CON_CONOUT };
+struct a64_console {
+	enum a64_console_kind kind;
+	uintptr_t base;			/* the PL011's registers */
+	uint8_t spcr_interface;		/* SPCR interface type (3 PL011, 0x0e SBSA) */
+	uint32_t periph_id;		/* PL011 UARTPeriphID0..3, byte by byte */
+	const char *reason;		/* why not the SPCR's PL011 (ConOut) */
+	const char *gcd;		/* what UEFI's GCD map calls the page */
+	bool walked;			/* the translation tables were walked */
+	struct arm64_pt_walk walk;
+	uint32_t stalls;		/* writes that met a full FIFO past the bound */
+};
+
+/* ------------------------------------------------------- read costs */
+/* One read's cost, measured as batch pairs (empty batch, read batch) of
+ * BATCH_CALLS calls between ordered counter stamps (measure.c). */
+struct a64_cost {
+	const char *name, *instruction;
+	bool measured;
+	const char *absent;		/* why not measured */
+	uint32_t pairs, batch_calls;
+	uint64_t read_ps, se_ps;	/* per call, net of the empty call */
+	uint64_t harness_ps;		/* the empty call's own cost, per call */
+	uint64_t batch_ticks_p50;	/* one read batch, median, counter ticks */
+	bool deadline_hit;
+};
+
+struct a64_rate {
+	bool measured;
+	const char *absent;
+	const char *reference;		/* "uefi_gettime" */
+	uint32_t edges;			/* second edges seen */
+	uint32_t seconds;		/* between the two edges used */
+	uint64_t ticks;			/* counter ticks between the edges' midpoints */
+	uint64_t hz;			/* ticks / seconds */
+	uint64_t uncertainty_ticks;	/* half-widths of both edges, summed */
+	uint64_t uncertainty_ppm;	/* of hz, rounded up */
+	uint64_t gettime_calls;
+	uint64_t gettime_ps;		/* one GetTime call, mean over the polls */
+};
+
+/* ------------------------------------------------------------ SMCCC */
+struct a64_smccc {
+	struct acpi_arm_boot boot;	/* the FADT's PSCI flags and conduit */
+	bool psci_called;
+	struct arm64_version psci;
+	bool psci_features;		/* PSCI >= 1.0: PSCI_FEATURES exists */
+	int32_t features_smccc_version;	/* PSCI_FEATURES(SMCCC_VERSION); 1 = not asked */
+	int32_t features_cpu_on;	/* PSCI_FEATURES(CPU_ON 64) */
+	bool smccc_called;
+	struct arm64_version smccc;	/* SMCCC_VERSION, or 1.0 by rule */
+	bool uid_called;
+	uint32_t uid[4];
+	enum arm64_hyp_uid hyp;
+	bool kvm_features_called;
+	struct arm64_kvm_features kvm;
+	bool pv_time_called;
+	struct arm64_pv_time pv_time;
+	const char *stopped;		/* where the chain stopped, and why */
+};
+
+/* -------------------------------------------------------------- CPUs */
+struct a64_cpu {
+	uint64_t mpidr;
+	uint32_t midr;
+	uint64_t cntfrq;
+	bool started;			/* answered (the boot CPU always) */
+	bool timed_out;			/* CPU_ON succeeded, the CPU never answered */
+	int32_t cpu_on_status;		/* PSCI CPU_ON's answer; 0 success */
+	uint32_t xc_rounds, xc_backwards;
+	uint64_t xc_max_backwards;	/* ticks */
+	int64_t xc_offset_lo, xc_offset_hi;	/* its counter minus the boot CPU's, bounds, ticks */
+};
+
+struct a64_xcpu {
+	bool attempted;
+	const char *absent;
+	uint32_t listed;		/* GICC entries in the MADT */
+	uint32_t cpus;			/* other CPUs checked */
+	uint32_t rounds;
+	uint64_t max_backwards_ticks;	/* worst time a later read was behind an earlier one */
+	uint64_t backwards;		/* rounds where it was */
+	uint64_t max_skew_bound_ticks;	/* the largest |offset| the bounds allow */
+};
+
+struct a64_error {
+	const char *code;
+	char message[96];
+};
+
+struct a64_run {
+	uint64_t t_start;		/* counter at entry */
+	unsigned el;
+	uint64_t midr, mpidr, mmfr0, pfr0;
+	struct arm64_midr midr_dec;
+	struct arm64_ecv ecv;
+	uint64_t cntfrq;
+	struct arm64_cntfrq_check cntfrq_check;
+	struct a64_console con;
+	bool acpi_ok;
+	struct acpi_gtdt_info gtdt;
+	bool have_fadt_raw, have_gtdt_raw, have_madt_raw;
+	uint8_t madt_raw[4096];
+	uint32_t madt_len;
+	uint8_t fadt_raw[512];
+	uint32_t fadt_len;
+	uint8_t gtdt_raw[256];
+	uint32_t gtdt_len;
+	bool mp_services;		/* EFI_MP_SERVICES_PROTOCOL located */
+	struct a64_cost cost_cntvct, cost_cntpct, cost_cntvctss, cost_midr;
+	const char *cntpct_trap;	/* "no", "yes" or why unknown */
+	const char *cntvct_trap;
+	struct a64_rate rate;
+	struct a64_smccc smccc;
+	uint32_t cpu_count;
+	struct a64_cpu cpus[A64_MAX_CPUS];
+	struct a64_xcpu xcpu;
+	char started_utc[24];
+	struct verdict_arm64 verdict;
+	uint32_t error_count;
+	struct a64_error errors[A64_MAX_ERRORS];
+};
+
+/* The counter's ticks as picoseconds at CNTFRQ (0 when it is 0). */
+uint64_t a64_ticks_to_ps(uint64_t ticks_milli, uint64_t hz);
+void a64_error(struct a64_run *r, const char *code, const char *message);
+
+/* efi_main.c: the memory-map guard, for reads of firmware memory. */
+bool a64_ram_covers(uint64_t phys, uint64_t len);
+
+/* console.c */
+void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *systab);
+void a64_puts(const char *s);
+void a64_frame(const char *json, size_t len);
+
+/* measure.c */
+void a64_measure_costs(struct a64_run *r);
+void a64_measure_rate(struct a64_run *r, void *systab);
+
+/* smccc.c */
+void a64_smccc_discover(struct a64_run *r);
+
+/* cpus.c */
+void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi);
+
+/* report.c */
+void a64_summary(struct a64_run *r);
+bool a64_report_json(struct a64_run *r, char *buf, size_t cap, size_t *len);
+#endif

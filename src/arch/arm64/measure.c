@@ -1,0 +1,275 @@
+/* What a counter read costs, and the counter's rate against a clock that
+ * is not the counter (docs/architecture.md, "src/arch/arm64").
+ *
+ * Costs.  The counter ticks at CNTFRQ (62.5 MHz on QEMU's virt before
+ * QEMU 9, 16 ns a tick; 1 GHz on newer machines), coarser than one read,
+ * so a sample is a batch: BATCH_CALLS calls of the read between two
+ * ordered stamps (ISB; MRS CNTVCT_EL0; ISB), and beside it the same batch
+ * of an empty call, in pairs, IRQs masked per window.  The per-call figure
+ * is the trimmed mean of the pairs' differences over BATCH_CALLS, its SE
+ * that trimmed mean's (src/lib/stats.c, the cut src/analysis/cost_stats.c
+ * gives batch figures): the same kind of figure as the x86 engine's batch
+ * net (docs/architecture.md, "How a read is measured").
+ *
+ * Trapping.  A counter read the hypervisor traps costs an exit and a
+ * return, where a direct read costs a few cycles.  CNTPCT_EL0 is judged
+ * against CNTVCT_EL0, the same kind of read, which KVM leaves to the guest
+ * (it traps the physical counter only to apply an offset it cannot set
+ * without FEAT_ECV): trapped when it costs TRAP_RATIO times CNTVCT's and
+ * the excess stands clear of both SEs.  Under TCG both are emulated by one
+ * helper alike, so neither traps.  CNTVCT_EL0 itself has no reference of
+ * its kind: ISB; MRS MIDR_EL1 (a register no hypervisor can trap: it reads
+ * VPIDR_EL2) is measured beside it, but TCG emulates the counter with a
+ * host clock call and MIDR as a constant (43 ns against 2 ns on the first
+ * boot), so a ratio against it would call TCG's counter trapped: it is
+ * reported as not judged, and the verdict gets "unknown". */
+#include <efi.h>
+#include <efilib.h>
+#include "a64.h"
+#include "cost_stats.h"
+#include "a64_probe.h"
+#include "stats.h"
+
+#define BATCH_CALLS 32u
+#define PAIRS_PER_WINDOW 32u
+#define MAX_PAIRS 3072u
+/* Each read's share of the run: a deadline in counter ticks (CNTFRQ
+ * known) and the pair cap bound it twice. */
+#define COST_BUDGET_MS 150u
+#define TRAP_RATIO 4u
+#define TRAP_SE_MULTIPLE 4u
+
+typedef uint64_t (*read_fn)(void);
+
+/* Out of line, so that the read and the empty call cost the same call
+ * and return; the asm keeps the empty one from being folded away. */
+static __attribute__((noinline)) uint64_t op_empty(void)
+{
+	uint64_t v = 0;
+	__asm__ volatile("" : "+r"(v));
+	return v;
+}
+static __attribute__((noinline)) uint64_t op_cntvct(void) { return a64_cntvct_ordered(); }
+static __attribute__((noinline)) uint64_t op_cntpct(void) { return a64_cntpct_ordered(); }
+static __attribute__((noinline)) uint64_t op_cntvctss(void) { return a64_cntvctss(); }
+static __attribute__((noinline)) uint64_t op_midr(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, midr_el1" : "=r"(v) : : "memory");
+	return v;
+}
+
+static volatile uint64_t sink;
+
+static uint64_t batch(read_fn f)
+{
+	uint64_t acc = 0;
+	uint64_t t0 = a64_stamp();
+	for (uint32_t i = 0; i < BATCH_CALLS; i++)
+		acc += f();
+	uint64_t t1 = a64_stamp();
+	sink = acc;
+	return t1 - t0;
+}
+
+/* A batch figure (ticks x scale) as picoseconds per call. */
+static uint64_t batch_ps(uint64_t v, uint64_t scale, uint64_t hz)
+{
+	if (!hz)
+		return 0;
+	unsigned __int128 den = (unsigned __int128)hz * scale * BATCH_CALLS;
+	return (uint64_t)(((unsigned __int128)v * 1000000000000u + den / 2) / den);
+}
+
+static uint64_t diffs[MAX_PAIRS], opt[MAX_PAIRS], ht[MAX_PAIRS];
+
+static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
+{
+	uint64_t budget = r->cntfrq ? r->cntfrq / 1000u * COST_BUDGET_MS : 0;
+	uint64_t start = a64_stamp();
+	uint32_t n = 0;
+	/* Warm-up: the first calls translate (TCG) or fill caches. */
+	for (int i = 0; i < 8; i++) {
+		batch(op_empty);
+		batch(f);
+	}
+	while (n < MAX_PAIRS) {
+		uint64_t daif = a64_irq_save();
+		for (uint32_t k = 0; k < PAIRS_PER_WINDOW && n < MAX_PAIRS; k++, n++) {
+			ht[n] = batch(op_empty);
+			opt[n] = batch(f);
+			diffs[n] = cost_biased(((int64_t)opt[n] - (int64_t)ht[n]) * 1000);
+		}
+		a64_irq_restore(daif);
+		if (budget && a64_stamp() - start > budget) {
+			c->deadline_hit = n < MAX_PAIRS;
+			break;
+		}
+	}
+	c->pairs = n;
+	c->batch_calls = BATCH_CALLS;
+	if (n < 3) {
+		c->absent = "fewer than three batch pairs inside the deadline";
+		return;
+	}
+	uint64_t mean, se, hmean, hse;
+	stats_sort_u64(diffs, n);
+	stats_trimmed_mean_se(diffs, n, cost_batch_cut(n), &mean, &se);
+	stats_sort_u64(ht, n);
+	stats_trimmed_mean_se(ht, n, cost_batch_cut(n), &hmean, &hse);
+	stats_sort_u64(opt, n);
+	c->batch_ticks_p50 = stats_percentile_sorted(opt, n, STATS_P50);
+	/* The differences were milli-ticks, so mean and SE are micro-ticks
+	 * (x10^6) per batch; the harness, plain ticks, comes back x1000. */
+	int64_t net_micro = (int64_t)mean - (int64_t)DIFF_BIAS * 1000;
+	if (net_micro < 0)
+		net_micro = 0;
+	c->read_ps = batch_ps((uint64_t)net_micro, 1000000u, r->cntfrq);
+	c->se_ps = batch_ps(se, 1000000u, r->cntfrq);
+	c->harness_ps = batch_ps(hmean, 1000u, r->cntfrq);
+	c->measured = r->cntfrq != 0;
+	if (!c->measured)
+		c->absent = "CNTFRQ_EL0 reads 0: ticks cannot be turned into time";
+}
+
+/* "yes"/"no" for a read against its reference, or why not judged. */
+static const char *trap_judge(const struct a64_cost *c, const struct a64_cost *ref)
+{
+	if (!c->measured || !ref->measured)
+		return "not judged: a cost is missing";
+	uint64_t excess = c->read_ps > ref->read_ps ? c->read_ps - ref->read_ps : 0;
+	uint64_t noise = TRAP_SE_MULTIPLE * (c->se_ps + ref->se_ps);
+	return c->read_ps > TRAP_RATIO * ref->read_ps && excess > noise ? "yes" : "no";
+}
+
+void a64_measure_costs(struct a64_run *r)
+{
+	r->cost_cntvct = (struct a64_cost){.name = "cntvct", .instruction = "isb; mrs cntvct_el0"};
+	r->cost_cntpct = (struct a64_cost){.name = "cntpct", .instruction = "isb; mrs cntpct_el0"};
+	r->cost_cntvctss = (struct a64_cost){.name = "cntvctss", .instruction = "mrs cntvctss_el0"};
+	r->cost_midr = (struct a64_cost){.name = "midr", .instruction = "isb; mrs midr_el1"};
+	measure_one(r, &r->cost_midr, op_midr);
+	measure_one(r, &r->cost_cntvct, op_cntvct);
+	measure_one(r, &r->cost_cntpct, op_cntpct);
+	if (r->ecv.cntvctss)
+		measure_one(r, &r->cost_cntvctss, op_cntvctss);
+	else
+		r->cost_cntvctss.absent = "no FEAT_ECV (ID_AA64MMFR0_EL1.ECV = 0): the register does not exist";
+	r->cntvct_trap = "not judged: no untrappable read of the same kind to compare with";
+	r->cntpct_trap = trap_judge(&r->cost_cntpct, &r->cost_cntvct);
+}
+
+/* ------------------------------------------------------------- rate */
+
+/* The reference: UEFI's GetTime(), whose seconds AAVMF reads from the
+ * PL031 RTC (QEMU backs it with the host's clock; 1 s resolution).  An
+ * edge of its seconds is bracketed by the stamps of the last call that
+ * saw the old second and of the first that saw the new one; the rate is
+ * the counter ticks between the midpoints of two of RATE_EDGES edges, at
+ * least RATE_SECONDS apart, its uncertainty the two half-widths summed (how fast GetTime can
+ * be polled, measured).  Stall() and the firmware's timer events are not
+ * references: AAVMF drives both from this same counter. */
+#define RATE_SECONDS 2u
+#define RATE_EDGES 4u
+#define RATE_POLL_CAP 20000000u
+
+static uint64_t timed_calls, timed_ticks;	/* the polls' own cost */
+
+struct edge {
+	uint64_t lo, hi;	/* stamps bracketing the change */
+	uint32_t second_of_day;
+	bool seen;
+};
+
+static uint32_t second_of_day(const EFI_TIME *t)
+{
+	return (uint32_t)t->Hour * 3600u + t->Minute * 60u + t->Second;
+}
+
+static bool wait_edge(EFI_RUNTIME_SERVICES *rt, uint64_t deadline, struct edge *e, struct a64_rate *rate)
+{
+	EFI_TIME t;
+	uint64_t before = a64_stamp();
+	if (rt->GetTime(&t, NULL) != EFI_SUCCESS)
+		return false;
+	uint32_t first = second_of_day(&t);
+	rate->gettime_calls++;
+	for (uint32_t i = 0; i < RATE_POLL_CAP; i++) {
+		/* IRQs masked across one poll: UEFI's timer tick landing
+		 * inside the bracket would widen it (it waits on nothing). */
+		uint64_t daif = a64_irq_save();
+		uint64_t s = a64_stamp();
+		EFI_STATUS ok = rt->GetTime(&t, NULL);
+		uint64_t after = a64_stamp();
+		a64_irq_restore(daif);
+		if (ok != EFI_SUCCESS)
+			return false;
+		rate->gettime_calls++;
+		timed_calls++;
+		timed_ticks += after - s;
+		if (second_of_day(&t) != first) {
+			e->lo = before;
+			e->hi = after;
+			e->second_of_day = second_of_day(&t);
+			e->seen = true;
+			return true;
+		}
+		before = s;
+		if (deadline && after > deadline)
+			return false;
+	}
+	return false;
+}
+
+void a64_measure_rate(struct a64_run *r, void *systab)
+{
+	EFI_SYSTEM_TABLE *st = systab;
+	struct a64_rate *rate = &r->rate;
+	rate->reference = "uefi_gettime";
+	if (!r->cntfrq) {
+		rate->absent = "CNTFRQ_EL0 reads 0: no deadline can be set on the wait";
+		return;
+	}
+	/* A second to find the first edge, then one a second, and a second's
+	 * slack. */
+	uint64_t deadline = a64_stamp() + r->cntfrq * (RATE_EDGES + 1u);
+	struct edge e[RATE_EDGES] = {0};
+	for (uint32_t k = 0; k < RATE_EDGES; k++) {
+		if (!wait_edge(st->RuntimeServices, deadline, &e[k], rate)) {
+			rate->absent = "GetTime failed or its seconds stopped changing before the deadline";
+			return;
+		}
+		/* A step of the RTC, or a call that took a whole second. */
+		if (k && (e[k].second_of_day + 86400u - e[k - 1].second_of_day) % 86400u != 1) {
+			rate->absent = "GetTime's seconds did not step by one at each edge";
+			return;
+		}
+	}
+	/* The pair at least RATE_SECONDS apart whose brackets are narrowest
+	 * for their span: one poll the host held up (a vCPU descheduled on a
+	 * loaded host) widens one edge, not the figure. */
+	uint32_t best_i = 0, best_j = 0;
+	uint64_t best_ppm = UINT64_MAX;
+	for (uint32_t i = 0; i < RATE_EDGES; i++)
+		for (uint32_t j = i + RATE_SECONDS; j < RATE_EDGES; j++) {
+			uint64_t span = (e[j].lo + e[j].hi) / 2 - (e[i].lo + e[i].hi) / 2;
+			uint64_t unc = (e[i].hi - e[i].lo + 1) / 2 + (e[j].hi - e[j].lo + 1) / 2;
+			uint64_t ppm = span ? (unc * 1000000u + span - 1) / span : UINT64_MAX;
+			if (ppm < best_ppm) {
+				best_ppm = ppm;
+				best_i = i;
+				best_j = j;
+			}
+		}
+	const struct edge *a = &e[best_i], *b = &e[best_j];
+	uint32_t secs = best_j - best_i;
+	uint64_t mid_a = a->lo + (a->hi - a->lo) / 2, mid_b = b->lo + (b->hi - b->lo) / 2;
+	rate->seconds = secs;
+	rate->edges = RATE_EDGES;
+	rate->ticks = mid_b - mid_a;
+	rate->hz = (rate->ticks + secs / 2) / secs;
+	rate->uncertainty_ticks = (a->hi - a->lo + 1) / 2 + (b->hi - b->lo + 1) / 2;
+	rate->uncertainty_ppm = best_ppm;
+	rate->gettime_ps = timed_calls ? a64_ticks_to_ps(timed_ticks * 1000u / timed_calls, r->cntfrq) : 0;
+	rate->measured = true;
+}

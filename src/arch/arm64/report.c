@@ -1,0 +1,439 @@
+/* The arm64 run's human summary and its JSON report (docs/report-schema.json:
+ * probe, arm64, verdict.arm64, errors), written from the run's results
+ * alone.  Figures with a standard error are printed to the digits the SE
+ * supports (stats_se_decimals, as the x86 report does). */
+#include "a64.h"
+#include "a64_probe.h"
+#include "json.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "verdict.h"
+
+#ifndef A64_PROBE_VERSION
+#error "A64_PROBE_VERSION comes from include/probe.h through mk/arch-aarch64.mk"
+#endif
+
+static const char *con_kind(enum a64_console_kind k)
+{
+	return k == A64_CON_PL011 ? "pl011" : k == A64_CON_CONOUT ? "uefi_conout" : "none";
+}
+
+/* ps with its SE -> ns at the SE's digits. */
+static void json_ns_se(struct json *j, const char *key, const char *se_key, uint64_t ps, uint64_t se_ps)
+{
+	unsigned d = stats_se_decimals(se_ps);
+	json_fixed(j, key, stats_round_milli((int64_t)ps, d), d);
+	json_fixed(j, se_key, stats_round_milli((int64_t)se_ps, d), d);
+}
+
+static void json_hex(struct json *j, const char *key, uint64_t v)
+{
+	char b[24];
+	struct strbuf sb;
+	sb_init(&sb, b, sizeof b);
+	sb_hex0x(&sb, v);
+	json_string(j, key, b);
+}
+
+static void json_cost(struct json *j, const struct a64_cost *c)
+{
+	json_object_begin(j, NULL);
+	json_string(j, "name", c->name);
+	json_string(j, "instruction", c->instruction);
+	json_bool(j, "measured", c->measured);
+	json_string(j, "absent", c->measured ? NULL : c->absent);
+	if (c->measured) {
+		json_ns_se(j, "read_ns", "read_se_ns", c->read_ps, c->se_ps);
+		json_fixed(j, "harness_ns", (int64_t)c->harness_ps, 3);
+	} else {
+		json_null(j, "read_ns");
+		json_null(j, "read_se_ns");
+		json_null(j, "harness_ns");
+	}
+	json_u64(j, "pairs", c->pairs);
+	json_u64(j, "batch_calls", c->batch_calls);
+	json_u64(j, "batch_ticks_p50", c->batch_ticks_p50);
+	json_bool(j, "deadline_hit", c->deadline_hit);
+	json_object_end(j);
+}
+
+static void json_smccc(struct json *j, const struct a64_smccc *s)
+{
+	json_object_begin(j, "smccc");
+	json_string(j, "conduit", acpi_arm_conduit_name(s->boot.conduit));
+	if (s->psci.known) {
+		json_u64(j, "psci_major", s->psci.major);
+		json_u64(j, "psci_minor", s->psci.minor);
+	} else {
+		json_null(j, "psci_major");
+		json_null(j, "psci_minor");
+	}
+	if (s->psci_features) {
+		json_i64(j, "psci_features_smccc_version", s->features_smccc_version);
+		json_i64(j, "psci_features_cpu_on", s->features_cpu_on);
+	} else {
+		json_null(j, "psci_features_smccc_version");
+		json_null(j, "psci_features_cpu_on");
+	}
+	json_bool(j, "smccc_version_called", s->smccc_called);
+	if (s->smccc.known) {
+		json_u64(j, "smccc_major", s->smccc.major);
+		json_u64(j, "smccc_minor", s->smccc.minor);
+	} else {
+		json_null(j, "smccc_major");
+		json_null(j, "smccc_minor");
+	}
+	json_string(j, "vendor_hyp", s->uid_called ? arm64_hyp_uid_name(s->hyp) : NULL);
+	if (s->kvm_features_called) {
+		json_u64(j, "kvm_features", s->kvm.bitmap);
+		json_bool(j, "kvm_ptp", s->kvm.ptp);
+	} else {
+		json_null(j, "kvm_features");
+		json_null(j, "kvm_ptp");
+	}
+	if (s->pv_time_called)
+		json_bool(j, "pv_stolen_time", s->pv_time.stolen_time);
+	else
+		json_null(j, "pv_stolen_time");
+	json_string(j, "stopped", s->stopped);
+	json_object_end(j);
+}
+
+static void json_arm64(struct json *j, const struct a64_run *r)
+{
+	json_object_begin(j, "arm64");
+	json_u64(j, "exception_level", r->el);
+
+	json_object_begin(j, "cpu");
+	json_hex(j, "midr", r->midr);
+	json_hex(j, "implementer", r->midr_dec.implementer);
+	json_hex(j, "part", r->midr_dec.part);
+	json_u64(j, "variant", r->midr_dec.variant);
+	json_u64(j, "revision", r->midr_dec.revision);
+	json_string(j, "name", arm64_midr_name((uint32_t)r->midr));
+	json_hex(j, "mpidr", r->mpidr);
+	json_hex(j, "id_aa64mmfr0", r->mmfr0);
+	json_hex(j, "id_aa64pfr0", r->pfr0);
+	json_u64(j, "ecv", r->ecv.level);
+	json_object_end(j);
+
+	const struct arm64_cntfrq_check *c = &r->cntfrq_check;
+	json_object_begin(j, "cntfrq");
+	json_u64(j, "hz", r->cntfrq);
+	json_bool(j, "zero", c->zero);
+	json_bool(j, "differs_across_cpus", c->differs_across_cpus);
+	json_u64(j, "linux_hz", c->linux_hz);
+	if (c->measured) {
+		json_i64(j, "measured_ppm", c->measured_ppm);
+		json_bool(j, "measured_disagrees", c->measured_disagrees);
+	} else {
+		json_null(j, "measured_ppm");
+		json_null(j, "measured_disagrees");
+	}
+	json_object_end(j);
+
+	const struct a64_rate *t = &r->rate;
+	json_object_begin(j, "rate");
+	json_string(j, "reference", t->reference);
+	json_bool(j, "measured", t->measured);
+	json_string(j, "absent", t->measured ? NULL : t->absent);
+	if (t->measured) {
+		json_u64(j, "hz", t->hz);
+		json_u64(j, "uncertainty_ppm", t->uncertainty_ppm);
+		json_u64(j, "seconds", t->seconds);
+		json_u64(j, "edges", t->edges);
+		json_u64(j, "ticks", t->ticks);
+		json_u64(j, "uncertainty_ticks", t->uncertainty_ticks);
+	} else {
+		json_null(j, "hz");
+		json_null(j, "uncertainty_ppm");
+	}
+	json_u64(j, "gettime_calls", t->gettime_calls);
+	json_fixed(j, "gettime_ns", (int64_t)t->gettime_ps, 3);
+	json_object_end(j);
+
+	json_array_begin(j, "reads");
+	json_cost(j, &r->cost_cntvct);
+	json_cost(j, &r->cost_cntpct);
+	json_cost(j, &r->cost_cntvctss);
+	json_cost(j, &r->cost_midr);
+	json_array_end(j);
+	json_string(j, "cntvct_trapped", r->cntvct_trap);
+	json_string(j, "cntpct_trapped", r->cntpct_trap);
+
+	json_object_begin(j, "console");
+	json_string(j, "kind", con_kind(r->con.kind));
+	if (r->con.kind == A64_CON_PL011)
+		json_hex(j, "base", r->con.base);
+	else
+		json_null(j, "base");
+	json_u64(j, "spcr_interface", r->con.spcr_interface);
+	json_string(j, "reason", r->con.reason);
+	json_string(j, "gcd_type", r->con.gcd);
+	json_bool(j, "walked", r->con.walked);
+	if (r->con.walked && r->con.walk.mapped) {
+		json_u64(j, "walk_level", r->con.walk.level);
+		json_hex(j, "walk_mair_attr", r->con.walk.mair_attr);
+	} else {
+		json_null(j, "walk_level");
+		json_null(j, "walk_mair_attr");
+	}
+	json_u64(j, "stalls", r->con.stalls);
+	json_object_end(j);
+
+	json_object_begin(j, "acpi");
+	json_bool(j, "parsed", r->acpi_ok);
+	json_bool(j, "psci_compliant", r->smccc.boot.psci);
+	json_u64(j, "arm_boot_flags", r->smccc.boot.flags);
+	json_bool(j, "gtdt", r->gtdt.present);
+	if (r->gtdt.present) {
+		json_string_n(j, "gtdt_oem_id", r->gtdt.oem_id, 6);
+		json_string_n(j, "gtdt_oem_table_id", r->gtdt.oem_table_id, 8);
+		json_u64(j, "gtdt_oem_revision", r->gtdt.oem_revision);
+		json_u64(j, "virtual_timer_gsiv", r->gtdt.virtual_el1_gsiv);
+		json_u64(j, "virtual_timer_flags", r->gtdt.virtual_el1_flags);
+	}
+	if (r->have_fadt_raw)
+		json_base64(j, "fadt_raw", r->fadt_raw, r->fadt_len);
+	if (r->have_gtdt_raw)
+		json_base64(j, "gtdt_raw", r->gtdt_raw, r->gtdt_len);
+	if (r->have_madt_raw)
+		json_base64(j, "madt_raw", r->madt_raw, r->madt_len);
+	json_object_end(j);
+
+	json_smccc(j, &r->smccc);
+	json_bool(j, "mp_services", r->mp_services);
+
+	json_array_begin(j, "cpus");
+	for (uint32_t i = 0; i < r->cpu_count; i++) {
+		const struct a64_cpu *p = &r->cpus[i];
+		json_object_begin(j, NULL);
+		json_hex(j, "mpidr", p->mpidr);
+		json_bool(j, "started", p->started);
+		if (p->started) {
+			json_hex(j, "midr", p->midr);
+			json_u64(j, "cntfrq", p->cntfrq);
+		} else {
+			json_null(j, "midr");
+			json_null(j, "cntfrq");
+		}
+		json_i64(j, "cpu_on_status", i ? p->cpu_on_status : 0);
+		json_bool(j, "timed_out", p->timed_out);
+		if (i && p->started && p->xc_rounds) {
+			json_u64(j, "xc_rounds", p->xc_rounds);
+			json_u64(j, "xc_backwards", p->xc_backwards);
+			json_u64(j, "xc_max_backwards_ticks", p->xc_max_backwards);
+			json_i64(j, "xc_offset_lo_ticks", p->xc_offset_lo);
+			json_i64(j, "xc_offset_hi_ticks", p->xc_offset_hi);
+		} else {
+			json_null(j, "xc_rounds");
+			json_null(j, "xc_backwards");
+			json_null(j, "xc_max_backwards_ticks");
+			json_null(j, "xc_offset_lo_ticks");
+			json_null(j, "xc_offset_hi_ticks");
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+
+	const struct a64_xcpu *x = &r->xcpu;
+	json_object_begin(j, "cross_cpu");
+	json_bool(j, "measured", x->attempted && !x->absent);
+	json_string(j, "absent", x->absent);
+	json_u64(j, "listed", x->listed);
+	json_u64(j, "cpus", x->cpus);
+	json_u64(j, "rounds", x->rounds);
+	json_u64(j, "backwards", x->backwards);
+	json_u64(j, "max_backwards_ticks", x->max_backwards_ticks);
+	json_u64(j, "max_skew_bound_ticks", x->max_skew_bound_ticks);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+bool a64_report_json(struct a64_run *r, char *buf, size_t cap, size_t *len)
+{
+	struct json j;
+	json_init(&j, buf, cap);
+	json_object_begin(&j, NULL);
+	json_u64(&j, "schema", 1);
+	json_object_begin(&j, "probe");
+	json_string(&j, "version", A64_PROBE_VERSION);
+	json_string(&j, "arch", "aarch64");
+	json_string(&j, "boot", "uefi");
+	json_string(&j, "phase", "boot_services");
+	json_u64(&j, "elapsed_ms", r->cntfrq ? (a64_stamp() - r->t_start) / (r->cntfrq / 1000u) : 0);
+	json_string(&j, "started_utc", r->started_utc[0] ? r->started_utc : NULL);
+	json_string(&j, "started_utc_source", r->started_utc[0] ? "uefi_gettime" : "GetTime failed");
+	json_object_end(&j);
+	json_arm64(&j, r);
+	json_object_begin(&j, "verdict");
+	verdict_arm64_json(&j, &r->verdict);
+	json_object_end(&j);
+	json_array_begin(&j, "errors");
+	for (uint32_t i = 0; i < r->error_count; i++) {
+		json_object_begin(&j, NULL);
+		json_string(&j, "code", r->errors[i].code);
+		json_string(&j, "message", r->errors[i].message);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	*len = j.len;
+	return json_ok(&j);
+}
+
+/* ----------------------------------------------------------- summary */
+
+static void line(struct strbuf *sb)
+{
+	sb_str(sb, "\r\n");
+	a64_puts(sb->buf);
+	sb->len = 0;
+	sb->buf[0] = 0;
+}
+
+static void sb_ns_se(struct strbuf *sb, uint64_t ps, uint64_t se_ps)
+{
+	unsigned d = stats_se_decimals(se_ps);
+	sb_fixed(sb, stats_round_milli((int64_t)ps, d), d);
+	sb_str(sb, " +/- ");
+	sb_fixed(sb, stats_round_milli((int64_t)se_ps, d), d);
+	sb_str(sb, " ns (SE)");
+}
+
+static void cost_line(struct strbuf *sb, const struct a64_cost *c)
+{
+	sb_str(sb, "  ");
+	sb_str(sb, c->instruction);
+	sb_pad_to(sb, 24);
+	if (c->measured) {
+		sb_ns_se(sb, c->read_ps, c->se_ps);
+		sb_str(sb, ", ");
+		sb_u64(sb, c->pairs);
+		sb_str(sb, " pairs of ");
+		sb_u64(sb, c->batch_calls);
+	} else {
+		sb_str(sb, "not measured: ");
+		sb_str(sb, c->absent);
+	}
+	line(sb);
+}
+
+void a64_summary(struct a64_run *r)
+{
+	char b[256];
+	struct strbuf sb;
+	sb_init(&sb, b, sizeof b);
+	line(&sb);
+	sb_str(&sb, "clockprobe ");
+	sb_str(&sb, A64_PROBE_VERSION);
+	sb_str(&sb, " (arm64, UEFI, EL");
+	sb_u64(&sb, r->el);
+	sb_str(&sb, ")");
+	line(&sb);
+	const char *name = arm64_midr_name((uint32_t)r->midr);
+	sb_str(&sb, "CPU      MIDR ");
+	sb_hex0x(&sb, r->midr);
+	sb_str(&sb, " ");
+	sb_str(&sb, name ? name : "(part not in the table)");
+	sb_str(&sb, ", ECV ");
+	sb_u64(&sb, r->ecv.level);
+	sb_str(&sb, ", CPUs started ");
+	uint32_t up = 0;
+	for (uint32_t i = 0; i < r->cpu_count; i++)
+		up += r->cpus[i].started;
+	sb_u64(&sb, up);
+	sb_str(&sb, "/");
+	sb_u64(&sb, r->cpu_count);
+	line(&sb);
+	sb_str(&sb, "console  ");
+	sb_str(&sb, con_kind(r->con.kind));
+	if (r->con.kind == A64_CON_PL011) {
+		sb_str(&sb, " at ");
+		sb_hex0x(&sb, r->con.base);
+		sb_str(&sb, " (ACPI SPCR)");
+	} else if (r->con.reason) {
+		sb_str(&sb, ": ");
+		sb_str(&sb, r->con.reason);
+	}
+	line(&sb);
+	sb_str(&sb, "CNTFRQ   ");
+	sb_u64(&sb, r->cntfrq);
+	sb_str(&sb, " Hz; measured ");
+	if (r->rate.measured) {
+		sb_u64(&sb, r->rate.hz);
+		sb_str(&sb, " Hz +/- ");
+		sb_u64(&sb, r->rate.uncertainty_ppm);
+		sb_str(&sb, " ppm over ");
+		sb_u64(&sb, r->rate.seconds);
+		sb_str(&sb, " s of UEFI GetTime (");
+		sb_i64(&sb, r->cntfrq_check.measured_ppm);
+		sb_str(&sb, r->cntfrq_check.measured_disagrees ? " ppm: DISAGREES)" : " ppm: agrees)");
+	} else {
+		sb_str(&sb, "no: ");
+		sb_str(&sb, r->rate.absent);
+	}
+	line(&sb);
+	sb_str(&sb, "reads    (per call, net of an empty call)");
+	line(&sb);
+	cost_line(&sb, &r->cost_cntvct);
+	cost_line(&sb, &r->cost_cntpct);
+	cost_line(&sb, &r->cost_cntvctss);
+	cost_line(&sb, &r->cost_midr);
+	sb_str(&sb, "traps    cntvct ");
+	sb_str(&sb, r->cntvct_trap);
+	sb_str(&sb, ", cntpct ");
+	sb_str(&sb, r->cntpct_trap);
+	line(&sb);
+	sb_str(&sb, "PSCI     ");
+	if (r->smccc.psci.known) {
+		sb_u64(&sb, r->smccc.psci.major);
+		sb_str(&sb, ".");
+		sb_u64(&sb, r->smccc.psci.minor);
+		sb_str(&sb, " via ");
+		sb_str(&sb, acpi_arm_conduit_name(r->smccc.boot.conduit));
+	} else {
+		sb_str(&sb, "none");
+	}
+	if (r->smccc.stopped) {
+		sb_str(&sb, "; ");
+		sb_shown(&sb, r->smccc.stopped);
+	}
+	line(&sb);
+	if (r->xcpu.attempted) {
+		sb_str(&sb, "x-CPU    ");
+		if (r->xcpu.absent) {
+			sb_str(&sb, r->xcpu.absent);
+		} else {
+			sb_u64(&sb, r->xcpu.rounds);
+			sb_str(&sb, " rounds on ");
+			sb_u64(&sb, r->xcpu.cpus);
+			sb_str(&sb, " CPUs, ");
+			sb_u64(&sb, r->xcpu.backwards);
+			sb_str(&sb, " went backwards (worst ");
+			sb_u64(&sb, r->xcpu.max_backwards_ticks);
+			sb_str(&sb, " ticks); offsets within +/- ");
+			sb_u64(&sb, r->xcpu.max_skew_bound_ticks);
+			sb_str(&sb, " ticks");
+		}
+		line(&sb);
+	}
+	const struct verdict_arm64_outcome *o = &r->verdict.main;
+	sb_str(&sb, "verdict  Linux ");
+	sb_str(&sb, r->verdict.linux_kernel);
+	sb_str(&sb, ": ");
+	sb_str(&sb, o->clocksource);
+	sb_str(&sb, ", clock_gettime by ");
+	sb_str(&sb, o->clock_gettime);
+	sb_str(&sb, ", errata: ");
+	if (!r->verdict.errata_matched)
+		sb_str(&sb, "none");
+	for (unsigned b = 0, first = 1; b < ARM64_ERRATA_COUNT; b++)
+		if (r->verdict.errata_matched & (1u << b)) {
+			sb_str(&sb, first ? "" : ", ");
+			sb_str(&sb, verdict_arm64_erratum_code(b));
+			first = 0;
+		}
+	sb_str(&sb, r->verdict.main.el0_counter_trapped ? ", Linux traps EL0 counter reads" : "");
+	line(&sb);
+}
