@@ -35,7 +35,8 @@ and judges a report by the same rules:
   longformat  the tidy long format: one row per scalar of a report
   flatshape   longformat's flatten for a report shape met before: a
            plan that checks the shape first
-  fleetdb  the fleet database's tables, SQLite (compare --sqlite)
+  fleetschema the fleet database's tables, one definition for both dialects
+  fleetdb  the fleet database in SQLite (compare --sqlite)
   fleetrows   one run as those tables' rows (measurements as layouts)
   fleetpg  the same tables in PostgreSQL (compare --postgres)
   fleetload   inputs straight into a database, read by --jobs processes
