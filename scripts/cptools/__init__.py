@@ -41,7 +41,8 @@ and judges a report by the same rules:
   fleetpg  the same tables in PostgreSQL (compare --postgres)
   fleetload   inputs straight into a database, read by --jobs processes
   fleetpage   the fleet page (compare --html)
-  charts   matplotlib SVG charts: histograms, gaps, strips, watch offsets
+  charts   matplotlib SVG charts: histograms, gaps, strips
+  watchchart  the watch's chart: the TSC against every clock over time
   chartpick   which sources and runs the charts draw (a cap, named)
   kernels  kernel sets (--kernels lts|all|LIST) and by_kernel ranges
   judgment a report judged over a kernel set (--fail-on, the headline)
