@@ -30,7 +30,8 @@ and judges a report by the same rules:
   inputs   the one loader of untrusted input: regular files only, size
            caps, JSON depth/size/count/number limits, marker digits
   fleetinput  a fleet's inputs as runs: every report of every log, run
-           ids (collisions kept and flagged), labels, watch records
+           ids (collisions kept and flagged), watch records
+  fleetlabels the runs' labels: --label, probe.label, else the file name
   fleet    the headline row of compare's fleet outputs
   longformat  the tidy long format: one row per scalar of a report
   flatshape   longformat's flatten for a report shape met before: a
