@@ -30,17 +30,20 @@ and judges a report by the same rules:
   inputs   the one loader of untrusted input: regular files only, size
            caps, JSON depth/size/count/number limits, marker digits
   fleetinput  a fleet's inputs as runs: every report of every log, run
-           ids (collisions kept and flagged), labels, watch records
+           ids (collisions kept and flagged), watch records
+  fleetlabels the runs' labels: --label, probe.label, else the file name
   fleet    the headline row of compare's fleet outputs
   longformat  the tidy long format: one row per scalar of a report
   flatshape   longformat's flatten for a report shape met before: a
            plan that checks the shape first
-  fleetdb  the fleet database's tables, SQLite (compare --sqlite)
+  fleetschema the fleet database's tables, one definition for both dialects
+  fleetdb  the fleet database in SQLite (compare --sqlite)
   fleetrows   one run as those tables' rows (measurements as layouts)
   fleetpg  the same tables in PostgreSQL (compare --postgres)
   fleetload   inputs straight into a database, read by --jobs processes
   fleetpage   the fleet page (compare --html)
-  charts   matplotlib SVG charts: histograms, gaps, strips, watch offsets
+  charts   matplotlib SVG charts: histograms, gaps, strips
+  watchchart  the watch's chart: the TSC against every clock over time
   chartpick   which sources and runs the charts draw (a cap, named)
   kernels  kernel sets (--kernels lts|all|LIST) and by_kernel ranges
   judgment a report judged over a kernel set (--fail-on, the headline)

@@ -2,9 +2,10 @@
 tidy long format (run_id, label, section, name, field, value, unit).
 
 scripts/compare reads a handful of reports or a directory of a thousand
-logs through load_runs() (cptools/fleetinput.py, re-exported here); its CSV, JSON Lines, SQLite and HTML outputs all
-start from the Run objects made here, so that every output names a run and
-a measurement the same way.
+logs through load_runs() (cptools/fleetinput.py, its labels
+cptools/fleetlabels.py, both re-exported here); its CSV, JSON Lines,
+SQLite and HTML outputs all start from the Run objects made there, so
+that every output names a run and a measurement the same way.
 
 Long format: one row per scalar of the report.  `section[name].field` is a
 path that cptools.query.get_path resolves on the report again:
@@ -27,9 +28,10 @@ ppm, *_ms -> ms, *_us -> us, *_s -> s, bytes -> bytes; empty when none applies.
 
 from . import query
 from .fleetinput import (  # noqa: F401 (the fleet's names, in one place)
-    LOG_SUFFIXES, REPORT_KEYS, Labeller, Placer, Run, canonical_run_id,
-    expand_inputs, explicit_label, file_labels, guest_run_id, input_files,
-    load_runs, read_file_runs, report_digest)
+    REPORT_KEYS, Placer, Run, canonical_run_id, expand_inputs,
+    guest_run_id, input_files, load_runs, read_file_runs, report_digest)
+from .fleetlabels import (  # noqa: F401 (likewise)
+    LOG_SUFFIXES, Labeller, explicit_label, file_labels)
 
 # ------------------------------------------------------------- headline
 

@@ -1,7 +1,8 @@
 """Reading a fleet of reports: every input file through cptools.inputs,
-every report a log holds as a run, the run ids and labels the outputs
-name runs by (split from cptools/fleet.py, which makes the outputs' rows
-from the Run objects made here; fleet re-exports these names).
+every report a log holds as a run, the run ids the outputs name runs by,
+labelled by cptools/fleetlabels.py (split from cptools/fleet.py, which
+makes the outputs' rows from the Run objects made here; fleet re-exports
+these names).
 
 A run is one verified report.  Its run_id is probe.run_id, else the
 CRC-32 of the report's canonical JSON; its digest (report_digest, BLAKE2b)
@@ -19,9 +20,9 @@ import os
 import zlib
 
 from . import frame, inputs, longformat, query, shapecheck, watchlog
+from .fleetlabels import LOG_SUFFIXES, label_runs
 from .untrusted import cap
 
-LOG_SUFFIXES = (".json", ".log", ".txt")
 # A JSON object with none of these is some other file (a matrix run's
 # results.json), not a report.
 REPORT_KEYS = frozenset(("probe", "platform", "sources", "verdict"))
@@ -145,48 +146,6 @@ def expand_inputs(paths):
     files in a directory are left out here; load_runs names them as
     rejected (cptools.inputs.input_files)."""
     return [(p, d) for p, d, why in input_files(paths) if why is None]
-
-
-def _stem(path):
-    base = os.path.basename(path)
-    for ext in LOG_SUFFIXES:
-        if base.endswith(ext):
-            return base[:-len(ext)]
-    return base
-
-
-def file_labels(paths):
-    """A short distinct label per path: the file name without extension,
-    with as many parent folders as it takes to tell equal names apart
-    (a/report.json, b/report.json -> a/report, b/report)."""
-    norm = [os.path.normpath(os.path.abspath(p)) for p in paths]
-    parts = [n.split(os.sep) for n in norm]
-    stems = [_stem(p) for p in paths]
-    depth = [1] * len(paths)
-
-    def label(i):
-        return "/".join(parts[i][-depth[i]:-1] + [stems[i]])
-
-    while True:
-        files_by_label = {}
-        for i in range(len(paths)):
-            files_by_label.setdefault(label(i), set()).add(norm[i])
-        grow = [i for i in range(len(paths))
-                if len(files_by_label[label(i)]) > 1
-                and depth[i] < len(parts[i])]
-        if not grow:
-            break
-        for i in grow:
-            depth[i] += 1
-    taken, out = set(), []
-    for i in range(len(paths)):   # the same path twice: number the copies
-        lab = label(i)
-        new, n = lab, 2
-        while new in taken:
-            new, n = "%s-%d" % (lab, n), n + 1
-        taken.add(new)
-        out.append(new)
-    return out
 
 
 def read_file_runs(path, from_dir, index=0, warn=lambda msg: None,
@@ -347,7 +306,7 @@ def load_runs(paths, labels=(), warn=lambda msg: None, guests=None,
             (guest_runs if run.kind == "guest" else runs).append(run)
     if progress is not None and items:
         progress(len(items), len(items))
-    _label_runs(runs + guest_runs, labels)
+    label_runs(runs + guest_runs, labels)
     if guests is not None:
         guests.extend(guest_runs)
     return runs, rejected, dups
@@ -361,45 +320,6 @@ def guest_run_id(report):
     if isinstance(rid, str) and rid:
         return "guest:" + cap(rid, 200)
     return canonical_run_id(report)
-
-
-class Labeller:
-    """The explicit label of each run: --label for its input (by input
-    order; the second run of one log under it gets LABEL-2, and so on),
-    else probe.label (guest.label), else None -- the file-name label then
-    needs every such run at once (file_labels)."""
-
-    def __init__(self, labels=()):
-        self.labels = list(labels)
-        self.taken = collections.Counter()
-
-    def explicit(self, run):
-        if run.input_index < len(self.labels):
-            lab = self.labels[run.input_index]
-            self.taken[(run.input_index, lab)] += 1   # two runs of one log
-            n = self.taken[(run.input_index, lab)]
-            return lab if n == 1 else "%s-%d" % (lab, n)
-        probe_label = run.get(getattr(run, "kind", "probe") + ".label")
-        if isinstance(probe_label, str) and probe_label.strip():
-            return cap(probe_label, 200)
-        return None
-
-
-def explicit_label(run, labels):
-    """Labeller(labels).explicit(run) for a run alone."""
-    return Labeller(labels).explicit(run)
-
-
-def _label_runs(runs, labels):
-    need_file_label = []
-    labeller = Labeller(labels)
-    for r in runs:
-        r.label = labeller.explicit(r)
-        if r.label is None:
-            need_file_label.append(r)
-    for r, lab in zip(need_file_label,
-                      file_labels([r.path for r in need_file_label])):
-        r.label = lab
 
 
 def _watch_records(raw, path, file_runs, rejected, warn):

@@ -1,5 +1,5 @@
 """The fleet database in PostgreSQL (compare --postgres DSN): the tables of
-cptools/fleetdb.py with PostgreSQL's types, for fleets that outgrow one
+cptools/fleetschema.py with PostgreSQL's types, for fleets that outgrow one
 SQLite file -- many CI runners loading at once.
 
 Concurrent loaders lose nothing and duplicate nothing: the schema is
@@ -16,8 +16,8 @@ never overwritten, the newcomer goes in as RUN_ID#digest and is flagged in
 run_id_collisions, as in SQLite (cptools/fleetdb.py).  Debian's python3-psycopg2 (scripts/install-deps test).
 """
 
-from .fleetdb import (
-    FleetDbError, INDEXES, TABLES, TYPES, _Sink, schema_sql, write_runs)
+from .fleetdb import FleetDbError, _Sink, write_runs
+from .fleetschema import INDEXES, TABLES, TYPES, schema_sql
 from .fleetrows import layout_rows
 from . import paths
 

@@ -1,4 +1,4 @@
-"""One run as the fleet database's rows (cptools/fleetdb.py's tables):
+"""One run as the fleet database's rows (cptools/fleetschema.py's tables):
 every value bound as it is (numbers and flags typed, strings capped), the
 measurements as one JSON array of values per run with the field list of
 its report shape kept once (a layout, named by its SHA-1 so that loaders

@@ -1,8 +1,8 @@
-"""The charts (cptools/charts.py, matplotlib SVG) read back as a person
-would read them: each SVG parses, its tick labels are at the data's
-scale, every source (the TSC too) has its histogram, and the watch chart
-has evenly spaced time ticks for 1.5 s steps and a hpet line that does
-not hide an acpi_pm line under it.
+"""The charts (cptools/charts.py and the watch's cptools/watchchart.py,
+matplotlib SVG) read back as a person would read them: each SVG parses,
+its tick labels are at the data's scale, every source (the TSC too) has
+its histogram, and the watch chart has evenly spaced time ticks for
+1.5 s steps and a hpet line that does not hide an acpi_pm line under it.
 
 Skipped, with the reason, where Debian's python3-matplotlib is missing
 (scripts/install-deps test installs it).
@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, load_script  # noqa: E402
 import hostile  # noqa: E402
-from cptools import charts, fleetpage, frame, watchlog  # noqa: E402
+from cptools import charts, fleetpage, frame, watchchart, watchlog  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 HPET_OFF = "real_q35_hpet_off_2026.log"
@@ -106,7 +106,7 @@ class ChartTest(unittest.TestCase):
         series = {"hpet": [(1.5 * i, -100.0 * i) for i in range(1, 6)],
                   "acpi_pm": [(1.5 * i, -100.0 * i - 3) for i in
                               range(1, 6)]}
-        svg = charts.watch_offsets(series, [], "w")
+        svg = watchchart.watch_offsets(series, [], "w")
         self.parse(svg)
         xs = [(number(lab), p) for lab, p in tick_positions(svg, "x")]
         # every tick's position is linear in its value

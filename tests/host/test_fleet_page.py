@@ -444,10 +444,10 @@ class RunTimesTest(unittest.TestCase):
 
     def test_file_from_before_the_columns(self):
         import sqlite3
-        from cptools import fleetdb
+        from cptools import fleetschema
         db = os.path.join(self.tmp, "old.db")
         con = sqlite3.connect(db)
-        for stmt in fleetdb.schema_sql("sqlite"):
+        for stmt in fleetschema.schema_sql("sqlite"):
             con.execute(stmt)
         con.execute("ALTER TABLE runs DROP COLUMN ingested_utc")
         con.execute("ALTER TABLE runs DROP COLUMN started_utc")
