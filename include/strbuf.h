@@ -17,6 +17,9 @@ void sb_u64(struct strbuf *sb, uint64_t v);
 void sb_i64(struct strbuf *sb, int64_t v);
 /* v / 10^decimals, e.g. sb_fixed(sb, 12345, 3) -> "12.345" */
 void sb_fixed(struct strbuf *sb, int64_t v, unsigned decimals);
+/* ns_milli (thousandths of a ns) as a duration: 9.9 ns, 123 ns, 48.0 us,
+ * 18.3 ms, 1.234 s; rounded, never cut (strbuf.c) */
+void sb_ns(struct strbuf *sb, uint64_t ns_milli);
 void sb_hex(struct strbuf *sb, uint64_t v, unsigned min_digits);
 /* "0x" and the hex digits of v, no leading zeros: 0xfed00000, 0x0.
  * How addresses and register values appear in error messages. */

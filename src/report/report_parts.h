@@ -52,9 +52,6 @@ void contention_json(struct json *j, const struct run_results *r);
  * writer calls). */
 #define SUMMARY_COLUMNS 100
 void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*emit)(const char *, bool));
-/* A duration or cost (ns x1000) in the summary's one rounded format
- * (summary_wrap.c). */
-void summary_sb_ns(struct strbuf *sb, uint64_t ns_milli);
 /* The LAPIC's timers (report_timers.c). */
 void timers_json(struct json *j, const struct run_results *r);
 #endif

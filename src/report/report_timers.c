@@ -90,7 +90,7 @@ void timers_json(struct json *j, const struct run_results *r)
 /* ns in the summary's one rounded format (summary_sb_ns). */
 static void ns_words(struct strbuf *sb, uint64_t cycles, uint64_t hz)
 {
-	summary_sb_ns(sb, rate_cycles_to_ns_milli(cycles, hz));
+	sb_ns(sb, rate_cycles_to_ns_milli(cycles, hz));
 }
 
 /* One line per timer, wrapped to 100 columns (a long reason is wrapped,

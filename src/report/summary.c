@@ -368,7 +368,7 @@ static void xcpu_skew_words(struct strbuf *sb, const struct crosscpu_result *x, 
 	sb_str(sb, " ticks");
 	if (hz) {
 		sb_str(sb, " = ");
-		summary_sb_ns(sb, rate_cycles_to_ns_milli(x->max_skew_cycles, hz));
+		sb_ns(sb, rate_cycles_to_ns_milli(x->max_skew_cycles, hz));
 	}
 	sb_str(sb, " (|offset| + half the fastest CPU-to-CPU round trip");
 	if (x->not_coscheduled) {
@@ -439,11 +439,11 @@ static void machine_lines(const struct run_results *r, uint64_t hz, void (*emit)
 	sb_str(&sb, "Gaps: ");
 	sb_u64(&sb, r->gaps.g.count);
 	sb_str(&sb, " over ");
-	summary_sb_ns(&sb, rate_cycles_to_ns_milli(r->gaps.g.threshold, hz));
+	sb_ns(&sb, rate_cycles_to_ns_milli(r->gaps.g.threshold, hz));
 	sb_str(&sb, " in ");
 	sb_u64(&sb, r->gaps.window_ms);
 	sb_str(&sb, " ms, max ");
-	summary_sb_ns(&sb, rate_cycles_to_ns_milli(r->gaps.g.max, hz));
+	sb_ns(&sb, rate_cycles_to_ns_milli(r->gaps.g.max, hz));
 	sb_str(&sb, ", ");
 	/* ppm to a percentage with two decimals, rounded: 1 % = 10000 ppm. */
 	sb_fixed(&sb, (int64_t)((gaps_share_ppm(&r->gaps.g) + 50) / 100), 2);

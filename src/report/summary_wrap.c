@@ -59,29 +59,3 @@ void summary_emit_wrapped(const char *text, size_t indent, bool screen, void (*e
 	}
 }
 
-/* A duration or cost on the summary, one rule for every such figure so
- * the same quantity never shows in two units or two precisions: one
- * decimal below 10 ns, whole ns below 10 us, us with one decimal below
- * 10 ms, ms with one below 1 s, then s with three (as the watch sentence
- * gives its times); rounded, never cut (47999 ns is "48.0 us").
- * ASCII "us": the serial console and a UEFI text screen may not draw a
- * micro sign. */
-void summary_sb_ns(struct strbuf *sb, uint64_t ns_milli)
-{
-	if (ns_milli < 9950) {
-		sb_fixed(sb, (int64_t)((ns_milli + 50) / 100), 1);
-		sb_str(sb, " ns");
-	} else if (ns_milli < 9999500) {
-		sb_u64(sb, (ns_milli + 500) / 1000);
-		sb_str(sb, " ns");
-	} else if (ns_milli < 9999950000ull) {
-		sb_fixed(sb, (int64_t)((ns_milli + 50000) / 100000), 1);
-		sb_str(sb, " us");
-	} else if (ns_milli < 999950000000ull) {
-		sb_fixed(sb, (int64_t)((ns_milli + 50000000) / 100000000), 1);
-		sb_str(sb, " ms");
-	} else {
-		sb_fixed(sb, (int64_t)((ns_milli + 500000000) / 1000000000), 3);
-		sb_str(sb, " s");
-	}
-}

@@ -239,7 +239,7 @@ static void sb_skew(struct strbuf *sb, int64_t ns)
 	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	if (ns < 0)
 		sb_char(sb, '-');
-	summary_sb_ns(sb, a * 1000);
+	sb_ns(sb, a * 1000);
 }
 
 static bool era_holds(const struct verdict_wd_era *e, unsigned kv)
@@ -269,7 +269,7 @@ static void sb_outcome(struct strbuf *sb, const struct watch_result *w, unsigned
 			sb_str(sb, e->fallback);
 			if (w->fallback_read_ns[i]) {
 				sb_str(sb, ", ~");
-				summary_sb_ns(sb, w->fallback_read_ns[i] * 1000);
+				sb_ns(sb, w->fallback_read_ns[i] * 1000);
 				sb_str(sb, " each");
 			}
 		} else {

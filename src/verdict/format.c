@@ -24,25 +24,6 @@ const char *verdict_confidence_name(enum verdict_confidence c)
 	return (unsigned)c < ARRAY_SIZE(names) ? names[c] : "?";
 }
 
-void sb_ns(struct strbuf *sb, uint64_t ns_milli)
-{
-	/* one decimal below 10 ns, whole ns below 10 us, then us and ms;
-	 * rounded, never cut (9.96 ns is "10 ns", not "9.9 ns") */
-	if (ns_milli < 9950) {
-		sb_fixed(sb, (int64_t)((ns_milli + 50) / 100), 1);
-		sb_str(sb, " ns");
-	} else if (ns_milli < 9999500) {
-		sb_u64(sb, (ns_milli + 500) / 1000);
-		sb_str(sb, " ns");
-	} else if (ns_milli < 9999950000ull) {
-		sb_fixed(sb, (int64_t)((ns_milli + 50000) / 100000), 1);
-		sb_str(sb, " us");
-	} else {
-		sb_fixed(sb, (int64_t)((ns_milli + 50000000) / 100000000), 1);
-		sb_str(sb, " ms");
-	}
-}
-
 /* A measured cost with its standard error, to the SE's precision (two
  * significant digits of the SE, as the summary's table writes its
  * estimates): "135.0+-5.3 ns"; without an SE the value as sb_ns() writes

@@ -301,7 +301,6 @@ void warn_contended(const struct verdict_input *in, const struct model *m, struc
 void large_guest_to_json(struct json *j, const struct verdict_large_guest *g);
 
 /* format.c */
-void sb_ns(struct strbuf *sb, uint64_t ns_milli);
 void sb_ns_se(struct strbuf *sb, uint64_t ns_milli, uint64_t se_milli);
 void sb_unmeasured_term(struct strbuf *sb, const char *what, uint64_t low_ns, uint64_t high_ns, bool brief);
 void sb_ratio(struct strbuf *sb, uint64_t num_milli, uint64_t den_milli);

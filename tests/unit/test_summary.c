@@ -300,7 +300,7 @@ TEST(units_round_and_nothing_is_cut)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		sb_init(&sb, b, sizeof b);
-		summary_sb_ns(&sb, cases[i].ns_milli);
+		sb_ns(&sb, cases[i].ns_milli);
 		CHECK_STR(b, cases[i].text);
 	}
 	CHECK(load_verdict_inputs(Q35_HPET_OFF_INPUTS, &in));
