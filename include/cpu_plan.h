@@ -29,4 +29,8 @@ uint32_t cpu_plan_ranges(struct strbuf *sb, const bool *set, uint32_t n, uint32_
  * stage holds 64" -- why follows the ranges; nothing is written and 0
  * returned when no index is set. */
 uint32_t cpu_plan_not_tested(char *buf, size_t cap, const bool *set, uint32_t n, const char *why);
+
+/* The same for a stage whose table holds `held` CPUs: why is "the stage
+ * holds <held>" (contention, the per-CPU gap scan). */
+uint32_t cpu_plan_past_table(char *buf, size_t cap, const bool *set, uint32_t n, uint32_t held);
 #endif

@@ -77,3 +77,13 @@ uint32_t cpu_plan_not_tested(char *buf, size_t cap, const bool *set, uint32_t n,
 	sb_str(&sb, why);
 	return count;
 }
+
+uint32_t cpu_plan_past_table(char *buf, size_t cap, const bool *set, uint32_t n, uint32_t held)
+{
+	char why[32];
+	struct strbuf sb;
+	sb_init(&sb, why, sizeof why);
+	sb_str(&sb, "the stage holds ");
+	sb_u64(&sb, held);
+	return cpu_plan_not_tested(buf, cap, set, n, why);
+}

@@ -312,12 +312,8 @@ void contention_run(struct contention_result *out, struct run_results *r, const 
 			left[i] = r->cpus[i].enabled || r->cpus[i].bsp;
 		for (uint32_t k = 0; k < n; k++)
 			left[out->order[k]] = false;
-		char why[32];
-		struct strbuf sb;
-		sb_init(&sb, why, sizeof why);
-		sb_str(&sb, "the stage holds ");
-		sb_u64(&sb, CONTENTION_MAX_CPUS);
-		out->not_tested_count = cpu_plan_not_tested(out->not_tested, sizeof out->not_tested, left, listed, why);
+		out->not_tested_count = cpu_plan_past_table(out->not_tested, sizeof out->not_tested, left, listed,
+							    CONTENTION_MAX_CPUS);
 		if (out->not_tested_count)
 			results_error(r, "CPUS_NOT_TESTED", out->not_tested);
 	}

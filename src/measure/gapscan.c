@@ -134,12 +134,8 @@ void gapscan_all_cpus(struct gaps_per_cpu *out, struct run_results *r, const str
 		uint32_t listed = MIN(r->cpu_count, (unsigned)PLATFORM_MAX_CPUS);
 		for (uint32_t i = 0; i < listed; i++)
 			left[i] = i >= out->cpus && (r->cpus[i].enabled || r->cpus[i].bsp);
-		char why[32];
-		struct strbuf sb;
-		sb_init(&sb, why, sizeof why);
-		sb_str(&sb, "the stage holds ");
-		sb_u64(&sb, GAPSCAN_MAX_CPUS);
-		out->not_tested_count = cpu_plan_not_tested(out->not_tested, sizeof out->not_tested, left, listed, why);
+		out->not_tested_count = cpu_plan_past_table(out->not_tested, sizeof out->not_tested, left, listed,
+							    GAPSCAN_MAX_CPUS);
 		if (out->not_tested_count)
 			results_error(r, "CPUS_NOT_TESTED", out->not_tested);
 	}
