@@ -39,15 +39,8 @@ HPET_OFF = "real_q35_hpet_off_2026.log"
 MIXED = (HPET_OFF, "real_make_run.log", "kvm_fallback.log", "kvm_good.json",
          "tcg_q35.json")
 
-
-def fx(name):
-    return os.path.join(FIX, name)
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    rc = compare.main(list(argv), stdout=out, stderr=err)
-    return rc, out.getvalue(), err.getvalue()
+# compare's fixture path and in-process run, shared with its own tests
+from test_compare import fx, run  # noqa: E402
 
 
 def gate_lines(err, fail_on="critical"):
