@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 DEBIAN_KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 APT_SOURCE_DIRS = ("/etc/apt/sources.list", "/etc/apt/sources.list.d")
@@ -345,3 +346,23 @@ def fetch(packages, suites, dest, apt_dir, debs_dir=None, log=print,
         unpack(deb, dest)
         got[package] = {"version": version, "suite": suite, "deb": deb}
     return got
+
+
+def fetch_or_path_main(prog, argv, fetch, find):
+    """The command line of a tool unpacked through here (qemu2.py,
+    gnuefi_arm64.py): `fetch` unpacks it (exit 1 naming the failure),
+    `path` prints where it is or why it is not there (exit 1 then)."""
+    cmd = argv[1] if len(argv) > 1 else "path"
+    if cmd == "fetch":
+        try:
+            fetch()
+        except FetchError as e:
+            print("%s: %s" % (prog, e), file=sys.stderr)
+            return 1
+        return 0
+    if cmd == "path":
+        found, why = find()
+        print(found or why)
+        return 0 if found else 1
+    print("usage: %s.py fetch|path" % prog, file=sys.stderr)
+    return 2

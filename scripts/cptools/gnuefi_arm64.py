@@ -75,20 +75,7 @@ def find():
 
 
 def main(argv):
-    cmd = argv[1] if len(argv) > 1 else "path"
-    if cmd == "fetch":
-        try:
-            fetch()
-        except debfetch.FetchError as e:
-            print("gnuefi_arm64: " + str(e), file=sys.stderr)
-            return 1
-        return 0
-    if cmd == "path":
-        root, why = find()
-        print(root or why)
-        return 0 if root else 1
-    print("usage: gnuefi_arm64.py fetch|path", file=sys.stderr)
-    return 2
+    return debfetch.fetch_or_path_main("gnuefi_arm64", argv, fetch, find)
 
 
 if __name__ == "__main__":

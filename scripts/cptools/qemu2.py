@@ -113,20 +113,7 @@ def qemu_args(binary):
 
 
 def main(argv):
-    cmd = argv[1] if len(argv) > 1 else "path"
-    if cmd == "fetch":
-        try:
-            fetch()
-        except FetchError as e:
-            print("qemu2: " + str(e), file=sys.stderr)
-            return 1
-        return 0
-    if cmd == "path":
-        binary, why = find()
-        print(binary or why)
-        return 0 if binary else 1
-    print("usage: qemu2.py fetch|path", file=sys.stderr)
-    return 2
+    return debfetch.fetch_or_path_main("qemu2", argv, fetch, find)
 
 
 if __name__ == "__main__":
