@@ -70,6 +70,8 @@ def fmt_num(v):
             return repr(v)                # the edge of the double range
         if v == int(v) and abs(v) < 1e15:
             return str(int(v))
+        if abs(v) >= 1e15:      # a finite hostile value: 6 digits, not 300
+            return "%.6g" % v
         return "%.3g" % v if abs(v) < 10 else "%.1f" % v
     if isinstance(v, int):
         return str(v)
@@ -82,6 +84,14 @@ def fmt_hz(v):
     if not isinstance(v, (int, float)) or isinstance(v, bool):
         return fmt_num(v)
     return "%.3f MHz" % (v / 1e6)
+
+
+def fmt_ratio(r):
+    """A ratio of two figures: "2.35", "140", "1.2e+300" (a finite value
+    at the edge of the double range in a hostile report stays short)."""
+    if r >= 1e15:
+        return "%.3g" % r
+    return "%.0f" % r if r >= 100 else "%.3g" % r
 
 
 def fmt_cell(field, v):

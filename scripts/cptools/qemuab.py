@@ -30,7 +30,7 @@ repeated runs, not from one figure.
 import json
 import os
 
-from . import fleet, inputs, paths, query
+from . import fields, fleet, inputs, paths, query
 from .matrixconf import Row
 from .untrusted import cap, md_code, md_text, show_controls
 
@@ -203,7 +203,7 @@ def contention_cost(report, name, cpus):
 
 
 def fmt_ratio(r):
-    return "x%.0f" % r if r >= 100 else "x%.3g" % r
+    return "x" + fields.fmt_ratio(r)
 
 
 def pair_rows(a, b, threshold):
