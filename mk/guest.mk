@@ -22,7 +22,10 @@ GUEST_FS_OBJS := $(patsubst %.c,$(BUILD)/guest/freestanding/%.o,$(GUEST_PURE))
 
 .PHONY: guest
 guest: $(BUILD)/clockprobe-guest
+# (Not in ARCH=aarch64's `all`: that is the arm64 probe, mk/arch-aarch64.mk.)
+ifndef ARCH_OWN_ALL_RUN
 all: $(BUILD)/clockprobe-guest
+endif
 
 $(BUILD)/guest/obj/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
 	@mkdir -p $(dir $@)

@@ -10,7 +10,8 @@ gnu-efi cannot be fetched (no Debian apt source or no network).  Asserts
 the report's structure and the figures' consistency: a verified frame,
 the cntvct read cost with its SE, CNTFRQ non-zero and the measured rate
 within its own stated uncertainty of it, every CPU started and the
-cross-CPU check without a backward step, verdict.arm64, every name
+cross-CPU check without a backward step, the virtual timer's costs and
+firing (structure only) with its registers restored, verdict.arm64, every name
 described in docs/report-schema.json.
 """
 
@@ -138,6 +139,37 @@ class Arm64EfiBoot(unittest.TestCase):
         # The measured cost is the one the verdict was given.
         self.assertEqual(v["clock_gettime_read_ns"], cost["read_ns"])
         self.assertTrue(v["by_kernel"])
+
+    def test_virtual_timer_measured_and_restored(self):
+        # Structure only: TCG's figures are the emulator's costs.
+        v = self.report["arm64"]["vtimer"]
+        self.assertTrue(v["measured"], v.get("absent"))
+        self.assertIsNone(v["absent"])
+        self.assertIn("GIC", v["not_measured"])
+        self.assertIs(v["restored"], True, v)
+        if v["boot_cpu_firmware"]:
+            # AAVMF's tick is the boot CPU's virtual timer: left alone,
+            # measured on another CPU.
+            self.assertEqual(int(v["boot_cpu_ctl_found"], 16) & 1, 1)
+            self.assertNotEqual(v["cpu_mpidr"], self.report["arm64"]["cpu"]["mpidr"])
+        self.assertEqual(int(v["ctl_found"], 16) & 1, 0, v)
+        costs = {c["name"]: c for c in v["costs"]}
+        self.assertEqual(sorted(costs), ["arm", "ctl_read"])
+        for c in costs.values():
+            self.assertTrue(c["measured"], c)
+            self.assertGreater(c["read_ns"], 0, c)
+            self.assertIsNotNone(c["read_se_ns"], c)
+            self.assertLess(c["read_se_ns"], c["read_ns"], c)
+        f = v["firing"]
+        self.assertGreater(f["fired"], 0, f)
+        self.assertEqual(f["fired"] + f["late_arm"] + f["timeouts"], f["shots"])
+        self.assertGreaterEqual(f["latency_ticks_min"], 0)
+        self.assertLessEqual(f["latency_ticks_min"], f["latency_ticks_p50"])
+        self.assertLessEqual(f["latency_ticks_p50"], f["latency_ticks_p99"])
+        self.assertLessEqual(f["latency_ticks_p99"], f["latency_ticks_max"])
+        self.assertIsNotNone(f["latency_ticks_se"])
+        self.assertGreaterEqual(f["latency_ticks_se"], 0)
+        self.assertIn("vtimer   arm ", self.log)
 
     def test_every_name_is_described(self):
         self.assertEqual(schema.undocumented(self.report), [])

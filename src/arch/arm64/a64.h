@@ -53,6 +53,60 @@ static inline uint64_t a64_cntvctss(void)
 	return v;
 }
 
+/* The EL1 virtual timer (Arm ARM D12.8 "The Generic Timer in AArch64
+ * state"): CNTV_CTL_EL0 (bit 0 ENABLE, bit 1 IMASK, bit 2 ISTATUS read
+ * only), CNTV_CVAL_EL0 (fires when CNTVCT - CVAL >= 0), CNTV_TVAL_EL0
+ * (CVAL - CNTVCT as a signed 32-bit view; a write sets CVAL from it).
+ * A direct write is not guaranteed to reach the timer (an indirect read)
+ * before a context synchronization event: the CTL write, the one that
+ * arms or disarms, carries the ISB, which also publishes a CVAL or TVAL
+ * written just before it (Linux's arch_timer_reg_write_cp15 orders them
+ * so).  The reads are plain MRS: a poll orders them with a stamp. */
+#define A64_CNTV_CTL_EL0 "S3_3_C14_C3_1"
+#define A64_CNTV_CVAL_EL0 "S3_3_C14_C3_2"
+#define A64_CNTV_TVAL_EL0 "S3_3_C14_C3_0"
+#define A64_CNTV_ENABLE 1u
+#define A64_CNTV_IMASK 2u
+#define A64_CNTV_ISTATUS 4u
+
+static inline uint64_t a64_cntv_ctl(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_CNTV_CTL_EL0 : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline void a64_cntv_ctl_set(uint64_t v)
+{
+	__asm__ volatile("msr " A64_CNTV_CTL_EL0 ", %0\n\tisb" : : "r"(v) : "memory");
+}
+
+static inline uint64_t a64_cntv_cval(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_CNTV_CVAL_EL0 : "=r"(v) : : "memory");
+	return v;
+}
+
+/* No ISB: the CTL write that follows carries it. */
+static inline void a64_cntv_cval_set(uint64_t v)
+{
+	__asm__ volatile("msr " A64_CNTV_CVAL_EL0 ", %0" : : "r"(v) : "memory");
+}
+
+static inline int32_t a64_cntv_tval(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_CNTV_TVAL_EL0 : "=r"(v) : : "memory");
+	return (int32_t)(uint32_t)v;
+}
+
+/* No ISB: the CTL write that follows carries it. */
+static inline void a64_cntv_tval_set(int32_t v)
+{
+	__asm__ volatile("msr " A64_CNTV_TVAL_EL0 ", %0" : : "r"((uint64_t)(uint32_t)v) : "memory");
+}
+
 static inline uint64_t a64_cntfrq(void)
 {
 	uint64_t v;

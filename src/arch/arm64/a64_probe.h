@@ -101,6 +101,32 @@ struct a64_xcpu {
 	uint64_t max_skew_bound_ticks;	/* the largest |offset| the bounds allow */
 };
 
+/* ------------------------------------------------- the virtual timer */
+/* Its arm cost and its firing as the CPU sees it (vtimer.c): ISTATUS
+ * polled with IMASK set, so nothing reaches the GIC and no interrupt is
+ * taken; the interrupt's own delivery latency is not measured. */
+/* The whole of it (two costs and the shots), bounding another CPU's wait. */
+#define A64_VTIMER_BUDGET_MS 1000u
+struct a64_vtimer {
+	bool attempted;
+	const char *absent;		/* why not measured (firmware's timer, ...) */
+	bool boot_cpu_firmware;		/* the boot CPU's was the firmware's: another CPU's measured */
+	uint64_t boot_ctl_found;	/* the boot CPU's CNTV_CTL_EL0 as read */
+	uint64_t cpu_mpidr;		/* the CPU whose timer was measured */
+	uint64_t ctl_found, cval_found;	/* that CPU's, as read before anything was written */
+	bool restored;			/* ENABLE/IMASK and CVAL read back as found */
+	struct a64_cost arm, ctl_read;
+	uint32_t shots;			/* asked */
+	uint32_t fired;			/* ISTATUS seen */
+	uint32_t late_arm;		/* CVAL already passed once armed: not counted */
+	uint32_t timeouts;		/* ISTATUS never seen within the bound */
+	uint64_t delay_ticks;		/* CVAL this far after the arm */
+	uint64_t lat_p50, lat_p99, lat_max, lat_min;	/* ticks, CVAL to ISTATUS seen */
+	uint64_t lat_mean_milli, lat_se_milli;		/* trimmed mean, ticks x1000 */
+	uint64_t poll_p50;		/* ticks between the last poll that missed and the one that saw */
+	bool deadline_hit;
+};
+
 struct a64_error {
 	const char *code;
 	char message[96];
@@ -133,6 +159,7 @@ struct a64_run {
 	uint32_t cpu_count;
 	struct a64_cpu cpus[A64_MAX_CPUS];
 	struct a64_xcpu xcpu;
+	struct a64_vtimer vtimer;
 	char started_utc[24];
 	struct verdict_arm64 verdict;
 	uint32_t error_count;
@@ -154,6 +181,13 @@ void a64_frame(const char *json, size_t len);
 /* measure.c */
 void a64_measure_costs(struct a64_run *r);
 void a64_measure_rate(struct a64_run *r, void *systab);
+/* One call's cost as batch pairs against an empty call (the reads' method). */
+void a64_measure_cost(struct a64_run *r, struct a64_cost *c, uint64_t (*f)(void));
+
+/* vtimer.c */
+void a64_measure_vtimer(struct a64_run *r);
+bool a64_vtimer_wanted(const struct a64_run *r);
+void a64_vtimer_here(struct a64_run *r, struct a64_vtimer *v);
 
 /* smccc.c */
 void a64_smccc_discover(struct a64_run *r);

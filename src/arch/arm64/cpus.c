@@ -43,6 +43,7 @@ struct ap_slot {
 	uint32_t abort;			/* the boot CPU gave up: the AP stops */
 	uint64_t mpidr, midr, cntfrq;
 	uint64_t deadline;		/* the AP's own bound on its waits */
+	struct a64_run *vtimer_run;	/* set: measure this CPU's virtual timer (vtimer.c) */
 };
 
 /* The ping-pong's words, on a cache line of their own each. */
@@ -103,6 +104,9 @@ static void __attribute__((noreturn, used)) ap_main(struct ap_slot *s)
 		xc.t_ap = t1;
 		store(&xc.seq, 2 * k + 2);
 	}
+	/* The boot CPU's timer is the firmware's: this one's is nobody's. */
+	if (s->vtimer_run && !__atomic_load_n(&s->abort, __ATOMIC_ACQUIRE))
+		a64_vtimer_here(s->vtimer_run, &s->vtimer_run->vtimer);
 	__atomic_store_n(&s->state, AP_DONE, __ATOMIC_RELEASE);
 	psci(PSCI_CPU_OFF, 0, 0, 0);
 	for (;;)
@@ -188,8 +192,10 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 			.stack_top = (uint64_t)(uintptr_t)(ap_stack[r->cpu_count - 1] + AP_STACK_BYTES),
 			.entry = (uint64_t)(uintptr_t)ap_main, .arg = (uint64_t)(uintptr_t)&slot};
 		clean_to_poc(&boot_block, sizeof boot_block);
+		bool vt = a64_vtimer_wanted(r);
 		slot = (struct ap_slot){.deadline = a64_stamp() + r->cntfrq / 1000u *
-							    (UP_BUDGET_MS + XC_BUDGET_MS)};
+							    (UP_BUDGET_MS + XC_BUDGET_MS),
+					.vtimer_run = vt ? r : NULL};
 		xc.seq = 0;
 		clean_to_poc(&slot, sizeof slot);
 		clean_to_poc(&xc, sizeof xc);
@@ -213,10 +219,13 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		c->midr = (uint32_t)slot.midr;
 		c->cntfrq = slot.cntfrq;
 		ping_pong(r, c);
-		/* Let it finish before its slot and stack are reused. */
-		__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
+		/* Let it finish before its slot and stack are reused (the
+		 * virtual timer's share on top when it measures that). */
+		if (!vt)
+			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 		spins = 0;
-		uint64_t done_deadline = a64_stamp() + r->cntfrq / 1000u * UP_BUDGET_MS;
+		uint64_t done_deadline = a64_stamp() + r->cntfrq / 1000u *
+					 (UP_BUDGET_MS + (vt ? A64_VTIMER_BUDGET_MS : 0));
 		while (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE &&
 		       a64_stamp() < done_deadline && ++spins < SPIN_CAP)
 			a64_yield();

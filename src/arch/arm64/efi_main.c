@@ -232,6 +232,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	a64_smccc_discover(&run);
 	a64_puts("clockprobe: counter read costs\r\n");
 	a64_measure_costs(&run);
+	a64_puts("clockprobe: virtual timer (arm cost, firing seen through ISTATUS)\r\n");
+	a64_measure_vtimer(&run);
 	a64_puts("clockprobe: counter rate against the UEFI clock\r\n");
 	a64_measure_rate(&run, st);
 	a64_puts("clockprobe: other CPUs (PSCI CPU_ON, cross-CPU counter check)\r\n");

@@ -132,6 +132,11 @@ static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
 		c->absent = "CNTFRQ_EL0 reads 0: ticks cannot be turned into time";
 }
 
+void a64_measure_cost(struct a64_run *r, struct a64_cost *c, uint64_t (*f)(void))
+{
+	measure_one(r, c, f);
+}
+
 /* "yes"/"no" for a read against its reference, or why not judged. */
 static const char *trap_judge(const struct a64_cost *c, const struct a64_cost *ref)
 {

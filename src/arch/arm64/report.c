@@ -99,6 +99,65 @@ static void json_smccc(struct json *j, const struct a64_smccc *s)
 	json_object_end(j);
 }
 
+/* ticks x1000 -> ns x1000 at hz. */
+static int64_t ticks_milli_ns(uint64_t ticks_milli, uint64_t hz)
+{
+	return (int64_t)(a64_ticks_to_ps(ticks_milli, hz));
+}
+
+static void json_vtimer(struct json *j, const struct a64_run *r)
+{
+	const struct a64_vtimer *v = &r->vtimer;
+	bool m = v->attempted && !v->absent;
+	json_object_begin(j, "vtimer");
+	json_bool(j, "measured", m);
+	json_string(j, "absent", v->absent);
+	json_string(j, "what", "the timer's firing as the CPU sees it (CNTV_CTL_EL0.ISTATUS polled, IMASK set)");
+	json_string(j, "not_measured", "interrupt delivery latency through the GIC: needs an interrupt handler");
+	json_hex(j, "boot_cpu_ctl_found", v->boot_ctl_found);
+	json_bool(j, "boot_cpu_firmware", v->boot_cpu_firmware);
+	if (v->attempted)
+		json_hex(j, "cpu_mpidr", v->cpu_mpidr);
+	else
+		json_null(j, "cpu_mpidr");
+	json_hex(j, "ctl_found", v->ctl_found);
+	json_hex(j, "cval_found", v->cval_found);
+	if (v->attempted)
+		json_bool(j, "restored", v->restored);
+	else
+		json_null(j, "restored");
+	json_array_begin(j, "costs");
+	json_cost(j, &v->arm);
+	json_cost(j, &v->ctl_read);
+	json_array_end(j);
+	json_object_begin(j, "firing");
+	json_u64(j, "shots", v->shots);
+	json_u64(j, "fired", v->fired);
+	json_u64(j, "late_arm", v->late_arm);
+	json_u64(j, "timeouts", v->timeouts);
+	json_u64(j, "delay_ticks", v->delay_ticks);
+	json_bool(j, "deadline_hit", v->deadline_hit);
+	if (m) {
+		unsigned d = stats_se_decimals(v->lat_se_milli);
+		json_u64(j, "latency_ticks_min", v->lat_min);
+		json_u64(j, "latency_ticks_p50", v->lat_p50);
+		json_u64(j, "latency_ticks_p99", v->lat_p99);
+		json_u64(j, "latency_ticks_max", v->lat_max);
+		json_fixed(j, "latency_ticks_mean", stats_round_milli((int64_t)v->lat_mean_milli, d), d);
+		json_fixed(j, "latency_ticks_se", stats_round_milli((int64_t)v->lat_se_milli, d), d);
+		json_fixed(j, "latency_ns_p50", ticks_milli_ns(v->lat_p50 * 1000u, r->cntfrq), 3);
+		json_fixed(j, "latency_ns_p99", ticks_milli_ns(v->lat_p99 * 1000u, r->cntfrq), 3);
+		json_u64(j, "poll_ticks_p50", v->poll_p50);
+	} else {
+		json_null(j, "latency_ticks_p50");
+		json_null(j, "latency_ticks_p99");
+		json_null(j, "latency_ticks_max");
+		json_null(j, "latency_ticks_se");
+	}
+	json_object_end(j);
+	json_object_end(j);
+}
+
 static void json_arm64(struct json *j, const struct a64_run *r)
 {
 	json_object_begin(j, "arm64");
@@ -247,6 +306,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_u64(j, "max_backwards_ticks", x->max_backwards_ticks);
 	json_u64(j, "max_skew_bound_ticks", x->max_skew_bound_ticks);
 	json_object_end(j);
+	json_vtimer(j, r);
 	json_object_end(j);
 }
 
@@ -315,6 +375,33 @@ static void cost_line(struct strbuf *sb, const struct a64_cost *c)
 	} else {
 		sb_str(sb, "not measured: ");
 		sb_str(sb, c->absent);
+	}
+	line(sb);
+}
+
+static void vtimer_line(struct strbuf *sb, const struct a64_run *r)
+{
+	const struct a64_vtimer *v = &r->vtimer;
+	sb_str(sb, "vtimer   ");
+	if (!v->attempted || v->absent) {
+		sb_str(sb, "not measured: ");
+		sb_str(sb, v->absent ? v->absent : "?");
+	} else {
+		sb_str(sb, "arm ");
+		if (v->arm.measured)
+			sb_ns_se(sb, v->arm.read_ps, v->arm.se_ps);
+		else
+			sb_str(sb, "not measured");
+		sb_str(sb, "; fires seen (ISTATUS, not GIC delivery) p50 ");
+		sb_u64(sb, v->lat_p50);
+		sb_str(sb, " / p99 ");
+		sb_u64(sb, v->lat_p99);
+		sb_str(sb, " ticks after CVAL, ");
+		sb_u64(sb, v->fired);
+		sb_str(sb, " shots on CPU ");
+		sb_hex0x(sb, v->cpu_mpidr);
+		sb_str(sb, v->boot_cpu_firmware ? " (boot CPU's is the firmware's)" : "");
+		sb_str(sb, v->restored ? "; restored" : "; NOT restored");
 	}
 	line(sb);
 }
@@ -418,6 +505,7 @@ void a64_summary(struct a64_run *r)
 		}
 		line(&sb);
 	}
+	vtimer_line(&sb, r);
 	const struct verdict_arm64_outcome *o = &r->verdict.main;
 	sb_str(&sb, "verdict  Linux ");
 	sb_str(&sb, r->verdict.linux_kernel);
