@@ -131,7 +131,7 @@ $(BUILD)/host/check.o: tests/unit/check.c tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a tests/unit/check.h tests/unit/verdict_inputs_fixture.h $(ALL_HDRS) $(PURE_HDRS)
+$(BUILD)/host/%: tests/unit/%.c $(BUILD)/host/check.o $(BUILD)/host/libpure.a tests/unit/check.h tests/unit/verdict_inputs_fixture.h tests/unit/verdict_probe.h $(ALL_HDRS) $(PURE_HDRS)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTLD  $@"; $(CC) $(HOST_CFLAGS) $< $(BUILD)/host/check.o $(BUILD)/host/libpure.a -o $@
 

@@ -12,19 +12,11 @@
  *  - 9ee4318c157b (TDX: TSC_RELIABLE) reached mainline in 6.7, not 6.6. */
 #include "check.h"
 #include "verdict.h"
+#include "verdict_probe.h"
 
 #define Y VERDICT_YES
 #define N VERDICT_NO
 
-static struct verdict v;
-
-static void set_source(struct verdict_input *in, enum verdict_source s, enum verdict_tri present,
-		       uint64_t cost_milli)
-{
-	in->sources[s].present = present;
-	in->sources[s].read_ns_milli = cost_milli;
-	in->sources[s].read_path = present == Y ? VERDICT_PATH_DEVICE_MODEL : VERDICT_PATH_UNKNOWN;
-}
 
 /* An SEV-SNP guest on QEMU/KVM: AMD Zen 3, invariant TSC, kvm-clock. */
 static struct verdict_input snp_guest(bool secure_tsc)
@@ -53,23 +45,6 @@ static struct verdict_input snp_guest(bool secure_tsc)
 	set_source(&in, VERDICT_SRC_HPET, Y, 500000);
 	set_source(&in, VERDICT_SRC_ACPI_PM, Y, 3000000);
 	return in;
-}
-
-static const char *on(const struct verdict_input *base, const char *kernel)
-{
-	struct verdict_input in = *base;
-	CHECK(verdict_kernel_parse(kernel, strlen(kernel), &in.kernel));
-	verdict_decide(&v, &in);
-	CHECK_STR(v.linux_kernel, kernel);
-	return v.linux_clocksource;
-}
-
-static bool reasoning_says(const char *text)
-{
-	for (uint32_t i = 0; i < v.reasoning_count; i++)
-		if (strstr(v.reasoning[i], text))
-			return true;
-	return false;
 }
 
 static const struct verdict_kernel_range *range_of(const char *kernel)

@@ -7,19 +7,11 @@
 #include "json.h"
 #include "settings.h"
 #include "verdict.h"
+#include "verdict_probe.h"
 
 #define Y VERDICT_YES
 #define N VERDICT_NO
 
-static struct verdict v;
-
-static void set_source(struct verdict_input *in, enum verdict_source s, enum verdict_tri present,
-		       uint64_t cost_milli)
-{
-	in->sources[s].present = present;
-	in->sources[s].read_ns_milli = cost_milli;
-	in->sources[s].read_path = present == Y ? VERDICT_PATH_DEVICE_MODEL : VERDICT_PATH_UNKNOWN;
-}
 
 /* A QEMU guest: PIT, PM timer, HPET as given; TSC read 20 ns, HPET 500 ns,
  * PM timer 3 us; no paravirt clock unless a case adds one. */
@@ -67,23 +59,6 @@ static struct verdict_input kvm_guest(bool invtsc, bool tsc_adjust, uint32_t pac
 	in.tsc_adjust = tsc_adjust ? Y : N;
 	set_source(&in, VERDICT_SRC_KVMCLOCK, Y, 30000);
 	return in;
-}
-
-static const char *on(const struct verdict_input *base, const char *kernel)
-{
-	struct verdict_input in = *base;
-	CHECK(verdict_kernel_parse(kernel, strlen(kernel), &in.kernel));
-	verdict_decide(&v, &in);
-	CHECK_STR(v.linux_kernel, kernel);
-	return v.linux_clocksource;
-}
-
-static bool reasoning_says(const char *text)
-{
-	for (uint32_t i = 0; i < v.reasoning_count; i++)
-		if (strstr(v.reasoning[i], text))
-			return true;
-	return false;
 }
 
 static void drift(struct verdict_input *in, const char *against, int64_t ppm)
