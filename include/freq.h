@@ -30,6 +30,10 @@ struct freq_drift {
 struct freq_window {
 	uint64_t hz;          /* the TSC rate this window measured, 0 = none */
 	uint64_t bound_mppm;  /* its worst-case bound: two reference ticks and two reads over the window */
+	/* Not used: two reads of the reference this far apart (us), more than
+	 * 3/4 of its wrap_us, so a wrap between them may be uncounted (a vCPU
+	 * descheduled past the PIT's 55 ms); 0 = every gap was short. */
+	uint64_t unseen_gap_us, wrap_us;
 };
 struct freq_ref_result {
 	uint32_t windows;     /* windows that measured */

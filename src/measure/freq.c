@@ -24,7 +24,29 @@ struct reference {
 	uint64_t tsc_start, tsc_end; /* bracket midpoints */
 	uint64_t bracket_start, bracket_end;
 	uint64_t ticks;              /* extended, start to end */
+	uint64_t last_read;          /* TSC at its last read */
+	uint64_t gap_limit;          /* 3/4 of its wrap period in TSC cycles; 0 = no wrap to fear */
+	uint64_t widest_gap;         /* the longest time between two of its reads */
 };
+
+/* Three quarters of the counter's wrap period in TSC cycles: a gap
+ * between two reads of a whole period hides a wrap, and the extension
+ * then counts one period short; the quarter left is room for the rough
+ * TSC rate the cycles come from.  0 for counters that do not wrap within
+ * hours. */
+static uint64_t gap_limit_cycles(const struct source_desc *d, const struct probe_facts *f)
+{
+	if (!d->freq_hz || d->width_bits == 0 || d->width_bits >= 40)
+		return 0;
+	return mul_div_u64(counter_mask(d->width_bits) + 1, facts_ms_to_cycles(f, 1000) / 4 * 3, d->freq_hz);
+}
+
+static void note_read(struct reference *ref, uint64_t now)
+{
+	if (now - ref->last_read > ref->widest_gap)
+		ref->widest_gap = now - ref->last_read;
+	ref->last_read = now;
+}
 
 static uint64_t stamp(struct freq_result *out, const struct measure_ctx *ctx, const struct source_desc *d,
 		      uint64_t *tsc_mid, uint64_t *bracket)
@@ -66,6 +88,9 @@ static void one_window(struct freq_result *out, struct reference *refs, const st
 		const struct source_desc *d = &refs[i].src->desc;
 		uint64_t raw = stamp(out, ctx, d, &refs[i].tsc_start, &refs[i].bracket_start);
 		counter_ext_init(&refs[i].ext, d->width_bits, d->counts_down, raw);
+		refs[i].last_read = refs[i].tsc_start;
+		refs[i].widest_gap = 0;
+		refs[i].gap_limit = gap_limit_cycles(d, f);
 	}
 	uint64_t start = tb_now();
 	uint64_t window = facts_ms_to_cycles(f, out->window_each_ms);
@@ -80,8 +105,10 @@ static void one_window(struct freq_result *out, struct reference *refs, const st
 			break;
 		if (now >= next) {
 			for (int i = 0; i < FREQ_REF_COUNT; i++)
-				if (refs[i].src)
+				if (refs[i].src) {
 					counter_ext_feed(&refs[i].ext, refs[i].src->desc.read());
+					note_read(&refs[i], now);
+				}
 			next = now + follow;
 		}
 		cpu_relax();
@@ -92,11 +119,20 @@ static void one_window(struct freq_result *out, struct reference *refs, const st
 		const struct source_desc *d = &refs[i].src->desc;
 		uint64_t raw = stamp(out, ctx, d, &refs[i].tsc_end, &refs[i].bracket_end);
 		refs[i].ticks = counter_ext_feed(&refs[i].ext, raw);
+		note_read(&refs[i], refs[i].tsc_end);
+		struct freq_window *fw = &out->refs[i].w[w];
+		if (refs[i].gap_limit && refs[i].widest_gap > refs[i].gap_limit) {
+			/* The window is not used: its tick count may be a whole
+			 * wrap short; the report says why. */
+			uint64_t per_us = facts_ms_to_cycles(f, 1) / 1000;
+			fw->unseen_gap_us = per_us ? refs[i].widest_gap / per_us : 0;
+			fw->wrap_us = mul_div_u64(counter_mask(d->width_bits) + 1, 1000000, d->freq_hz);
+			continue;
+		}
 		uint64_t tsc_delta = refs[i].tsc_end - refs[i].tsc_start;
 		uint64_t hz = refs[i].ticks ? rate_from_window(tsc_delta, d->freq_hz, refs[i].ticks) : 0;
 		if (!hz)
 			continue;
-		struct freq_window *fw = &out->refs[i].w[w];
 		fw->hz = hz;
 		uint64_t read_ns = rate_cycles_to_ns((refs[i].bracket_start + refs[i].bracket_end) / 2, hz);
 		fw->bound_mppm = rate_window_uncertainty_mppm(d->freq_hz, read_ns, rate_cycles_to_ns(tsc_delta, hz));

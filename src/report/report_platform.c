@@ -172,13 +172,20 @@ static void freq_windows_json(struct json *j, const struct freq_result *fr)
 	json_u64(j, "each_ms", fr->window_each_ms);
 	for (int i = 0; i < FREQ_REF_COUNT; i++) {
 		const struct freq_ref_result *f = &fr->refs[i];
-		if (!f->windows) {
+		/* A reference whose every window was dropped for an unseen gap
+		 * still shows its windows: the reason is in them. */
+		bool dropped = false;
+		for (uint32_t w = 0; w < FREQ_WINDOWS && w < fr->windows; w++)
+			dropped = dropped || f->w[w].unseen_gap_us;
+		if (!f->windows && !dropped) {
 			json_null(j, freq_key_name(freq_ref_key((enum freq_ref)i)));
 			continue;
 		}
 		json_object_begin(j, freq_key_name(freq_ref_key((enum freq_ref)i)));
-		json_u64(j, "best", f->best);
-		json_fixed(j, "spread_ppm", (int64_t)f->spread_mppm, 3);
+		if (f->windows) {
+			json_u64(j, "best", f->best);
+			json_fixed(j, "spread_ppm", (int64_t)f->spread_mppm, 3);
+		}
 		json_array_begin(j, "windows");
 		for (uint32_t w = 0; w < FREQ_WINDOWS && w < fr->windows; w++) {
 			json_object_begin(j, NULL);
@@ -187,6 +194,10 @@ static void freq_windows_json(struct json *j, const struct freq_result *fr)
 				json_fixed(j, "bound_ppm", (int64_t)f->w[w].bound_mppm, 3);
 			} else {
 				json_null(j, "hz");
+				if (f->w[w].unseen_gap_us) {
+					json_u64(j, "unseen_gap_us", f->w[w].unseen_gap_us);
+					json_u64(j, "wrap_us", f->w[w].wrap_us);
+				}
 			}
 			json_object_end(j);
 		}

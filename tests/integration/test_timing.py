@@ -10,12 +10,20 @@ class Frequency(ProbeTest):
         self.assertIsNotNone(hpet)
         self.assertIsNotNone(pm)
         pit = t["freq_hz"]["measured_vs_pit"]
-        self.assertIsNotNone(pit)
         self.assertLess(abs(hpet - pm) / pm, 0.002)
-        self.assertLess(abs(pit - pm) / pm, 0.002)
+        if pit is None:
+            # The PIT wraps every 55 ms: on a loaded host a descheduled vCPU
+            # can miss a wrap, and such a window is dropped, named (seen
+            # once in the suite: a wrap counted short made the rate 88 %
+            # off).  Every window must then say so.
+            for x in t["freq_windows"]["measured_vs_pit"]["windows"]:
+                self.assertGreater(x["unseen_gap_us"], 0.75 * x["wrap_us"], x)
+        else:
+            self.assertLess(abs(pit - pm) / pm, 0.002)
         # Issue 22: the reference with the lowest total uncertainty (its
         # windows' own plus its stated tolerance) converts cycles to ns.
-        unc = {k: t["freq_uncertainty_ppm"][k] for k in ("measured_vs_hpet", "measured_vs_acpi_pm", "measured_vs_pit")}
+        unc = {k: t["freq_uncertainty_ppm"][k] for k in ("measured_vs_hpet", "measured_vs_acpi_pm", "measured_vs_pit")
+               if t["freq_hz"][k] is not None}
         best = min(unc, key=unc.get)
         self.assertEqual(t["freq_chosen"]["source"], best, unc)
         self.assertEqual(t["freq_chosen"]["hz"], t["freq_hz"][best])
@@ -35,7 +43,7 @@ class Frequency(ProbeTest):
         self.assertTrue(t["freq_shared_host_clock"])
         self.assertFalse(t["freq_cross_check"]["independent"])
         self.assertIn("one host clock", t["freq_cross_check"]["note"])
-        self.assertEqual(len(t["freq_cross_check"]["pairs"]), 3)
+        self.assertEqual(len(t["freq_cross_check"]["pairs"]), len(unc) * (len(unc) - 1) // 2)
 
     def test_matches_the_host_tsc_rate(self):
         import host_tsc
@@ -57,8 +65,10 @@ class Frequency(ProbeTest):
         # Nothing advertised under TCG: the TSC's rate is what the
         # references measure, so only each reference against the chosen one
         # is an independent figure (no "tsc vs" restating the same ratio).
-        chosen = self.report("q35_smp4")["platform"]["tsc"]["freq_chosen"]["source"][len("measured_vs_"):]
-        self.assertEqual(pairs, {(o, chosen) for o in ("hpet", "acpi_pm", "pit") if o != chosen})
+        tsc = self.report("q35_smp4")["platform"]["tsc"]
+        chosen = tsc["freq_chosen"]["source"][len("measured_vs_"):]
+        measured = [o for o in ("hpet", "acpi_pm", "pit") if tsc["freq_hz"]["measured_vs_" + o] is not None]
+        self.assertEqual(pairs, {(o, chosen) for o in measured if o != chosen})
         for d in drift:
             self.assertLess(abs(d["ppm"]), 2000, d)  # all derive from the host clock under TCG
             self.assertGreater(d["window_ms"], 0)
