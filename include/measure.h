@@ -44,6 +44,9 @@ struct op_cost {
 	 * scatter around it (stats.h, struct window_se: the cluster variance,
 	 * so drift between windows counts). */
 	uint64_t estimate_se_milli;
+	/* The SE was computed (two windows or batch pairs at least): an SE of
+	 * 0 is then a measured 0, not a missing one (issue 40's per-CPU SEs). */
+	bool estimate_se_known;
 	/* The same difference with nothing trimmed, x1000. */
 	int64_t estimate_untrimmed_milli;
 	/* The stamped intervals alone: mean of the raw reads minus mean of the

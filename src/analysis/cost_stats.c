@@ -198,12 +198,14 @@ void cost_fill_estimate(struct op_cost *out, const struct estimate_sums *e, uint
 		out->estimate_signed_milli = m;
 		out->estimate_clamped = m < 0;
 		out->estimate_se_milli = se; /* taken about the unclamped difference */
+		out->estimate_se_known = e->turns.se.windows >= 2;
 		out->estimate_untrimmed_milli = untrimmed > 0 ? untrimmed : 0;
 		out->estimate_method = "interleaved_turns";
 	} else {
 		out->estimate_milli = (int64_t)out->throughput_net_milli;
 		out->estimate_signed_milli = out->estimate_milli;
 		out->estimate_se_milli = out->throughput_net_se_milli;
+		out->estimate_se_known = out->batch_pairs >= 2;
 		out->estimate_method = "batch_net";
 	}
 	/* Under two steps the per-sample figures are mostly quantization: a

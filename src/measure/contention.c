@@ -233,7 +233,7 @@ static void take_level(struct contention_level *l, const struct job *job, uint32
 		c->measured = cost->cycles.n > 0;
 		c->estimate_milli = cost->estimate_milli;
 		c->se_milli = cost->estimate_se_milli;
-		c->se_known = cost->estimate_se_milli != 0 || cost->estimate_milli == 0;
+		c->se_known = cost->estimate_se_known || cost->estimate_milli == 0;
 		c->p50 = cost->cycles.p50;
 		c->p99 = cost->cycles.p99;
 		c->samples = cost->cycles.n;

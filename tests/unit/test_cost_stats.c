@@ -136,6 +136,29 @@ TEST(cost_fill_estimate_falls_back_to_batch_net)
 	CHECK(out.below_resolution);
 }
 
+/* Four windows that agree exactly (TCG's quantized reads did): an SE of 0
+ * that is known, not a missing one; with one window it is unknown. */
+TEST(cost_fill_estimate_a_zero_se_from_windows_is_known)
+{
+	struct estimate_sums e = { 0 };
+	struct op_cost out = { 0 };
+	e.turns.op = 300 * 256;
+	e.turns.op_n = 256;
+	e.turns.harness = 147 * 256;
+	e.turns.harness_n = 256;
+	for (int w = 0; w < 4; w++)
+		window_se_add(&e.turns.se, 153000, 64);
+	cost_fill_estimate(&out, &e, 0);
+	CHECK_EQ_I64(out.estimate_milli, 153000);
+	CHECK_EQ_U64(out.estimate_se_milli, 0);
+	CHECK(out.estimate_se_known);
+	memset(&e.turns.se, 0, sizeof e.turns.se);
+	window_se_add(&e.turns.se, 153000, 256);
+	memset(&out, 0, sizeof out);
+	cost_fill_estimate(&out, &e, 0);
+	CHECK(!out.estimate_se_known);
+}
+
 TEST(cost_note_harness_windows_spread)
 {
 	struct harness_totals t = { 0 };
