@@ -196,7 +196,7 @@ class ParsingTest(unittest.TestCase):
         self.assertIn("APT::Architecture=arm64", opts)
         self.assertIn("APT::Architectures=arm64", opts)
         self.assertEqual(debfetch.origin_suite(
-            "500 http://deb.debian.org/debian bookworm/main arm64 Packages"),
+            "500 %s bookworm/main arm64 Packages" % MIRRORS["debian"]),
             "bookworm")
 
 
