@@ -69,7 +69,6 @@ ROWS = (
     {"name": "virt-n1r3p1-smp2", "machine": "virt",
      "cpu": "neoverse-n1,midr=0x413fd0c1", "smp": 2, "fast": False},
 )
-ROW_BY_NAME = {r["name"]: r for r in ROWS}
 
 
 class GuestError(Exception):

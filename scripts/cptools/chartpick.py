@@ -10,7 +10,7 @@ What is left out is named on the chart or the page ("showing 24 of 5,000
 sources").
 """
 
-import math
+from .untrusted import is_finite_num
 
 # A chart costs ~0.15-0.3 s of matplotlib: the page draws at most this
 # many source histograms (issue 41: 209 sources took 102 s, a report at the
@@ -37,15 +37,10 @@ def source_index(reports):
     return out
 
 
-def _is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and \
-        math.isfinite(v)
-
-
 def estimate(src):
     rc = src.get("read_cost") if isinstance(src, dict) else None
     v = rc.get("estimate_ns") if isinstance(rc, dict) else None
-    return v if _is_num(v) else None
+    return v if is_finite_num(v) else None
 
 
 def rank_sources(names, reports, first=()):

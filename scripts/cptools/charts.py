@@ -26,11 +26,10 @@ mathtext never reads one.
 """
 
 import io
-import math
 import re
 
 from . import chartpick, paths
-from .untrusted import term_text
+from .untrusted import is_finite_num, term_text
 
 LABEL_CAP = 48
 _mpl = []
@@ -108,11 +107,6 @@ def to_svg(fig, title):
     return _PROLOG_RE.sub("", buf.getvalue(), count=1)
 
 
-def _is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and \
-        math.isfinite(v)
-
-
 def fmt_ns(v):
     """A duration in ns for a tick: 1 ns, 100 ns, 10 us, 1 ms, 1 s."""
     for div, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us"), (1.0, "ns")):
@@ -154,7 +148,7 @@ def _tsc_hz(report):
     hz = (tsc or {}).get("freq_chosen", {}).get("hz") \
         if isinstance(tsc, dict) and isinstance(tsc.get("freq_chosen"),
                                                 dict) else None
-    return hz if _is_num(hz) and hz > 0 else None
+    return hz if is_finite_num(hz) and hz > 0 else None
 
 
 def histogram_data(report, name, index=None):
@@ -169,7 +163,7 @@ def histogram_data(report, name, index=None):
     h = s.get("histogram") if isinstance(s.get("histogram"), dict) else {}
     bins = h.get("log2_bins")
     if not isinstance(bins, list) or not bins or \
-            not all(_is_num(b) and b >= 0 for b in bins) or \
+            not all(is_finite_num(b) and b >= 0 for b in bins) or \
             h.get("unit", "cycles") != "cycles":
         return None
     total = float(sum(bins))
@@ -180,9 +174,9 @@ def histogram_data(report, name, index=None):
                                    for i in range(len(bins))]
     shares = [100.0 * b / total for b in bins]
     rc = s.get("read_cost") if isinstance(s.get("read_cost"), dict) else {}
-    est = rc.get("estimate_ns") if _is_num(rc.get("estimate_ns")) else None
+    est = rc.get("estimate_ns") if is_finite_num(rc.get("estimate_ns")) else None
     bound = None
-    if rc.get("below_resolution") is True and _is_num(rc.get("step_ticks")):
+    if rc.get("below_resolution") is True and is_finite_num(rc.get("step_ticks")):
         bound = 2 * rc["step_ticks"] * ns_per_tick
     return edges, shares, est, bound
 
@@ -195,7 +189,7 @@ STYLES = ("-", "--", "-.", ":")
 def plottable(v):
     """A finite number above 0: what a log axis draws (the page names the
     runs a chart leaves out)."""
-    return _is_num(v) and v > 0
+    return is_finite_num(v) and v > 0
 
 
 def read_cost_histogram(name, labelled_reports, indexes=None,
@@ -260,9 +254,9 @@ def gap_timeline(labelled_reports, left_out=None):
         if not isinstance(g, dict) or not isinstance(g.get("first"), list):
             continue
         spans = [(e["at_ns"] / 1e6, e["size_ns"] / 1e6) for e in g["first"]
-                 if isinstance(e, dict) and _is_num(e.get("at_ns"))
-                 and _is_num(e.get("size_ns"))]
-        window = g.get("window_ms") if _is_num(g.get("window_ms")) else None
+                 if isinstance(e, dict) and is_finite_num(e.get("at_ns"))
+                 and is_finite_num(e.get("size_ns"))]
+        window = g.get("window_ms") if is_finite_num(g.get("window_ms")) else None
         rows.append((lab, spans, window, g.get("count")))
     if not rows:
         return None
@@ -280,7 +274,7 @@ def gap_timeline(labelled_reports, left_out=None):
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([
         "%s (%s of %s)" % (text(lab, 28), len(spans),
-                           count if _is_num(count) else "?")
+                           count if is_finite_num(count) else "?")
         for lab, spans, _, count in rows])
     ax.invert_yaxis()
     ax.set_xlim(left=0)

@@ -13,7 +13,7 @@ import math
 import re
 
 from . import fleet, headline, judgment, kernels, policy
-from .untrusted import HTML_CAP, cap
+from .untrusted import HTML_CAP, cap, is_finite_num
 
 SEVERITY_WEIGHT = {"critical": 10000, "warning": 100, "info": 1}
 # The gate the page judges by when compare has no --fail-on: any critical
@@ -57,14 +57,9 @@ _STARTED_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 _LABEL_NUMBER_RE = re.compile(r"[-_./:#\s]*\d+$")
 
 
-def _is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and \
-        math.isfinite(v)
-
-
 def fmt_cost(v):
     """A read cost in ns as the page shows it: 3 digits, whole ns past 100."""
-    if not _is_num(v):
+    if not is_finite_num(v):
         return "-"
     return ("%.3g" % v) if abs(v) < 100 else "%.0f" % v
 
@@ -82,10 +77,10 @@ def _cost_of(s):
     if s.get("status") != "ok":
         return None
     rc = s.get("read_cost") if isinstance(s.get("read_cost"), dict) else {}
-    if _is_num(rc.get("estimate_ns")):
+    if is_finite_num(rc.get("estimate_ns")):
         return rc["estimate_ns"]
     ns = rc.get("ns") if isinstance(rc.get("ns"), dict) else {}
-    return ns.get("p50") if _is_num(ns.get("p50")) else None
+    return ns.get("p50") if is_finite_num(ns.get("p50")) else None
 
 
 def _costs(report):
@@ -140,7 +135,7 @@ def page_row(run, head, hits):
         "clocksource": cap(h["linux_clocksource"], 200)
         if h["linux_clocksource"] is not None else "-",
         "vdso": "yes" if vdso is True else "no" if vdso is False else "-",
-        "pred_num": float(pred) if _is_num(pred) else None,
+        "pred_num": float(pred) if is_finite_num(pred) else None,
         "head": cap(head, 1000) if head else "-",
         "outcome": outcome, "gate": cap(gate, 2000),
         "conf_rank": CONFIDENCE_RANK.get(conf, 9),

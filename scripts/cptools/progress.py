@@ -28,6 +28,7 @@ import sys
 import time
 
 from . import watchlog
+from .fields import is_num
 from .untrusted import cap, show_controls, term_text
 
 
@@ -84,17 +85,13 @@ class Progress:
                   file=self.stream, flush=True)
 
 
-def _num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def format_watch(rec):
     """One line of a verified WATCH record: seq, time, and per clock the
     TSC's cumulative offset (ms) and its last drift (ppm +/- uncertainty);
     the events so far when there are any.  Texts from the record are
     untrusted: controls shown, lengths cut."""
     t = rec.get("elapsed_rtc_s")
-    if not _num(t):
+    if not is_num(t):
         t = rec.get("elapsed_tsc_s")
     parts = []
     for o in rec.get("offsets") or []:
@@ -104,17 +101,17 @@ def format_watch(rec):
         cum = o.get("cumulative_ns")
         drift, unc = o.get("drift_ppm"), o.get("uncertainty_ppm")
         text = "tsc vs %s %s" % (
-            name, "%+.3f ms" % (cum / 1e6) if _num(cum) else "-")
-        if _num(drift):
+            name, "%+.3f ms" % (cum / 1e6) if is_num(cum) else "-")
+        if is_num(drift):
             text += ", drift %+.2f ppm" % drift
-            if _num(unc):
+            if is_num(unc):
                 text += " +/- %.2f" % unc
         parts.append(text)
     events = rec.get("events_total")
-    if not _num(events):
+    if not is_num(events):
         events = len(rec.get("events") or [])
     return "watch seq %s at %s: %s%s" % (
-        rec.get("seq"), "%.1f s" % t if _num(t) else "-",
+        rec.get("seq"), "%.1f s" % t if is_num(t) else "-",
         "; ".join(parts) or "no offsets",
         "; %d event(s)" % events if events else "")
 

@@ -33,6 +33,7 @@ SQLite gets the strings verbatim (up to the cap) as bound parameters.
 """
 
 import html
+import math
 import re
 
 # Far above any real SMBIOS/firmware string, small enough that a hostile
@@ -149,3 +150,10 @@ def csv_cell(value):
     if text[:1] in _FORMULA_CHARS and not _NUMBER_RE.fullmatch(text):
         return "'" + text
     return text
+
+
+def is_finite_num(v):
+    """A report's value that can be drawn or summed: a number, not a bool,
+    NaN or an infinity (a hostile report carries any of them)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and \
+        math.isfinite(v)

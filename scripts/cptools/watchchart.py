@@ -10,7 +10,8 @@ the unit its data needs (ns, us, ms), and each clock its own colour, line
 style and marker, so that one lying under another still shows.
 """
 
-from .charts import COLOURS, STYLES, _is_num, pyplot, text, to_svg
+from .charts import COLOURS, STYLES, pyplot, text, to_svg
+from .untrusted import is_finite_num
 
 
 def _offset_unit(peak):
@@ -35,8 +36,8 @@ def watch_offsets(series, events, title):
     if not series:
         return None
     plt = pyplot()
-    clean = {name: [(0.0, 0.0)] + [p for p in pts if _is_num(p[0])
-                                   and _is_num(p[1])]
+    clean = {name: [(0.0, 0.0)] + [p for p in pts if is_finite_num(p[0])
+                                   and is_finite_num(p[1])]
              for name, pts in series.items()}
     peak = {n: max(abs(v) for _, v in pts) for n, pts in clean.items()}
     small_peak = sorted(peak.values())[len(peak) // 2] or 1.0
@@ -60,7 +61,7 @@ def watch_offsets(series, events, title):
                     markerfacecolor="none", linewidth=1.5,
                     label="tsc vs %s" % text(name, 24))
         for at, label in events[:20]:
-            if _is_num(at):
+            if is_finite_num(at):
                 ax.axvline(at, color="#e377c2", linestyle="--", linewidth=1)
         ax.axhline(0, color="#999999", linewidth=0.8)
         ax.set_ylabel("offset, %s" % unit)
@@ -68,7 +69,7 @@ def watch_offsets(series, events, title):
     top, bottom = axes[0, 0], axes[-1, 0]
     listed = []
     for at, label in events[:20]:
-        if _is_num(at):
+        if is_finite_num(at):
             kind = str(label).split(":", 1)[0]
             top.text(at, 1.0, " " + short(kind, 24), rotation=90, va="top",
                      ha="left", fontsize=7, color="#a0307a",
