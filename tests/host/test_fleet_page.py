@@ -397,8 +397,6 @@ sys.stderr.write("\nMEASURED " + json.dumps({
         self.assertLess(rss, self.BOUND_RSS_MB)
 
 
-if __name__ == "__main__":
-    unittest.main()
 
 
 class RunTimesTest(unittest.TestCase):
@@ -535,3 +533,7 @@ class ProgressTest(unittest.TestCase):
                 self.assertIn("4 run(s) written to", err.getvalue())
         finally:
             compare.STREAM_FROM = saved
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -14,6 +14,20 @@ def errors(report, code):
     return [e["message"] for e in report["errors"] if e["code"] == code]
 
 
+
+def pair_completed_or_named(test, x, apic_id):
+    """True when the CPU of `apic_id`'s cross-CPU pair completed.  A started CPU
+    whose pair the loaded host did not co-schedule within the pair's waits
+    (2 cores under the suite's parallel boots) is named instead: started,
+    answering, not tested, the run marked not co-scheduled."""
+    c = next(c for c in x["per_cpu"] if c["apic_id"] == apic_id)
+    if c["tested"]:
+        return True
+    test.assertTrue(c["started"] and c["answered"], c)
+    test.assertTrue(x["not_coscheduled"], x)
+    test.assertIn("no pair completed", x["not_tested"])
+    return False
+
 class HostileMachine(ProbeTest):
     def test_hpet_table_pointing_into_ram_is_refused_and_ram_untouched(self):
         r = self.report("hostile_hpet_ram")
@@ -163,12 +177,17 @@ class HostileMachine(ProbeTest):
         # xcpu_budget_ms=1 on three vCPUs: the first pair always runs, the
         # second no longer fits; CPU 2 is named in the report and errors[].
         x = self.report("hostile_settings_a")["cross_cpu"]
-        self.assertEqual((x["cpus"], x["tested"], x["budget_ms"], x["past_budget"]), (3, 2, 1, 1), x)
-        self.assertEqual(x["not_tested"], "not tested: CPU 2 (1), past the budget 1")
-        self.assertEqual(x["not_tested_count"], 1)
+        self.assertEqual((x["cpus"], x["budget_ms"], x["past_budget"]), (3, 1, 1), x)
         self.assertRegex(x["stopped"], r"^the stage's 1 ms budget left no room for another pair after 1 "
                                        r"\(the dearest took \d+ ms\): later CPUs untested$")
         self.assertEqual(errors(self.report("hostile_settings_a"), "CPUS_NOT_TESTED"), [x["not_tested"]])
+        self.assertFalse(x["per_cpu"][2]["tested"])
+        if not pair_completed_or_named(self, x, 1):
+            self.assertEqual(x["not_tested"], "not tested: CPUs 1-2 (2), past the budget 1, no pair completed 1")
+            return
+        self.assertEqual(x["tested"], 2)
+        self.assertEqual(x["not_tested"], "not tested: CPU 2 (1), past the budget 1")
+        self.assertEqual(x["not_tested_count"], 1)
         # The CPUs that did answer still ran together on one lock.
         self.assertEqual(x["all_cpus"]["cpus"], 2, x["all_cpus"])
         self.assertEqual([c["tested"] for c in x["per_cpu"]], [True, True, False])
@@ -264,8 +283,9 @@ class HostileCpus(ProbeTest):
             self.assertGreaterEqual(ms - staged, wait_ms / 2, (ms, staged))
         x = r["cross_cpu"]
         self.assertEqual(len(x["per_cpu"]), listed)
-        self.assertEqual([c["apic_id"] for c in x["per_cpu"] if c["tested"]], list(range(started)))
-        self.assertEqual(x["tested"], started)
+        completed = [i for i in range(1, started) if pair_completed_or_named(self, x, i)]
+        self.assertEqual([c["apic_id"] for c in x["per_cpu"] if c["tested"]], [0] + completed)
+        self.assertEqual(x["tested"], 1 + len(completed))
         self.assertEqual(x["not_started"], listed - started)
         for c in x["per_cpu"]:
             if not c["bsp"]:
@@ -292,7 +312,8 @@ class HostileCpus(ProbeTest):
         self.assertEqual(errors(r, "ACPI_MADT_DUPLICATE_APIC_ID"),
                          ["1 repeated MADT APIC id ignored, first kept: 0x1 (entry 2)"])
         self.assertEqual(errors(r, "SMP_CPUS_NOT_STARTED"), [])
-        self.assertEqual(r["cross_cpu"]["all_cpus"]["cpus"], 3)
+        if r["cross_cpu"]["tested"] == 3:
+            self.assertEqual(r["cross_cpu"]["all_cpus"]["cpus"], 3)
 
     def test_250_cpus_that_never_answer(self):
         r = self._cpus("hostile_madt_absent", 252, 2)

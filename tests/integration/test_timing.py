@@ -16,7 +16,9 @@ class Frequency(ProbeTest):
             # can miss a wrap, and such a window is dropped, named (seen
             # once in the suite: a wrap counted short made the rate 88 %
             # off).  Every window must then say so.
-            for x in t["freq_windows"]["measured_vs_pit"]["windows"]:
+            windows = t["freq_windows"]["measured_vs_pit"]["windows"]
+            self.assertTrue(windows)
+            for x in windows:
                 self.assertGreater(x["unseen_gap_us"], 0.75 * x["wrap_us"], x)
         else:
             self.assertLess(abs(pit - pm) / pm, 0.002)

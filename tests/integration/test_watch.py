@@ -140,6 +140,8 @@ class WatchThroughStopCont(unittest.TestCase):
         risk = (v.get("risk") or {}).get("reason") == "watchdog_pause"
         if v["linux_clocksource"] == "tsc":
             self.assertTrue(said or risk, v["reasoning"])
+        else:   # no TSC to lose to a pause: neither the risk nor the rule
+            self.assertFalse(said or risk, v["reasoning"])
 
     def test_each_interval_rechecks(self):
         # One vCPU here: the warp re-check has nothing to compare and says
