@@ -22,7 +22,7 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from . import headline, judgment, kernels, policy
+from . import headline, judgment, kernels, paths, policy
 from .untrusted import cap, md_text, show_controls
 
 RESULTS = "results.json"
@@ -97,22 +97,8 @@ def headline_of(report):
     return headline.headline(j, report)
 
 
-def write_atomic(path, text):
-    """text into path through a temporary file and a rename: a reader
-    (or a run that fails half-way) sees the old file or the whole new one,
-    never half of it."""
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def write_results(path, records, rows_total, shard):
-    write_atomic(path, json.dumps(
+    paths.write_atomic(path, json.dumps(
         {"schema": RESULTS_SCHEMA, "rows_total": rows_total,
          "shard": "%d/%d" % shard if shard else None,
          "rows": records}, indent=1) + "\n")
@@ -393,8 +379,8 @@ def tap(records, fail_on=None):
 def write_outputs(out_dir, records, fail_on=None, want_tap=False):
     write_junit(records, os.path.join(out_dir, "junit.xml"), fail_on)
     summary = summary_md(records, fail_on)
-    write_atomic(os.path.join(out_dir, "summary.md"), summary)
+    paths.write_atomic(os.path.join(out_dir, "summary.md"), summary)
     if want_tap:
-        write_atomic(os.path.join(out_dir, "results.tap"),
+        paths.write_atomic(os.path.join(out_dir, "results.tap"),
                      tap(records, fail_on))
     return summary

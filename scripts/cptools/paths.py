@@ -126,3 +126,17 @@ def doc(name):
     layout has it: REPO/docs/NAME, or PREFIX/share/doc/clockprobe/docs/NAME
     (the help names it, so a package user can open it)."""
     return os.path.join(DOCS, name)
+
+
+def write_atomic(path, text):
+    """text into path through a temporary file and a rename: a reader
+    (or a run that fails half-way) sees the old file or the whole new one,
+    never half of it."""
+    tmp = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)

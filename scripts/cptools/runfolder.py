@@ -114,10 +114,6 @@ def now_iso():
 
 
 def write_record(path, rec):
-    """Write the record whole or not at all (a temporary file renamed)."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(rec, f, indent=2, ensure_ascii=False)
-        f.write("\n")
-    os.replace(tmp, path)
+    """Write the record whole or not at all (paths.write_atomic)."""
+    paths.write_atomic(path, json.dumps(rec, indent=2, ensure_ascii=False) + "\n")
     return path

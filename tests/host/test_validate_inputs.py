@@ -324,10 +324,10 @@ class MatrixMergeRecords(TmpDir):
                 self.assertFalse(os.path.exists(out))
 
     def test_atomic_write_leaves_no_temporary(self):
-        from cptools import matrixout
+        from cptools import paths
         p = os.path.join(self.tmp, "x.md")
-        matrixout.write_atomic(p, "one")
-        matrixout.write_atomic(p, "two")
+        paths.write_atomic(p, "one")
+        paths.write_atomic(p, "two")
         with open(p) as f:
             self.assertEqual(f.read(), "two")
         self.assertEqual(os.listdir(self.tmp), ["x.md"])
