@@ -51,7 +51,7 @@ EFI_OBJS   := $(patsubst %.c,$(BUILD)/efi/%.o,$(PURE_SRCS) $(CORE_SRCS) $(UEFI_S
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all efi images signed run test unit deps fuzz fuzz-build matrix qemu2 clean
+.PHONY: all efi images signed run test unit deps fuzz fuzz-build matrix qemu2 icount-compare clean
 # An arch file may give its own `all` and `run` (aarch64's: its probe is
 # not built through the seam yet, mk/arch-aarch64.mk).
 ifndef ARCH_OWN_ALL_RUN
@@ -225,6 +225,14 @@ fuzz:
 # it skip, with the reason, until it is there.
 qemu2:
 	$(PYTHON) scripts/cptools/qemu2.py fetch
+
+# Whether a change kept the x86 probe's behaviour: BASE's (and HEAD's, or
+# this tree's) direct-boot ELF under -icount with the RTC on virtual time,
+# every report difference named or UNEXPECTED (docs/architecture.md,
+# "Checking that a refactor kept behaviour").
+icount-compare: $(BUILD)/clockprobe.elf
+	@test -n "$(BASE)" || { echo "make icount-compare BASE=REV [HEAD=REV]" >&2; exit 2; }
+	$(PYTHON) scripts/cptools/icountdiff.py compare $(BASE) $(HEAD)
 
 matrix:
 	@$(DEPS) run
