@@ -13,12 +13,15 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from cptools import kvm, qemu, qemu2  # noqa: E402
+from cptools import icountdiff, kvm, qemu, qemu2  # noqa: E402
 from cptools.boot import boot_probe  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile_machine  # noqa: E402
 
-ICOUNT = ["-icount", "shift=0,sleep=off"]
+# Virtual time is the instruction count and the RTC runs on it from a fixed
+# date (cptools/icountdiff.py): two boots of one binary are then one report
+# to the byte (test_sources.test_icount_runs_are_bit_identical).
+ICOUNT = list(icountdiff.ICOUNT_ARGS)
 
 # name -> qemu_command arguments (+ "cfg": settings file text for fat boots)
 CONFIGS = {

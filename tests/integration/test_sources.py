@@ -1,5 +1,6 @@
 """Issue #3: clock-source measurements and exit baselines."""
 from base import ProbeTest
+from cptools import icountdiff
 
 MEASURED = ("tsc", "hpet", "acpi_pm", "pit")
 
@@ -150,13 +151,13 @@ class Sources(ProbeTest):
                 self.assertLess(est / cpuid, 20.0, config)
 
     def test_icount_runs_are_bit_identical(self):
+        # The whole report, not a few figures: with the RTC on virtual time
+        # nothing in a boot depends on the host (docs/architecture.md,
+        # "Checking that a refactor kept behaviour").
         a, b = self.report("icount_a"), self.report("icount_b")
+        self.assertEqual(icountdiff.differences(a, b), [])
         for name in ("tsc", "acpi_pm", "hpet"):
-            sa = probe_source(a, name)["read_cost"]
-            sb = probe_source(b, name)["read_cost"]
-            for key in ("cycles", "estimate_cycles", "below_resolution", "step_ticks", "harness"):
-                self.assertEqual(sa[key], sb[key], (name, key))
-        self.assertEqual(a["baselines"]["tsc_step"], b["baselines"]["tsc_step"])
+            self.assertIsNotNone(probe_source(a, name)["read_cost"]["estimate_cycles"], name)
 
     def test_tsc_step_is_found_or_said_unobservable(self):
         # Under -icount the TSC counts instructions: nothing clusters, and
