@@ -135,4 +135,34 @@ struct arm64_pv_time {
 };
 void arm64_pv_time_decode(uint32_t arch_features_w0, uint32_t pv_time_features_st_w0,
 			  struct arm64_pv_time *out);
+
+/* KVM's PTP service (VENDOR_HYP_KVM_PTP, argument ARM64_KVM_PTP_VIRT_COUNTER):
+ * the host's CLOCK_REALTIME and the guest's virtual counter at one instant,
+ * w0:w1 the realtime in ns, w2:w3 the counter, as Linux's
+ * kvm_arch_ptp_get_crosststamp() (drivers/ptp/ptp_kvm_arm.c) reads them; a
+ * negative w0 is the host saying no (KVM leaves NOT_SUPPORTED there when
+ * its own clocksource is not the arch counter).  Decoded into the x86
+ * pairing's sample (include/kvm_pv.h), so that one summary
+ * (kvm_pairing_summarize, at CNTFRQ) serves both: ret 0, or -EOPNOTSUPP as
+ * ptp_kvm returns it; tsc holds the counter. */
+#define ARM64_KVM_PTP_VIRT_COUNTER 0u
+#define ARM64_KVM_PTP_PHYS_COUNTER 1u
+struct kvm_pairing_sample;
+void arm64_kvm_ptp_decode(const uint32_t w[4], struct kvm_pairing_sample *out);
+
+/* PV_TIME_ST's x0: the IPA of this CPU's stolen-time structure (DEN0057),
+ * 64-byte aligned; NOT_SUPPORTED (all ones) or a misaligned answer is
+ * false. */
+bool arm64_pv_time_st_ipa(uint64_t x0, uint64_t *ipa);
+
+/* The stolen-time structure (DEN0057; Linux's struct
+ * pvclock_vcpu_stolen_time): revision and attributes, both 0 in the one
+ * revision defined, then the stolen time in ns, all little-endian, 64
+ * bytes.  valid: the revision and attributes this decoder knows. */
+struct arm64_stolen_time {
+	uint32_t revision, attributes;
+	uint64_t stolen_ns;
+	bool valid;
+};
+void arm64_stolen_time_decode(const uint8_t raw[64], struct arm64_stolen_time *out);
 #endif

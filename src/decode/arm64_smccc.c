@@ -5,6 +5,7 @@
  * drivers/firmware/smccc/ (kvm_guest.c kvm_init_hyp_services()) and
  * arch/arm64/kernel/paravirt.c (has_pv_steal_clock()) read them. */
 #include "arm64.h"
+#include "kvm_pv.h"
 
 void arm64_version_decode(uint32_t w0, struct arm64_version *out)
 {
@@ -60,4 +61,42 @@ void arm64_pv_time_decode(uint32_t arch_features_w0, uint32_t pv_time_features_s
 	/* SMCCC_RET_SUCCESS is 0; anything else (NOT_SUPPORTED) is no. */
 	out->features_implemented = arch_features_w0 == 0;
 	out->stolen_time = out->features_implemented && pv_time_features_st_w0 == 0;
+}
+
+void arm64_kvm_ptp_decode(const uint32_t w[4], struct kvm_pairing_sample *out)
+{
+	*out = (struct kvm_pairing_sample){0};
+	if ((int32_t)w[0] < 0) {
+		out->ret = (uint64_t)-(int64_t)KVM_EOPNOTSUPP;
+		return;
+	}
+	uint64_t ns = (uint64_t)w[0] << 32 | w[1];
+	out->sec = (int64_t)(ns / 1000000000u);
+	out->nsec = (int64_t)(ns % 1000000000u);
+	out->tsc = (uint64_t)w[2] << 32 | w[3];
+}
+
+bool arm64_pv_time_st_ipa(uint64_t x0, uint64_t *ipa)
+{
+	/* SMC64: NOT_SUPPORTED is -1 in all of x0. */
+	if (x0 == UINT64_MAX || (x0 & 63u) != 0 || x0 == 0)
+		return false;
+	*ipa = x0;
+	return true;
+}
+
+static uint64_t le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void arm64_stolen_time_decode(const uint8_t raw[64], struct arm64_stolen_time *out)
+{
+	out->revision = (uint32_t)le(raw, 4);
+	out->attributes = (uint32_t)le(raw + 4, 4);
+	out->stolen_ns = le(raw + 8, 8);
+	out->valid = out->revision == 0 && out->attributes == 0;
 }
