@@ -5,7 +5,10 @@ TCG: `make arm64-run`, and tests/host/test_arm64_efi.py.
 AAVMF is given as two pflash units (code read-only, a private copy of the
 variable store), as Debian's AAVMF is meant to be run; the serial console
 (the PL011 the SPCR names) goes to a log file, from which the framed
-report is taken and verified by cptools.frame, as for x86.
+report is taken and verified by cptools.frame, as for x86.  scripts/matrix
+boots its aarch64 rows (tests/matrix.conf, arch = aarch64) through
+boot_row(), with the serial on stdio under cptools/process.py as its x86
+rows are, so that a SIGTERM stops these QEMUs too.
 
     python3 scripts/cptools/arm64efi.py run [--smp N] [--cpu MODEL]
 """
@@ -26,34 +29,78 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 IMAGE = os.path.join(REPO, "build", "aarch64", "clockprobe.img")
 QEMU = "qemu-system-aarch64"
+CROSS_CC = "aarch64-linux-gnu-gcc"
+# mk/arm64-probe.mk's A64_STAMP: gnu-efi's aarch64 crt0, once fetched.
+GNUEFI_STAMP = os.path.join(REPO, "build", "aarch64", "gnu-efi", "root", "usr",
+                            "lib", "crt0-efi-aarch64.o")
 AAVMF_CODE = "/usr/share/AAVMF/AAVMF_CODE.fd"
 AAVMF_VARS = "/usr/share/AAVMF/AAVMF_VARS.fd"
 BOOT_TIMEOUT_S = 120
 
 
-def missing():
-    """None when an arm64 boot can run here, else why not."""
+def host_missing():
+    """None when this host can boot an arm64 image (QEMU, AAVMF), else
+    why not: the host's lack, not the image's."""
     if not shutil.which(QEMU):
         return QEMU + " not installed (scripts/install-deps arm64: qemu-system-arm)"
     for f in (AAVMF_CODE, AAVMF_VARS):
         if not os.path.exists(f):
             return f + " missing (scripts/install-deps arm64: qemu-efi-aarch64)"
-    if not os.path.exists(IMAGE):
-        return "build/aarch64/clockprobe.img not built (make arm64-probe)"
     return None
 
 
-def argv(workdir, smp=4, cpu="max", image=IMAGE):
+def cannot_build():
+    """None when make arm64-probe can build here, else what it lacks: the
+    cross compiler, or gnu-efi's aarch64 files (make arm64-deps fetches
+    them from Debian, which needs the network once)."""
+    if not shutil.which(CROSS_CC):
+        return "%s not installed (sh scripts/install-deps arm64)" % CROSS_CC
+    if not os.path.exists(GNUEFI_STAMP):
+        return "arm64 gnu-efi not fetched (make arm64-deps)"
+    return None
+
+
+def image_missing(image=IMAGE):
+    """None when the image is there, else why not."""
+    if os.path.exists(image):
+        return None
+    return "%s not built (make arm64-probe)" % os.path.relpath(image, REPO)
+
+
+def missing():
+    """None when an arm64 boot can run here, else why not."""
+    return host_missing() or image_missing()
+
+
+def argv(workdir, smp=4, cpu="max", image=IMAGE, machine="virt",
+         mem="512M", serial=None):
+    """serial: QEMU's -serial (default a file in workdir; "stdio" for
+    cptools/process.py, which logs it)."""
     vars_copy = os.path.join(workdir, "vars.fd")
     shutil.copyfile(AAVMF_VARS, vars_copy)
-    return [QEMU, "-machine", "virt", "-cpu", cpu, "-smp", str(smp),
-            "-m", "512M", "-accel", "tcg", "-nodefaults", "-display", "none",
+    return [QEMU, "-machine", machine, "-cpu", cpu, "-smp", str(smp),
+            "-m", mem, "-accel", "tcg", "-nodefaults", "-display", "none",
             "-no-reboot",
             "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + AAVMF_CODE,
             "-drive", "if=pflash,format=raw,unit=1,file=" + vars_copy,
             "-drive", "if=none,id=disk,format=raw,readonly=on,file=" + image,
             "-device", "virtio-blk-pci,drive=disk,bootindex=0",
-            "-serial", "file:" + os.path.join(workdir, "serial.log")]
+            "-serial", serial or "file:" + os.path.join(workdir, "serial.log")]
+
+
+def boot_row(row, work_dir, log_path=None, on_argv=None):
+    """Boot the probe on one aarch64 matrix row (cptools.matrixconf.Row):
+    a cptools.boot.ProbeBoot, its result's exit_status 0 when the probe
+    powered the machine off (PSCI SYSTEM_OFF), None on a timeout."""
+    from . import boot, process
+    a = argv(work_dir, smp=row.get("smp"), cpu=row.get("cpu") or "max",
+             image=row.image(), machine=row.get("machine"),
+             mem=row.get("mem"), serial="stdio")
+    if on_argv is not None:
+        on_argv(a)
+    res = process.run_argv(a, row.timeout, log_path=log_path)
+    report, error, meta = frame.extract_report_meta(res.log_text)
+    return boot.ProbeBoot(res, report, error, meta, a)
 
 
 def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):

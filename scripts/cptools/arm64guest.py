@@ -2,9 +2,9 @@
 the arm64 verdict (issue 37; tests/linux/README.md, "arm64 guests").
 
 The x86 harness (scripts/linux-guest) boots amd64 kernels on the rows of
-tests/matrix.conf; this module does the same for arm64 on its own rows
-(ROWS below, `-machine virt`, TCG), with the same private apt
-configuration (cptools/debfetch.py, `arch=arm64`), the same initramfs
+tests/matrix.conf; this module does the same for arm64 on that table's
+`arch = aarch64` rows (ROWS below, `-machine virt`, TCG), with the same
+private apt configuration (cptools/debfetch.py, `arch=arm64`), the same initramfs
 layout and /init (tests/linux/init.sh), and clockprobe-guest built for
 aarch64 (build/arm64/clockprobe-guest, mk/guest.mk's guest-arm64).
 
@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 
-from . import debfetch, frame
+from . import debfetch, frame, matrixconf
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -43,32 +43,27 @@ KERNEL_SUITES = {
 KERNELS = tuple(KERNEL_SUITES)
 
 
-# The arm64 rows: -machine virt under TCG, the CPU models QEMU 7.2 has
-# that Linux treats differently, at 1 and 4 CPUs.  `midr=` overrides the
-# MIDR_EL1 the guest sees (an ARMCPU property): QEMU models no Cortex-A73,
-# so the Cortex-A73 erratum 858921 row is a Cortex-A53 that says it is an
-# A73 r0p0 (0x410fd090); Linux matches the erratum by MIDR alone.  The
-# Neoverse-N1 r3p1 row (0x413fd0c1) is in erratum 1418040's range, which
-# takes only the 32-bit (compat) vDSO away.  fast: booted by the default
-# live test, the others only with LINUX_GUEST_FULL=1.
-ROWS = (
-    {"name": "virt-max-smp1", "machine": "virt", "cpu": "max", "smp": 1,
-     "fast": True},
-    {"name": "virt-max-smp4", "machine": "virt", "cpu": "max", "smp": 4,
-     "fast": False},
-    {"name": "virt-a57-smp1", "machine": "virt", "cpu": "cortex-a57",
-     "smp": 1, "fast": False},
-    {"name": "virt-a57-smp4", "machine": "virt", "cpu": "cortex-a57",
-     "smp": 4, "fast": False},
-    {"name": "virt-a53-smp4", "machine": "virt", "cpu": "cortex-a53",
-     "smp": 4, "fast": False},
-    {"name": "virt-a73id-smp1", "machine": "virt",
-     "cpu": "cortex-a53,midr=0x410fd090", "smp": 1, "fast": True},
-    {"name": "virt-a73id-smp4", "machine": "virt",
-     "cpu": "cortex-a53,midr=0x410fd090", "smp": 4, "fast": False},
-    {"name": "virt-n1r3p1-smp2", "machine": "virt",
-     "cpu": "neoverse-n1,midr=0x413fd0c1", "smp": 2, "fast": False},
-)
+# The arm64 rows are tests/matrix.conf's rows with arch = aarch64 (the
+# one machine table; why each CPU model is there is said beside them), in
+# the form boot() takes: their names are the keys of the recorded boots
+# (tests/linux/expected-arm64.json).  The guests get the row's machine,
+# cpu and smp; "fast" is the row's fast tag (make test boots the probe on
+# it, cptools/arm64agree.py holding its verdict to the recorded kernels).
+MATRIX_CONF = os.path.join(REPO, "tests", "matrix.conf")
+
+
+def rows_from_conf(path=MATRIX_CONF):
+    """The aarch64 rows of a matrix config as dicts {name, machine, cpu,
+    smp, fast}."""
+    conf = matrixconf.load_config(path)
+    return tuple({"name": r.name, "machine": r.get("machine"),
+                  "cpu": r.get("cpu") or "max",
+                  "smp": int(r.get("smp")) if r.get("smp").isdigit()
+                  else r.get("smp"), "fast": "fast" in r.tags}
+                 for r in matrixconf.arch_rows(conf, "aarch64"))
+
+
+ROWS = rows_from_conf()
 
 
 class GuestError(Exception):

@@ -9,6 +9,10 @@ query.py's path language.
 It is the project's one table of QEMU machines: scripts/linux-guest boots
 its real Linux guests on the rows with a `guest =` setting (guest_rows),
 so the probe's matrix and the real-guest comparison cannot drift apart.
+Its rows with `arch = aarch64` are the arm64 probe's (booted by
+cptools/arm64efi.py) and the ones real Debian arm64 kernels are booted on
+(tests/linux/README.md, "arm64 guests"); they inherit [defaults aarch64],
+never x86's [defaults].
 """
 
 import fnmatch
@@ -21,11 +25,26 @@ from . import query
 from .qemu import BOOT_KINDS, DEFAULT_IMAGES
 
 ROW_KEYS = {"machine", "cpu", "smp", "mem", "accel", "boot", "image",
-            "qemu", "timeout", "tags", "skip", "image_optional", "guest"}
+            "qemu", "timeout", "tags", "skip", "image_optional", "guest",
+            "arch"}
 ROW_DEFAULTS = {"machine": "q35", "cpu": None, "smp": "1", "mem": "256M",
                 "accel": "tcg", "boot": "uefi", "image": None,
                 "timeout": "120", "tags": "", "skip": None,
-                "image_optional": "no", "guest": None}
+                "image_optional": "no", "guest": None, "arch": "x86_64"}
+# Each architecture has its own defaults section: [defaults] is x86_64's,
+# [defaults aarch64] the arm64 rows' (an x86 expectation such as the TCG
+# CPUID signature means nothing in an arm64 report, so none is inherited
+# across).  AAVMF under TCG wants 512M; -machine virt is the only board
+# arm64efi boots.
+ARCHES = ("x86_64", "aarch64")
+ARCH_DEFAULTS = {"x86_64": ROW_DEFAULTS,
+                 "aarch64": dict(ROW_DEFAULTS, machine="virt", mem="512M",
+                                 arch="aarch64")}
+# What an aarch64 row may set: arm64efi builds its QEMU line from these
+# alone (no -accel kvm, no other boot media, no extra QEMU arguments), and
+# the arm64 real guests are booted on the row's machine, cpu and smp.
+AARCH64_KEYS = {"machine", "cpu", "smp", "mem", "accel", "boot", "image",
+                "timeout", "tags", "skip", "image_optional", "arch"}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 # guest = full | fast KERNEL...: the row is a real-Linux-guest configuration
 # (scripts/linux-guest); the full run boots it on every fetched kernel,
@@ -176,8 +195,14 @@ class Row:
 
     @property
     def slow(self):
+        # An aarch64 row (AAVMF under TCG) takes twice an OVMF row's time:
+        # started first, it does not finish a run alone.
         return self.get("accel") == "kvm" or "-icount" in (
-            self.get("qemu") or "")
+            self.get("qemu") or "") or self.arch == "aarch64"
+
+    @property
+    def arch(self):
+        return self.get("arch")
 
     @property
     def guest(self):
@@ -195,6 +220,9 @@ class Row:
         return shlex.split(self.get("qemu") or "")
 
     def image(self):
+        if self.arch == "aarch64":
+            from . import arm64efi  # its image: build/aarch64/clockprobe.img
+            return self.get("image") or arm64efi.IMAGE
         # CLOCKPROBE_IMAGE_UEFI etc.: only prefixed names (issue 38).
         return self.get("image") or os.environ.get(
             "CLOCKPROBE_IMAGE_" + self.get("boot").upper()) or \
@@ -209,12 +237,15 @@ class Row:
             parts.insert(1, "cpu=" + s["cpu"])
         if s.get("qemu"):
             parts.append("qemu=" + repr(s["qemu"]))
+        if self.arch != "x86_64":
+            parts.insert(0, "arch=" + self.arch)
         return " ".join(parts)
 
 
 def parse_config(text, path="<config>"):
     """Parse matrix config text into a list of Rows (see module doc)."""
-    defaults, default_expects = dict(ROW_DEFAULTS), []
+    # arch -> (settings, expectations, line of its [defaults ...] or 0)
+    defaults = {a: (dict(d), [], 0) for a, d in ARCH_DEFAULTS.items()}
     sections = []  # (name, settings, expects, lineno)
     current = None
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -225,10 +256,18 @@ def parse_config(text, path="<config>"):
         m = re.fullmatch(r"\[(.+)\]", line)
         if m:
             name = m.group(1).strip()
-            if name == "defaults":
-                if sections:
+            dm = re.fullmatch(r"defaults(?:\s+(\S+))?", name)
+            if dm:
+                arch = dm.group(1) or "x86_64"
+                if arch not in ARCHES:
+                    raise ConfigError(where + "[defaults %s]: no such arch "
+                                      "(%s)" % (arch, ", ".join(ARCHES)))
+                if defaults[arch][2]:
+                    raise ConfigError(where + "second [%s]" % name)
+                if arch == "x86_64" and sections:
                     raise ConfigError(where + "[defaults] must come first")
-                current = ("defaults", defaults, default_expects)
+                defaults[arch] = defaults[arch][:2] + (lineno,)
+                current = ("defaults", defaults[arch][0], defaults[arch][1])
                 continue
             if not NAME_RE.match(name):
                 raise ConfigError(where + "bad row name %r (letters, digits,"
@@ -248,27 +287,48 @@ def parse_config(text, path="<config>"):
         if not eq or key not in ROW_KEYS:
             raise ConfigError(where + "unknown setting %r (known: %s, "
                               "expect)" % (key, ", ".join(sorted(ROW_KEYS))))
-        if key == "guest" and current[0] == "defaults":
-            raise ConfigError(where + "guest belongs to a row, not to "
-                              "[defaults]")
+        if key in ("guest", "arch") and current[0] == "defaults":
+            raise ConfigError(where + "%s belongs to a row, not to "
+                              "[defaults]" % key)
         if key == "qemu" and current[1].get("qemu"):
             value = current[1]["qemu"] + " " + value
         current[1][key] = value
     rows = []
     for name, settings, expects, lineno in sections:
-        merged = dict(defaults)
-        if settings.get("qemu") and defaults.get("qemu"):
-            settings = dict(settings, qemu=defaults["qemu"] + " "
+        where = "%s:%d: " % (path, lineno)
+        arch = settings.get("arch", "x86_64")
+        if arch not in ARCHES:
+            raise ConfigError(where + "arch must be one of "
+                              + ", ".join(ARCHES))
+        base, default_expects, dline = defaults[arch]
+        # A row reads the defaults of its arch as written above it.
+        if dline > lineno:
+            raise ConfigError(where + "[defaults %s] must come before its "
+                              "rows" % arch)
+        merged = dict(base)
+        if settings.get("qemu") and base.get("qemu"):
+            settings = dict(settings, qemu=base["qemu"] + " "
                             + settings["qemu"])
         merged.update(settings)
         row_keys = {e.key for e in expects}
         all_expects = [e for e in default_expects if e.key not in row_keys]
         rows.append(Row(name, merged, all_expects + expects))
-        check_row(rows[-1], "%s:%d: " % (path, lineno))
+        check_row(rows[-1], where, set(settings) | set(
+            k for k, v in base.items() if v != ARCH_DEFAULTS[arch].get(k)))
     return rows
 
 
-def check_row(row, where):
+def check_row(row, where, given=()):
+    """given: the settings the row or its defaults section wrote."""
+    if row.arch == "aarch64":
+        extra = sorted(set(given) - AARCH64_KEYS)
+        if extra:
+            raise ConfigError(where + "an aarch64 row boots through "
+                              "arm64efi (machine, cpu, smp, mem, timeout): "
+                              "%s has no meaning there" % ", ".join(extra))
+        if row.get("accel") != "tcg" or row.get("boot") != "uefi":
+            raise ConfigError(where + "an aarch64 row is accel = tcg, "
+                              "boot = uefi (AAVMF under TCG)")
     if row.get("accel") not in ("tcg", "kvm"):
         raise ConfigError(where + "accel must be tcg or kvm")
     if row.get("boot") not in BOOT_KINDS:
@@ -306,6 +366,11 @@ def load_config(path):
 def guest_rows(rows):
     """{name: Row} of the rows real Linux guests boot on, in file order."""
     return {r.name: r for r in rows if r.guest}
+
+
+def arch_rows(rows, arch):
+    """The rows of one architecture, in file order."""
+    return [r for r in rows if r.arch == arch]
 
 
 def select_rows(rows, only=None, fast=False, shard=None):

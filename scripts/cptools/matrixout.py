@@ -62,6 +62,8 @@ def verdict_of(report):
     v = report.get("verdict") if isinstance(report, dict) else None
     if not isinstance(v, dict):
         return None
+    if isinstance(v.get("arm64"), dict):   # an arm64 report's verdict
+        v = v["arm64"]
     ws = v.get("warnings") if isinstance(v.get("warnings"), list) else []
     return {"linux_clocksource": v.get("linux_clocksource"),
             "vdso": v.get("vdso"),

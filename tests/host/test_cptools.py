@@ -28,13 +28,15 @@ from cptools import (charts, fleetload, fleetpg, fleetrows,  # noqa: E402
 from cptools import fleetgroups, fleetscript, progress  # noqa: E402
 from cptools import fleetinput, fleetlabels, fleetschema  # noqa: E402
 from cptools import icountdiff, watchchart  # noqa: E402
+from cptools import arm64agree, arm64efi, arm64guest  # noqa: E402
 
 MODULES = (cptools, boot, frame, kvm, matrixconf, process, qemu, query,
            standin, fleet, fleetdb, fleetpage, matrixout, policy, untrusted,
            watchlog, debfetch, fields, guestjoin, guestout, charts, fleetload,
            fleetpg, fleetrows, headline, judgment, kernels, longformat,
            chartpick, fleetgroups, fleetscript, progress, fleetschema,
-           watchchart, fleetinput, fleetlabels, icountdiff)
+           watchchart, fleetinput, fleetlabels, icountdiff, arm64agree,
+           arm64efi, arm64guest)
 REPORT = {"schema": 1, "sources": [{"name": "tsc", "status": "ok"}]}
 
 
