@@ -43,10 +43,12 @@ def missing():
     return None
 
 
-def argv(workdir, smp=4, cpu="max", image=IMAGE):
+def argv(workdir, smp=4, cpu="max", image=IMAGE, machine="virt"):
+    """machine: QEMU's -machine value; "virt,gic-version=3" gives a GICv3
+    (QEMU 7.2's virt defaults to GICv2 under TCG)."""
     vars_copy = os.path.join(workdir, "vars.fd")
     shutil.copyfile(AAVMF_VARS, vars_copy)
-    return [QEMU, "-machine", "virt", "-cpu", cpu, "-smp", str(smp),
+    return [QEMU, "-machine", machine, "-cpu", cpu, "-smp", str(smp),
             "-m", "512M", "-accel", "tcg", "-nodefaults", "-display", "none",
             "-no-reboot",
             "-drive", "if=pflash,format=raw,unit=0,readonly=on,file=" + AAVMF_CODE,
@@ -56,13 +58,13 @@ def argv(workdir, smp=4, cpu="max", image=IMAGE):
             "-serial", "file:" + os.path.join(workdir, "serial.log")]
 
 
-def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):
+def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S, machine="virt"):
     """(serial log text, QEMU exit status or None on timeout, seconds)."""
     import time
     with tempfile.TemporaryDirectory(prefix="cp-arm64-") as d:
         t0 = time.time()
         try:
-            p = subprocess.run(argv(d, smp, cpu), capture_output=True, timeout=timeout)
+            p = subprocess.run(argv(d, smp, cpu, machine=machine), capture_output=True, timeout=timeout)
             rc = p.returncode
         except subprocess.TimeoutExpired:
             rc = None
@@ -76,9 +78,9 @@ def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):
 
 def main(argv_):
     if len(argv_) < 2 or argv_[1] != "run":
-        print("usage: arm64efi.py run [--smp N] [--cpu MODEL] [--log FILE]", file=sys.stderr)
+        print("usage: arm64efi.py run [--smp N] [--cpu MODEL] [--machine virt[,gic-version=3]] [--log FILE]", file=sys.stderr)
         return 2
-    smp, cpu, log = 4, "max", None
+    smp, cpu, log, machine = 4, "max", None, "virt"
     rest = argv_[2:]
     while rest:
         k = rest.pop(0)
@@ -86,13 +88,15 @@ def main(argv_):
             smp = int(rest.pop(0))
         elif k == "--cpu":
             cpu = rest.pop(0)
+        elif k == "--machine":
+            machine = rest.pop(0)
         elif k == "--log":
             log = rest.pop(0)
     why = missing()
     if why:
         print("arm64efi: " + why, file=sys.stderr)
         return 1
-    text, rc, secs = boot(smp, cpu)
+    text, rc, secs = boot(smp, cpu, machine=machine)
     if log:
         with open(log, "w") as f:
             f.write(text)

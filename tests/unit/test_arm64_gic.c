@@ -36,6 +36,33 @@ TEST(madt_gic_entries_of_qemu_virt_gicv2)
 	free(m);
 }
 
+/* -machine virt,gic-version=3 (tests/fixtures/arm64/qemu72-virt-gicv3-
+ * smp4-madt.bin, from the probe's report): GICD version 3, no GICC
+ * interface or redistributor bases, one GICR range (VIRT_GIC_REDIST). */
+TEST(madt_gic_entries_of_qemu_virt_gicv3)
+{
+	size_t n;
+	uint8_t *m = read_fixture("tests/fixtures/arm64/qemu72-virt-gicv3-smp4-madt.bin", &n);
+	CHECK(!memcmp(m, "APIC", 4));
+	struct acpi_madt_gic g;
+	acpi_madt_gic_decode(m, (uint32_t)n, &g);
+	CHECK_EQ_U64(g.gicd_count, 1);
+	CHECK_EQ_U64(g.gicd_base, 0x08000000);
+	CHECK_EQ_U64(g.version, 3);
+	CHECK_EQ_U64(g.gicr_count, 1);
+	CHECK_EQ_U64(g.gicr[0].base, 0x080a0000);
+	CHECK_EQ_U64(g.gicr[0].length, 0xf60000);
+	struct acpi_madt_gicc c[4];
+	uint32_t total;
+	CHECK_EQ_U64(acpi_madt_gicc_list(m, (uint32_t)n, c, 4, &total), 4);
+	for (int i = 0; i < 4; i++) {
+		CHECK_EQ_U64(c[i].gicc_base, 0);
+		CHECK_EQ_U64(c[i].gicr_base, 0);
+		CHECK_EQ_U64(c[i].mpidr, (uint64_t)i);
+	}
+	free(m);
+}
+
 /* A GICR entry appended: base and length little-endian at 4 and 12. */
 TEST(madt_gicr_range_decoded)
 {
@@ -76,6 +103,12 @@ TEST(version_from_madt_and_pidr2)
 
 TEST(affinity_packed_as_gicr_typer)
 {
+	/* Recorded: the probe's GICv3 boot found CPU 0x80000001's
+	 * redistributor at 0x080c0000 with GICR_TYPER 0x101000101 (affinity
+	 * 1, CommonLPIAff, processor 1, PLPIS; not Last, no VLPIS). */
+	CHECK_EQ_U64(0x101000101ull >> 32, gic_affinity_of_mpidr(0x80000001ull));
+	CHECK_EQ_U64(gic_redist_stride(0x101000101ull), 0x20000);
+	CHECK(!(0x101000101ull & GICR_TYPER_LAST));
 	CHECK_EQ_U64(gic_affinity_of_mpidr(0x80000003ull), 3); /* U/MT bits dropped */
 	CHECK_EQ_U64(gic_affinity_of_mpidr(0x0000000a00030201ull), 0x0a030201);
 	CHECK_EQ_U64(gic_redist_stride(0), 0x20000);
