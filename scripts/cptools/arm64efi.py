@@ -84,6 +84,10 @@ def main(argv_):
     rest = argv_[2:]
     while rest:
         k = rest.pop(0)
+        # make's knobs pass --smp='2' (one word): the value rides along.
+        if k.startswith("--") and "=" in k:
+            k, v = k.split("=", 1)
+            rest.insert(0, v)
         if k == "--smp":
             smp = int(rest.pop(0))
         elif k == "--cpu":
