@@ -105,7 +105,7 @@ struct a64_xcpu {
 /* ------------------------------------------------- the virtual timer */
 /* Its arm cost and its firing as the CPU sees it (vtimer.c): ISTATUS
  * polled with IMASK set, so nothing reaches the GIC and no interrupt is
- * taken; the interrupt's own delivery latency is not measured. */
+ * taken; the interrupt's own delivery latency is irq's (gic.c). */
 /* The whole of it (two costs and the shots), bounding another CPU's wait. */
 #define A64_VTIMER_BUDGET_MS 1000u
 /* The GIC as the boot CPU proved it (gic.c): what the MADT names, checked
