@@ -48,6 +48,8 @@ struct acpi_madt_gicc {
 	uint64_t mpidr;
 	uint32_t uid;
 	uint32_t flags;		/* bit 0 enabled, bit 3 online capable (6.5) */
+	uint64_t gicc_base;	/* GICv2 CPU interface (banked per CPU); 0 none */
+	uint64_t gicr_base;	/* this CPU's GICv3 redistributor; 0: in a GICR range */
 };
 #define ACPI_GICC_ENABLED (1u << 0)
 /* Fills out[0..max) and returns how many it stored; *total counts every
@@ -55,4 +57,23 @@ struct acpi_madt_gicc {
  * bytes) are skipped. */
 uint32_t acpi_madt_gicc_list(const uint8_t *madt, uint32_t len, struct acpi_madt_gicc *out,
 			     uint32_t max, uint32_t *total);
+
+/* The MADT's interrupt controller beyond the CPUs: the distributor (GICD
+ * entry, type 0x0c: its base and the GIC version the firmware states, 0
+ * meaning "read the hardware's") and the redistributor discovery ranges
+ * (GICR entries, type 0x0e, GICv3/4), where each CPU's redistributor is
+ * found by its affinity (src/decode/arm64_gic.c).  What the probe may then
+ * touch is only what these name, once proven (src/arch/arm64/gic.c). */
+#define ACPI_MADT_MAX_GICR 4
+struct acpi_madt_gic {
+	uint32_t gicd_count;	/* GICD entries seen (one is architectural) */
+	uint64_t gicd_base;
+	uint8_t version;	/* the GICD entry's GIC version; 0 unstated */
+	uint32_t gicr_count;	/* GICR entries seen (stored: at most ACPI_MADT_MAX_GICR) */
+	struct {
+		uint64_t base;
+		uint32_t length;
+	} gicr[ACPI_MADT_MAX_GICR];
+};
+void acpi_madt_gic_decode(const uint8_t *madt, uint32_t len, struct acpi_madt_gic *out);
 #endif

@@ -22,8 +22,10 @@ endif
 
 all: arm64-probe
 
-# SMP= and CPU= pass to the boot; the x86 run's other knobs have no arm64 meaning yet.
+# SMP=, CPU= and MACHINE= (virt,gic-version=3: a GICv3) pass to the boot;
+# the x86 run's other knobs have no arm64 meaning yet.
 run:
 	@$(DEPS) arm64
 	$(MAKE) -j$(JOBS) all
-	$(PYTHON) scripts/cptools/arm64efi.py run $(call knob,SMP,--smp) $(call knob,CPU,--cpu)
+	$(PYTHON) scripts/cptools/arm64efi.py run $(call knob,SMP,--smp) $(call knob,CPU,--cpu) \
+		$(call knob,MACHINE,--machine)

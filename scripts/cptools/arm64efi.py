@@ -74,8 +74,10 @@ def missing():
 
 def argv(workdir, smp=4, cpu="max", image=IMAGE, machine="virt",
          mem="512M", serial=None):
-    """serial: QEMU's -serial (default a file in workdir; "stdio" for
-    cptools/process.py, which logs it)."""
+    """machine: QEMU's -machine value; "virt,gic-version=3" gives a GICv3
+    (QEMU 7.2's virt defaults to GICv2 under TCG).  serial: QEMU's -serial
+    (default a file in workdir; "stdio" for cptools/process.py, which logs
+    it)."""
     vars_copy = os.path.join(workdir, "vars.fd")
     shutil.copyfile(AAVMF_VARS, vars_copy)
     return [QEMU, "-machine", machine, "-cpu", cpu, "-smp", str(smp),
@@ -103,13 +105,13 @@ def boot_row(row, work_dir, log_path=None, on_argv=None):
     return boot.ProbeBoot(res, report, error, meta, a)
 
 
-def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):
+def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S, machine="virt"):
     """(serial log text, QEMU exit status or None on timeout, seconds)."""
     import time
     with tempfile.TemporaryDirectory(prefix="cp-arm64-") as d:
         t0 = time.time()
         try:
-            p = subprocess.run(argv(d, smp, cpu), capture_output=True, timeout=timeout)
+            p = subprocess.run(argv(d, smp, cpu, machine=machine), capture_output=True, timeout=timeout)
             rc = p.returncode
         except subprocess.TimeoutExpired:
             rc = None
@@ -123,23 +125,29 @@ def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S):
 
 def main(argv_):
     if len(argv_) < 2 or argv_[1] != "run":
-        print("usage: arm64efi.py run [--smp N] [--cpu MODEL] [--log FILE]", file=sys.stderr)
+        print("usage: arm64efi.py run [--smp N] [--cpu MODEL] [--machine virt[,gic-version=3]] [--log FILE]", file=sys.stderr)
         return 2
-    smp, cpu, log = 4, "max", None
+    smp, cpu, log, machine = 4, "max", None, "virt"
     rest = argv_[2:]
     while rest:
         k = rest.pop(0)
+        # make's knobs pass --smp='2' (one word): the value rides along.
+        if k.startswith("--") and "=" in k:
+            k, v = k.split("=", 1)
+            rest.insert(0, v)
         if k == "--smp":
             smp = int(rest.pop(0))
         elif k == "--cpu":
             cpu = rest.pop(0)
+        elif k == "--machine":
+            machine = rest.pop(0)
         elif k == "--log":
             log = rest.pop(0)
     why = missing()
     if why:
         print("arm64efi: " + why, file=sys.stderr)
         return 1
-    text, rc, secs = boot(smp, cpu)
+    text, rc, secs = boot(smp, cpu, machine=machine)
     if log:
         with open(log, "w") as f:
             f.write(text)

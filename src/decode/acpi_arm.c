@@ -63,6 +63,21 @@ void acpi_gtdt_decode(const uint8_t *gtdt, uint32_t len, struct acpi_gtdt_info *
 #define GICC_UID 8u
 #define GICC_FLAGS 12u
 #define GICC_MPIDR 68u
+#define GICC_BASE 32u
+#define GICC_GICR_BASE 60u
+#define MADT_TYPE_GICD 0x0cu
+#define GICD_MIN_LENGTH 24u
+#define GICD_BASE 8u
+#define GICD_VERSION 20u
+#define MADT_TYPE_GICR 0x0eu
+#define GICR_MIN_LENGTH 16u
+#define GICR_BASE 4u
+#define GICR_LENGTH 12u
+
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
 
 uint32_t acpi_madt_gicc_list(const uint8_t *madt, uint32_t len, struct acpi_madt_gicc *out,
 			     uint32_t max, uint32_t *total)
@@ -77,8 +92,9 @@ uint32_t acpi_madt_gicc_list(const uint8_t *madt, uint32_t len, struct acpi_madt
 			if (n < max) {
 				out[n].uid = le32(madt + off + GICC_UID);
 				out[n].flags = le32(madt + off + GICC_FLAGS);
-				out[n].mpidr = le32(madt + off + GICC_MPIDR) |
-					       (uint64_t)le32(madt + off + GICC_MPIDR + 4) << 32;
+				out[n].mpidr = le64(madt + off + GICC_MPIDR);
+				out[n].gicc_base = le64(madt + off + GICC_BASE);
+				out[n].gicr_base = le64(madt + off + GICC_GICR_BASE);
 				n++;
 			}
 		}
@@ -87,4 +103,30 @@ uint32_t acpi_madt_gicc_list(const uint8_t *madt, uint32_t len, struct acpi_madt
 	if (total)
 		*total = all;
 	return n;
+}
+
+void acpi_madt_gic_decode(const uint8_t *madt, uint32_t len, struct acpi_madt_gic *out)
+{
+	*out = (struct acpi_madt_gic){0};
+	for (uint32_t off = MADT_ENTRIES; madt && off + 2 <= len;) {
+		uint8_t type = madt[off], elen = madt[off + 1];
+		if (elen < 2 || off + elen > len)
+			break; /* as acpi_madt_gicc_list: no loop, no overrun */
+		const uint8_t *e = madt + off;
+		if (type == MADT_TYPE_GICD && elen >= GICD_MIN_LENGTH) {
+			/* A second GICD is not architectural: the first one stays,
+			 * and the count lets the caller refuse the table. */
+			if (!out->gicd_count++) {
+				out->gicd_base = le64(e + GICD_BASE);
+				out->version = e[GICD_VERSION];
+			}
+		} else if (type == MADT_TYPE_GICR && elen >= GICR_MIN_LENGTH) {
+			if (out->gicr_count < ACPI_MADT_MAX_GICR) {
+				out->gicr[out->gicr_count].base = le64(e + GICR_BASE);
+				out->gicr[out->gicr_count].length = le32(e + GICR_LENGTH);
+			}
+			out->gicr_count++;
+		}
+		off += elen;
+	}
 }

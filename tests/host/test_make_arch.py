@@ -4,6 +4,8 @@ nothing is built or booted.  Under ARCH=aarch64 `all` is the arm64 probe
 alone (no x86 EFI, PVH or Linux-guest build), and a goal only x86 has
 stops with one line naming it.  Well under a second."""
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -48,6 +50,29 @@ class MakeRunArch(unittest.TestCase):
         rc, out, err = make_n("run", "ARCH=aarch64", "SMP=2", "CPU=cortex-a57")
         self.assertEqual(rc, 0, err)
         self.assertIn("arm64efi.py run --smp='2' --cpu='cortex-a57'", out)
+        rc, out, err = make_n("run", "ARCH=aarch64", "MACHINE=virt,gic-version=3")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--machine='virt,gic-version=3'", out)
+
+    def test_arm64efi_takes_the_knobs_one_word_form(self):
+        # make passes --smp='2' as one word: it must not be dropped.
+        sys.path.insert(0, os.path.join(REPO, "scripts"))
+        from cptools import arm64efi
+        got = {}
+
+        def fake_boot(smp=4, cpu="max", timeout=0, machine="virt"):
+            got.update(smp=smp, cpu=cpu, machine=machine)
+            return "", 0, 0.0
+        saved = arm64efi.boot, arm64efi.missing
+        arm64efi.boot, arm64efi.missing = fake_boot, lambda: None
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = arm64efi.main(["arm64efi.py", "run", "--smp=2", "--cpu", "cortex-a57",
+                                    "--machine=virt,gic-version=3"])
+        finally:
+            arm64efi.boot, arm64efi.missing = saved
+        self.assertEqual(rc, 0)
+        self.assertEqual(got, {"smp": 2, "cpu": "cortex-a57", "machine": "virt,gic-version=3"})
 
     def test_aarch64_all_is_the_arm64_probe_alone(self):
         rc, out, err = make_n("all", "ARCH=aarch64")

@@ -214,6 +214,92 @@ static inline unsigned a64_current_el(void)
 	return (unsigned)((v >> 2) & 3);
 }
 
+/* The GICv3 CPU interface's system registers (Arm IHI 0069 12.2), by
+ * encoding.  Each exists only where ID_AA64PFR0_EL1.GIC is non-zero (the
+ * system register interface is implemented): elsewhere an access is an
+ * undefined instruction, and gic.c calls none before checking it.  A
+ * write that changes what the CPU interface signals (PMR, IGRPEN1, SRE)
+ * takes effect at the next context synchronization event: each write
+ * carries its ISB.  The acknowledge is followed by DSB SY, as Linux's
+ * gic_read_iar() does, so that nothing after it is seen before it. */
+#define A64_ICC_PMR_EL1 "S3_0_C4_C6_0"
+#define A64_ICC_IAR1_EL1 "S3_0_C12_C12_0"
+#define A64_ICC_EOIR1_EL1 "S3_0_C12_C12_1"
+#define A64_ICC_DIR_EL1 "S3_0_C12_C11_1"
+#define A64_ICC_CTLR_EL1 "S3_0_C12_C12_4"
+#define A64_ICC_SRE_EL1 "S3_0_C12_C12_5"
+#define A64_ICC_IGRPEN1_EL1 "S3_0_C12_C12_7"
+
+#define A64_SYSREG_RW(fn, reg)                                                  \
+	static inline uint64_t a64_##fn(void)                                   \
+	{                                                                       \
+		uint64_t v;                                                     \
+		__asm__ volatile("mrs %0, " reg : "=r"(v) : : "memory");        \
+		return v;                                                       \
+	}                                                                       \
+	static inline void a64_##fn##_set(uint64_t v)                           \
+	{                                                                       \
+		__asm__ volatile("msr " reg ", %0\n\tisb" : : "r"(v) : "memory"); \
+	}
+A64_SYSREG_RW(icc_pmr, A64_ICC_PMR_EL1)
+A64_SYSREG_RW(icc_ctlr, A64_ICC_CTLR_EL1)
+A64_SYSREG_RW(icc_sre, A64_ICC_SRE_EL1)
+A64_SYSREG_RW(icc_igrpen1, A64_ICC_IGRPEN1_EL1)
+
+static inline uint64_t a64_icc_iar1(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_ICC_IAR1_EL1 "\n\tdsb sy" : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline void a64_icc_eoir1(uint64_t v)
+{
+	__asm__ volatile("msr " A64_ICC_EOIR1_EL1 ", %0\n\tisb" : : "r"(v) : "memory");
+}
+
+static inline void a64_icc_dir(uint64_t v)
+{
+	__asm__ volatile("msr " A64_ICC_DIR_EL1 ", %0\n\tisb" : : "r"(v) : "memory");
+}
+
+/* The exception vector base: the probe's own table replaces the
+ * firmware's only around the interrupt measurement (gic.c); ISB so the
+ * next exception already uses it. */
+static inline void a64_vbar_el1_set(uint64_t v)
+{
+	__asm__ volatile("msr vbar_el1, %0\n\tisb" : : "r"(v) : "memory");
+}
+
+/* SPSel: 1 when the CPU runs on SP_EL1 (EL1h), the mode the vector
+ * table's unwinding returns to. */
+static inline uint64_t a64_spsel(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, spsel" : "=r"(v));
+	return v;
+}
+
+/* IRQ alone, for a shot's window: FIQ, SError and debug stay masked.
+ * The unmask has its ISB so that a pending interrupt is taken here, not
+ * some instructions later. */
+static inline void a64_irq_unmask(void)
+{
+	__asm__ volatile("msr daifclr, #2\n\tisb" : : : "memory");
+}
+
+static inline void a64_irq_mask(void)
+{
+	__asm__ volatile("msr daifset, #2" : : : "memory");
+}
+
+static inline uint64_t a64_daif(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, daif" : "=r"(v) : : "memory");
+	return v;
+}
+
 /* Masks IRQ and FIQ for a measurement window and gives back the DAIF bits
  * to restore: UEFI's timer tick lands in a window otherwise. */
 static inline uint64_t a64_irq_save(void)
@@ -255,7 +341,7 @@ static inline struct a64_smccc_res a64_smc(uint32_t fn, uint64_t a1, uint64_t a2
 	return (struct a64_smccc_res){x0, x1, x2, x3};
 }
 
-/* PL011 registers are 32-bit device memory: one access of exactly that
+/* PL011 and GIC registers are 32-bit device memory: one access of exactly that
  * width each (a compiler may otherwise merge or split plain accesses). */
 static inline uint32_t a64_mmio_read32(uintptr_t addr)
 {

@@ -9,6 +9,7 @@
 #include "acpi.h"
 #include "acpi_arm.h"
 #include "arm64.h"
+#include "arm64_gic.h"
 #include "arm64_pt.h"
 #include "verdict_arm64.h"
 
@@ -104,9 +105,51 @@ struct a64_xcpu {
 /* ------------------------------------------------- the virtual timer */
 /* Its arm cost and its firing as the CPU sees it (vtimer.c): ISTATUS
  * polled with IMASK set, so nothing reaches the GIC and no interrupt is
- * taken; the interrupt's own delivery latency is not measured. */
+ * taken; the interrupt's own delivery latency is irq's (gic.c). */
 /* The whole of it (two costs and the shots), bounding another CPU's wait. */
 #define A64_VTIMER_BUDGET_MS 1000u
+/* The GIC as the boot CPU proved it (gic.c): what the MADT names, checked
+ * against the registers' own identification, every page the measurement
+ * touches walked in the translation tables and found Device memory, and
+ * the one CPU planned for it (its redistributor, GICv3).  absent names
+ * why the timer's interrupt is not taken. */
+struct a64_gic {
+	bool proven;			/* the distributor (and v2's CPU interface) */
+	const char *absent;
+	struct acpi_madt_gic madt;
+	unsigned arch_rev;		/* GICD_PIDR2 ArchRev */
+	unsigned version;		/* driven as: 2, or 3 (GICv3 and v4) */
+	uint64_t gicd_base, gicc_base;	/* gicc: GICv2's (banked per CPU) */
+	uint32_t gicc_iidr;
+	uint32_t intid;			/* the EL1 virtual timer's PPI (GTDT) */
+	bool planned;			/* a CPU's pages proven: cpu_mpidr */
+	uint64_t cpu_mpidr;
+	uint64_t gicr_base;		/* that CPU's RD_base (GICv3) */
+	uint64_t gicr_typer;
+	uint32_t gicr_frames;		/* redistributors read to find it */
+};
+
+/* The virtual timer's interrupt taken for real on one started CPU
+ * (gic.c): each shot arms the timer unmasked, opens IRQs and waits for
+ * the probe's handler; a shot's latency is the handler's first stamp
+ * minus CNTV_CVAL_EL0. */
+#define A64_IRQ_BUDGET_MS 500u		/* the boot CPU's extra wait for it */
+struct a64_irq {
+	bool attempted;			/* anything was written on that CPU */
+	const char *absent;		/* why not measured; NULL when measured */
+	uint64_t cpu_mpidr;
+	uint32_t shots, fired, late_arm, timeouts, spurious, unexpected;
+	uint64_t delay_ticks;
+	struct gic_lat lat;		/* CVAL to the handler's stamp, ticks */
+	struct gic_lat arm_to_handler;	/* the arm's first stamp to the handler's */
+	bool deadline_hit;
+	const char *stopped;		/* why the shots ended early; NULL if not */
+	bool exception;			/* an exception ended a guarded part */
+	uint64_t exc_esr, exc_elr, exc_far, exc_kind;
+	bool restored;
+	const char *not_restored;	/* the register that did not read back */
+};
+
 struct a64_vtimer {
 	bool attempted;
 	const char *absent;		/* why not measured (firmware's timer, ...) */
@@ -125,6 +168,7 @@ struct a64_vtimer {
 	uint64_t lat_mean_milli, lat_se_milli;		/* trimmed mean, ticks x1000 */
 	uint64_t poll_p50;		/* ticks between the last poll that missed and the one that saw */
 	bool deadline_hit;
+	struct a64_irq irq;		/* through the GIC: never on the boot CPU */
 };
 
 struct a64_error {
@@ -160,6 +204,7 @@ struct a64_run {
 	struct a64_cpu cpus[A64_MAX_CPUS];
 	struct a64_xcpu xcpu;
 	struct a64_vtimer vtimer;
+	struct a64_gic gic;
 	char started_utc[24];
 	struct verdict_arm64 verdict;
 	uint32_t error_count;
@@ -174,6 +219,10 @@ void a64_error(struct a64_run *r, const char *code, const char *message);
 bool a64_ram_covers(uint64_t phys, uint64_t len);
 
 /* console.c */
+/* NULL when EL1's translation tables map the page holding addr to itself
+ * as Device memory, else why not (*w: the walk).  Every MMIO access the
+ * probe makes is to a page that passed this first. */
+const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w);
 void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *systab);
 void a64_puts(const char *s);
 void a64_frame(const char *json, size_t len);
@@ -188,6 +237,18 @@ void a64_measure_cost(struct a64_run *r, struct a64_cost *c, uint64_t (*f)(void)
 void a64_measure_vtimer(struct a64_run *r);
 bool a64_vtimer_wanted(const struct a64_run *r);
 void a64_vtimer_here(struct a64_run *r, struct a64_vtimer *v);
+
+/* gic.c */
+/* Boot CPU: the MADT's GIC proven (or r->gic.absent says why not). */
+void a64_gic_discover(struct a64_run *r);
+/* Whether the timer's interrupt still wants a CPU. */
+bool a64_irq_wanted(const struct a64_run *r);
+/* Boot CPU, before CPU_ON: this CPU's GIC pages proven; false when not. */
+bool a64_gic_plan(struct a64_run *r, const struct acpi_madt_gicc *cpu);
+/* On the planned CPU (never the boot CPU): measured, everything restored. */
+void a64_gic_irq_here(struct a64_run *r);
+/* The boot CPU gave up on the CPU that was to measure it. */
+void a64_gic_not_finished(struct a64_run *r);
 
 /* smccc.c */
 void a64_smccc_discover(struct a64_run *r);

@@ -79,20 +79,36 @@ static bool pt_read(void *ctx, uint64_t phys, uint64_t *value)
 	return true;
 }
 
+const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w)
+{
+	if (r->el != 1)
+		return "not at EL1: the walk reads EL1's translation tables";
+	uint64_t page = addr & ~0xfffull;
+	arm64_pt_walk(a64_tcr_el1(), a64_ttbr0_el1(), a64_mair_el1(), a64_sctlr_el1() & 1, page, pt_read,
+		      NULL, w);
+	if (!w->mapped)
+		return w->reason;
+	if (w->pa != page)
+		return "the translation tables map the page elsewhere (not identity)";
+	if (!w->device)
+		return "the translation tables map the page as Normal memory, not Device";
+	return NULL;
+}
+
 static const char *mapping_proven(struct a64_run *r, uint64_t base)
 {
 	if (r->el != 1)
 		return "not at EL1: the walk reads EL1's translation tables";
 	con->walked = true;
-	arm64_pt_walk(a64_tcr_el1(), a64_ttbr0_el1(), a64_mair_el1(), a64_sctlr_el1() & 1, base, pt_read,
-		      NULL, &con->walk);
-	if (!con->walk.mapped)
-		return con->walk.reason;
-	if (con->walk.pa != base)
+	const char *why = a64_device_mapped(r, base, &con->walk);
+	if (!why)
+		return NULL;
+	/* The console's own words, as its first boots named them. */
+	if (con->walk.mapped && con->walk.pa != base)
 		return "the translation tables map the SPCR's UART elsewhere";
-	if (!con->walk.device)
+	if (con->walk.mapped && !con->walk.device)
 		return "the translation tables map the SPCR's UART as Normal memory, not Device";
-	return NULL;
+	return why;
 }
 
 static uint32_t id_bytes(uintptr_t base, uint32_t off)

@@ -44,6 +44,7 @@ struct ap_slot {
 	uint64_t mpidr, midr, cntfrq;
 	uint64_t deadline;		/* the AP's own bound on its waits */
 	struct a64_run *vtimer_run;	/* set: measure this CPU's virtual timer (vtimer.c) */
+	struct a64_run *irq_run;	/* set: take its timer's interrupt through the GIC (gic.c) */
 };
 
 /* The ping-pong's words, on a cache line of their own each. */
@@ -107,6 +108,8 @@ static void __attribute__((noreturn, used)) ap_main(struct ap_slot *s)
 	/* The boot CPU's timer is the firmware's: this one's is nobody's. */
 	if (s->vtimer_run && !__atomic_load_n(&s->abort, __ATOMIC_ACQUIRE))
 		a64_vtimer_here(s->vtimer_run, &s->vtimer_run->vtimer);
+	if (s->irq_run && !__atomic_load_n(&s->abort, __ATOMIC_ACQUIRE))
+		a64_gic_irq_here(s->irq_run);
 	__atomic_store_n(&s->state, AP_DONE, __ATOMIC_RELEASE);
 	psci(PSCI_CPU_OFF, 0, 0, 0);
 	for (;;)
@@ -193,9 +196,11 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 			.entry = (uint64_t)(uintptr_t)ap_main, .arg = (uint64_t)(uintptr_t)&slot};
 		clean_to_poc(&boot_block, sizeof boot_block);
 		bool vt = a64_vtimer_wanted(r);
+		/* Its GIC pages are proven here, on the boot CPU, before it runs. */
+		bool irq = a64_irq_wanted(r) && a64_gic_plan(r, &gicc[i]);
 		slot = (struct ap_slot){.deadline = a64_stamp() + r->cntfrq / 1000u *
 							    (UP_BUDGET_MS + XC_BUDGET_MS),
-					.vtimer_run = vt ? r : NULL};
+					.vtimer_run = vt ? r : NULL, .irq_run = irq ? r : NULL};
 		xc.seq = 0;
 		clean_to_poc(&slot, sizeof slot);
 		clean_to_poc(&xc, sizeof xc);
@@ -221,16 +226,19 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		ping_pong(r, c);
 		/* Let it finish before its slot and stack are reused (the
 		 * virtual timer's share on top when it measures that). */
-		if (!vt)
+		if (!vt && !irq)
 			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 		spins = 0;
 		uint64_t done_deadline = a64_stamp() + r->cntfrq / 1000u *
-					 (UP_BUDGET_MS + (vt ? A64_VTIMER_BUDGET_MS : 0));
+					 (UP_BUDGET_MS + (vt ? A64_VTIMER_BUDGET_MS : 0) +
+					  (irq ? A64_IRQ_BUDGET_MS : 0));
 		while (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE &&
 		       a64_stamp() < done_deadline && ++spins < SPIN_CAP)
 			a64_yield();
 		if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE) {
 			/* Its stack may still be in use: no other CPU is started. */
+			if (irq)
+				a64_gic_not_finished(r);
 			x->absent = "a started CPU did not finish: the rest were not started";
 			break;
 		}

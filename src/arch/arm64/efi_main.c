@@ -236,7 +236,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	a64_measure_vtimer(&run);
 	a64_puts("clockprobe: counter rate against the UEFI clock\r\n");
 	a64_measure_rate(&run, st);
-	a64_puts("clockprobe: other CPUs (PSCI CPU_ON, cross-CPU counter check)\r\n");
+	/* Read-only here: the GIC's identity, proven before any CPU is
+	 * started that might take the timer's interrupt through it. */
+	a64_gic_discover(&run);
+	a64_puts("clockprobe: other CPUs (PSCI CPU_ON, cross-CPU counter check, the timer's interrupt)\r\n");
 	a64_cpus_start(&run, &acpi);
 
 	judge();

@@ -105,6 +105,107 @@ static int64_t ticks_milli_ns(uint64_t ticks_milli, uint64_t hz)
 	return (int64_t)(a64_ticks_to_ps(ticks_milli, hz));
 }
 
+static bool irq_measured(const struct a64_run *r)
+{
+	return r->gic.proven && r->vtimer.irq.attempted && !r->vtimer.irq.absent && r->vtimer.irq.fired;
+}
+
+static void json_hex_or_null(struct json *j, const char *key, bool have, uint64_t v)
+{
+	if (have)
+		json_hex(j, key, v);
+	else
+		json_null(j, key);
+}
+
+/* One latency distribution in ticks and in ns (the mean and its SE at
+ * the SE's digits, as the firing's are). */
+static void json_lat(struct json *j, const char *prefix, const struct gic_lat *l, bool m, uint64_t hz)
+{
+	static const char *const tk[] = {"_ticks_min", "_ticks_p50", "_ticks_p99", "_ticks_max",
+					 "_ticks_mean", "_ticks_se"};
+	static const char *const ns[] = {"_ns_min", "_ns_p50", "_ns_p99", "_ns_max", "_ns_mean", "_ns_se"};
+	char key[64];
+	struct strbuf sb;
+	const uint64_t v[4] = {l->min, l->p50, l->p99, l->max};
+	unsigned d = stats_se_decimals(l->se_milli);
+	for (unsigned i = 0; i < 6; i++) {
+		sb_init(&sb, key, sizeof key);
+		sb_str(&sb, prefix);
+		sb_str(&sb, tk[i]);
+		if (!m)
+			json_null(j, key);
+		else if (i < 4)
+			json_u64(j, key, v[i]);
+		else
+			json_fixed(j, key, stats_round_milli((int64_t)(i == 4 ? l->mean_milli : l->se_milli), d), d);
+	}
+	uint64_t ps_se = a64_ticks_to_ps(l->se_milli, hz);
+	unsigned dn = stats_se_decimals(ps_se);
+	for (unsigned i = 0; i < 6; i++) {
+		sb_init(&sb, key, sizeof key);
+		sb_str(&sb, prefix);
+		sb_str(&sb, ns[i]);
+		if (!m)
+			json_null(j, key);
+		else if (i < 4)
+			json_fixed(j, key, (int64_t)a64_ticks_to_ps(v[i] * 1000u, hz), 3);
+		else
+			json_fixed(j, key,
+				   stats_round_milli((int64_t)(i == 4 ? a64_ticks_to_ps(l->mean_milli, hz) : ps_se), dn),
+				   dn);
+	}
+}
+
+static void json_irq(struct json *j, const struct a64_run *r)
+{
+	const struct a64_gic *g = &r->gic;
+	const struct a64_irq *q = &r->vtimer.irq;
+	bool m = irq_measured(r);
+	json_object_begin(j, "irq");
+	json_bool(j, "measured", m);
+	json_string(j, "absent", m ? NULL : !g->proven ? (g->absent ? g->absent : "the GIC was not looked at")
+						       : q->absent ? q->absent : "?");
+	json_string(j, "what", "the virtual timer's interrupt taken through the GIC by the probe's own handler on "
+			       "a started CPU: CNTV_CVAL_EL0 to the handler's first counter stamp");
+	if (g->version)
+		json_u64(j, "gic_version", g->version);
+	else
+		json_null(j, "gic_version");
+	if (g->arch_rev)
+		json_u64(j, "gic_arch_rev", g->arch_rev);
+	else
+		json_null(j, "gic_arch_rev");
+	json_hex_or_null(j, "gicd_base", g->madt.gicd_count, g->gicd_base);
+	json_hex_or_null(j, "gicc_base", g->planned && g->version == 2, g->gicc_base);
+	json_hex_or_null(j, "gicc_iidr", g->planned && g->version == 2, g->gicc_iidr);
+	json_hex_or_null(j, "gicr_base", g->planned && g->version == 3, g->gicr_base);
+	json_hex_or_null(j, "gicr_typer", g->planned && g->version == 3, g->gicr_typer);
+	json_u64(j, "intid", g->intid);
+	json_hex_or_null(j, "cpu_mpidr", q->attempted, q->cpu_mpidr);
+	json_u64(j, "shots", q->shots);
+	json_u64(j, "fired", q->fired);
+	json_u64(j, "late_arm", q->late_arm);
+	json_u64(j, "timeouts", q->timeouts);
+	json_u64(j, "spurious", q->spurious);
+	json_u64(j, "unexpected", q->unexpected);
+	json_u64(j, "delay_ticks", q->delay_ticks);
+	json_bool(j, "deadline_hit", q->deadline_hit);
+	json_string(j, "stopped", q->stopped);
+	json_lat(j, "latency", &q->lat, m, r->cntfrq);
+	json_lat(j, "arm_to_handler", &q->arm_to_handler, m, r->cntfrq);
+	json_hex_or_null(j, "exception_esr", q->exception, q->exc_esr);
+	json_hex_or_null(j, "exception_elr", q->exception, q->exc_elr);
+	if (q->attempted) {
+		json_bool(j, "restored", q->restored);
+		json_string(j, "not_restored", q->not_restored);
+	} else {
+		json_null(j, "restored");
+		json_null(j, "not_restored");
+	}
+	json_object_end(j);
+}
+
 static void json_vtimer(struct json *j, const struct a64_run *r)
 {
 	const struct a64_vtimer *v = &r->vtimer;
@@ -113,7 +214,11 @@ static void json_vtimer(struct json *j, const struct a64_run *r)
 	json_bool(j, "measured", m);
 	json_string(j, "absent", v->absent);
 	json_string(j, "what", "the timer's firing as the CPU sees it (CNTV_CTL_EL0.ISTATUS polled, IMASK set)");
-	json_string(j, "not_measured", "interrupt delivery latency through the GIC: needs an interrupt handler");
+	/* Once irq has it, what is left unmeasured is the idle wake-up: the
+	 * handler here interrupts a spinning CPU, a kernel's waits in WFI. */
+	json_string(j, "not_measured", irq_measured(r)
+		? "the wake-up from WFI: irq's handler interrupts a spinning CPU, an idle kernel's waits in WFI"
+		: "interrupt delivery latency through the GIC: needs an interrupt handler (irq says why it was not taken)");
 	json_hex(j, "boot_cpu_ctl_found", v->boot_ctl_found);
 	json_bool(j, "boot_cpu_firmware", v->boot_cpu_firmware);
 	if (v->attempted)
@@ -155,6 +260,7 @@ static void json_vtimer(struct json *j, const struct a64_run *r)
 		json_null(j, "latency_ticks_se");
 	}
 	json_object_end(j);
+	json_irq(j, r);
 	json_object_end(j);
 }
 
@@ -402,6 +508,27 @@ static void vtimer_line(struct strbuf *sb, const struct a64_run *r)
 		sb_hex0x(sb, v->cpu_mpidr);
 		sb_str(sb, v->boot_cpu_firmware ? " (boot CPU's is the firmware's)" : "");
 		sb_str(sb, v->restored ? "; restored" : "; NOT restored");
+	}
+	line(sb);
+	const struct a64_irq *q = &v->irq;
+	sb_str(sb, "vt irq   ");
+	if (!irq_measured(r)) {
+		sb_str(sb, "not measured: ");
+		sb_str(sb, !r->gic.proven ? (r->gic.absent ? r->gic.absent : "?") : q->absent ? q->absent : "?");
+	} else {
+		sb_str(sb, "GICv");
+		sb_u64(sb, r->gic.version);
+		sb_str(sb, " handler p50 ");
+		sb_u64(sb, q->lat.p50);
+		sb_str(sb, " / p99 ");
+		sb_u64(sb, q->lat.p99);
+		sb_str(sb, " ticks after CVAL, ");
+		sb_u64(sb, q->fired);
+		sb_str(sb, " of ");
+		sb_u64(sb, q->shots);
+		sb_str(sb, " shots on CPU ");
+		sb_hex0x(sb, q->cpu_mpidr);
+		sb_str(sb, q->restored ? "; restored" : "; NOT restored");
 	}
 	line(sb);
 }

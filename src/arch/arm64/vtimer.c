@@ -21,8 +21,8 @@
  * set, each poll followed by an ordered stamp.  The figure is that stamp
  * minus CVAL, in counter ticks: the timer's firing as the CPU sees it,
  * with the poll's period as its resolution (poll_ticks_p50).  It is not
- * the interrupt delivery latency through the GIC to a handler: that needs
- * an interrupt handler of the probe's own, and is not measured.  A shot
+ * the interrupt delivery latency through the GIC to a handler: gic.c
+ * takes the interrupt with a handler of the probe's own (vtimer.irq).  A shot
  * whose CVAL had already passed once armed does not count (late_arm); one
  * where ISTATUS never shows within SHOT_BOUND_US counts as a timeout. */
 #include "a64.h"
