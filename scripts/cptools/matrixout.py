@@ -62,10 +62,12 @@ def verdict_of(report):
     v = report.get("verdict") if isinstance(report, dict) else None
     if not isinstance(v, dict):
         return None
+    arm = None
     if isinstance(v.get("arm64"), dict):   # an arm64 report's verdict
         v = v["arm64"]
+        arm = [r for r in v.get("by_kernel") or [] if isinstance(r, dict)]
     ws = v.get("warnings") if isinstance(v.get("warnings"), list) else []
-    return {"linux_clocksource": v.get("linux_clocksource"),
+    return {"linux_clocksource": v.get("linux_clocksource"), "arm64": arm,
             "vdso": v.get("vdso"),
             "predicted_read_ns": v.get("predicted_read_ns"),
             "confidence": v.get("confidence"),
@@ -171,6 +173,11 @@ def set_warnings_text(rec, fail_on=None):
     v = rec.get("verdict")
     if not v:
         return "-"
+    if v.get("arm64") is not None:   # no warnings there: what each range's read is
+        return "; ".join("%s%s: clock_gettime %s%s" % (
+            r.get("from"), "-%s" % r["to"] if r.get("to") else "+", r.get("clock_gettime"),
+            " (%s worked around)" % ", ".join(r["errata_worked_around"])
+            if r.get("errata_worked_around") else "") for r in v["arm64"]) or "-"
     ranges = kernels.ranges_from_dicts(rec.get("by_kernel"))
     kset = getattr(fail_on, "kernels", None) or kernels.KernelSet("lts")
     j = judgment.Judgment(None, kset, ranges=ranges) if ranges else None

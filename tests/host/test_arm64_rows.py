@@ -25,8 +25,8 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import REPO, load_script  # noqa: E402
 from cptools import (  # noqa: E402
-    arm64agree, arm64efi, arm64guest, boot, frame, matrixconf, paths,
-    process)
+    arm64agree, arm64efi, arm64guest, boot, frame, matrixconf, matrixout,
+    paths, process)
 
 matrix = load_script("matrix")
 CAPTURE = os.path.join(REPO, "tests", "fixtures", "arm64",
@@ -190,6 +190,17 @@ class AgreementTest(unittest.TestCase):
         n, parted = arm64agree.report_disagreements(self.report,
                                                     "virt-a73id-smp1")
         self.assertEqual((n, parted), (2, []))
+
+    def test_the_summary_says_what_each_range_reads(self):
+        # An arm64 verdict has no warnings list: the matrix's warnings
+        # column says, per range, how clock_gettime() reads and which
+        # erratum took the vDSO away, not "none".
+        rec = {"verdict": matrixout.verdict_of(self.report)}
+        self.assertEqual(matrixout.set_warnings_text(rec),
+                         "4.19+: clock_gettime syscall (arm_858921 worked around)")
+        r = copy.deepcopy(self.report)
+        r["verdict"]["arm64"]["by_kernel"] = []
+        self.assertEqual(matrixout.set_warnings_text({"verdict": matrixout.verdict_of(r)}), "-")
 
     def test_planted_vdso_disagreement_names_each_kernel(self):
         r = copy.deepcopy(self.report)
