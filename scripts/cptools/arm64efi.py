@@ -15,15 +15,14 @@ rows are, so that a SIGTERM stops these QEMUs too.
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 try:
-    from . import frame
+    from . import frame, process
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from cptools import frame
+    from cptools import frame, process
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -94,7 +93,7 @@ def boot_row(row, work_dir, log_path=None, on_argv=None):
     """Boot the probe on one aarch64 matrix row (cptools.matrixconf.Row):
     a cptools.boot.ProbeBoot, its result's exit_status 0 when the probe
     powered the machine off (PSCI SYSTEM_OFF), None on a timeout."""
-    from . import boot, process
+    from . import boot
     a = argv(work_dir, smp=row.get("smp"), cpu=row.get("cpu") or "max",
              image=row.image(), machine=row.get("machine"),
              mem=row.get("mem"), serial="stdio")
@@ -106,21 +105,12 @@ def boot_row(row, work_dir, log_path=None, on_argv=None):
 
 
 def boot(smp=4, cpu="max", timeout=BOOT_TIMEOUT_S, machine="virt"):
-    """(serial log text, QEMU exit status or None on timeout, seconds)."""
-    import time
+    """(serial log text, QEMU exit status or None on timeout, seconds).
+    Through cptools/process.py as every x86 boot is: a SIGTERM or SIGHUP
+    stops this QEMU too, and the log is read as the untrusted bytes it is."""
     with tempfile.TemporaryDirectory(prefix="cp-arm64-") as d:
-        t0 = time.time()
-        try:
-            p = subprocess.run(argv(d, smp, cpu, machine=machine), capture_output=True, timeout=timeout)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            rc = None
-        log_path = os.path.join(d, "serial.log")
-        text = ""
-        if os.path.exists(log_path):
-            with open(log_path, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-        return text, rc, time.time() - t0
+        res = process.run_argv(argv(d, smp, cpu, machine=machine, serial="stdio"), timeout)
+        return res.log_text, None if res.timed_out else res.exit_status, res.seconds
 
 
 def main(argv_):

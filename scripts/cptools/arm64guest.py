@@ -16,11 +16,9 @@ aarch64 (build/arm64/clockprobe-guest, mk/guest.mk's guest-arm64).
 import json
 import os
 import shutil
-import subprocess
 import tempfile
-import time
 
-from . import debfetch, frame, matrixconf
+from . import debfetch, frame, matrixconf, process
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -192,14 +190,9 @@ def boot(row, kernel, log=None, timeout=BOOT_TIMEOUT_S):
         lg.build_initrd(initrd, busybox_path=BUSYBOX,
                         guest_bin_path=GUEST_BIN)
         argv = qemu_argv(row, kernels[kernel]["path"], initrd)
-        t0 = time.monotonic()
-        try:
-            p = subprocess.run(argv, capture_output=True, timeout=timeout,
-                               stdin=subprocess.DEVNULL)
-            text = p.stdout.decode("utf-8", "replace")
-        except subprocess.TimeoutExpired as e:
-            text = (e.stdout or b"").decode("utf-8", "replace")
-        wall = time.monotonic() - t0
+        # cptools/process.py, as the x86 guests: a SIGTERM stops it too.
+        res = process.run_argv(argv, timeout)
+        text, wall = res.log_text, res.seconds
     finally:
         os.unlink(initrd)
     if log:
