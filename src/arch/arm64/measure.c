@@ -28,6 +28,7 @@
 #include "a64.h"
 #include "cost_stats.h"
 #include "a64_probe.h"
+#include "arch_api.h"
 #include "stats.h"
 
 #define BATCH_CALLS 32u
@@ -64,10 +65,10 @@ static volatile uint64_t sink;
 static uint64_t batch(read_fn f)
 {
 	uint64_t acc = 0;
-	uint64_t t0 = a64_stamp();
+	uint64_t t0 = tb_stamp_begin(STAMP_FENCE_ISB);
 	for (uint32_t i = 0; i < BATCH_CALLS; i++)
 		acc += f();
-	uint64_t t1 = a64_stamp();
+	uint64_t t1 = tb_stamp_end(false, STAMP_FENCE_ISB);
 	sink = acc;
 	return t1 - t0;
 }
@@ -86,7 +87,7 @@ static uint64_t diffs[MAX_PAIRS], opt[MAX_PAIRS], ht[MAX_PAIRS];
 static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
 {
 	uint64_t budget = r->cntfrq ? r->cntfrq / 1000u * COST_BUDGET_MS : 0;
-	uint64_t start = a64_stamp();
+	uint64_t start = tb_now();
 	uint32_t n = 0;
 	/* Warm-up: the first calls translate (TCG) or fill caches. */
 	for (int i = 0; i < 8; i++) {
@@ -94,14 +95,14 @@ static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
 		batch(f);
 	}
 	while (n < MAX_PAIRS) {
-		uint64_t daif = a64_irq_save();
+		bool was_on = irq_save();
 		for (uint32_t k = 0; k < PAIRS_PER_WINDOW && n < MAX_PAIRS; k++, n++) {
 			ht[n] = batch(op_empty);
 			opt[n] = batch(f);
 			diffs[n] = cost_biased(((int64_t)opt[n] - (int64_t)ht[n]) * 1000);
 		}
-		a64_irq_restore(daif);
-		if (budget && a64_stamp() - start > budget) {
+		irq_restore(was_on);
+		if (budget && tb_now() - start > budget) {
 			c->deadline_hit = n < MAX_PAIRS;
 			break;
 		}
@@ -194,7 +195,7 @@ static uint32_t second_of_day(const EFI_TIME *t)
 static bool wait_edge(EFI_RUNTIME_SERVICES *rt, uint64_t deadline, struct edge *e, struct a64_rate *rate)
 {
 	EFI_TIME t;
-	uint64_t before = a64_stamp();
+	uint64_t before = tb_stamp_begin(STAMP_FENCE_ISB);
 	if (rt->GetTime(&t, NULL) != EFI_SUCCESS)
 		return false;
 	uint32_t first = second_of_day(&t);
@@ -202,11 +203,11 @@ static bool wait_edge(EFI_RUNTIME_SERVICES *rt, uint64_t deadline, struct edge *
 	for (uint32_t i = 0; i < RATE_POLL_CAP; i++) {
 		/* IRQs masked across one poll: UEFI's timer tick landing
 		 * inside the bracket would widen it (it waits on nothing). */
-		uint64_t daif = a64_irq_save();
-		uint64_t s = a64_stamp();
+		bool was_on = irq_save();
+		uint64_t s = tb_stamp_begin(STAMP_FENCE_ISB);
 		EFI_STATUS ok = rt->GetTime(&t, NULL);
-		uint64_t after = a64_stamp();
-		a64_irq_restore(daif);
+		uint64_t after = tb_stamp_end(false, STAMP_FENCE_ISB);
+		irq_restore(was_on);
 		if (ok != EFI_SUCCESS)
 			return false;
 		rate->gettime_calls++;
@@ -237,7 +238,7 @@ void a64_measure_rate(struct a64_run *r, void *systab)
 	}
 	/* A second to find the first edge, then one a second, and a second's
 	 * slack. */
-	uint64_t deadline = a64_stamp() + r->cntfrq * (RATE_EDGES + 1u);
+	uint64_t deadline = tb_now() + r->cntfrq * (RATE_EDGES + 1u);
 	struct edge e[RATE_EDGES] = {0};
 	for (uint32_t k = 0; k < RATE_EDGES; k++) {
 		if (!wait_edge(st->RuntimeServices, deadline, &e[k], rate)) {

@@ -4,6 +4,7 @@
  * supports (stats_se_decimals, as the x86 report does). */
 #include "a64.h"
 #include "a64_probe.h"
+#include "arch_api.h"
 #include "json.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -321,7 +322,7 @@ bool a64_report_json(struct a64_run *r, char *buf, size_t cap, size_t *len)
 	json_string(&j, "arch", "aarch64");
 	json_string(&j, "boot", "uefi");
 	json_string(&j, "phase", "boot_services");
-	json_u64(&j, "elapsed_ms", r->cntfrq ? (a64_stamp() - r->t_start) / (r->cntfrq / 1000u) : 0);
+	json_u64(&j, "elapsed_ms", r->cntfrq ? (tb_now() - r->t_start) / (r->cntfrq / 1000u) : 0);
 	json_string(&j, "started_utc", r->started_utc[0] ? r->started_utc : NULL);
 	json_string(&j, "started_utc_source", r->started_utc[0] ? "uefi_gettime" : "GetTime failed");
 	json_object_end(&j);
