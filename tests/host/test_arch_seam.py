@@ -1,12 +1,16 @@
 """The arch seam (docs/architecture.md, "The arch seam"): outside
 src/arch/x86/ no C or assembly file of the probe holds an instruction, calls
-an x86 instruction wrapper or port I/O, or includes an x86 header; every
-room above reaches the machine through include/arch_api.h.  The pure rooms
-include neither that interface nor an arch's implementation of it.
+an x86 instruction wrapper or port I/O, or includes an x86 header; outside
+src/arch/arm64/ none holds an arm64 instruction (MRS/MSR of the counter,
+timer or DAIF registers, ISB, WFI, HVC, ...), calls one of a64.h's
+wrappers or includes an arm64 header.  Every room above reaches the machine
+through include/arch_api.h.  The pure rooms include neither that interface
+nor an arch's implementation of it.
 
-Allowed outside src/arch/x86/, by name:
-- src/arch/arm64/: the arm64 arch's own instructions (inline asm and .S);
-  an x86 mnemonic, wrapper or header there is still a breach.
+Allowed outside an arch's directory, by name:
+- the other arch's directory: its own instructions (inline asm and .S);
+  the first arch's mnemonics, wrappers or headers there are still a
+  breach (x86 in src/arch/arm64/, arm64 in src/arch/x86/).
 - src/guest/: the Linux guest's user-space counterpart, a separate program
   built for the host's own architecture (issue 37's arm64 step builds it
   for arm64 on its own).
@@ -22,9 +26,17 @@ import unittest
 from hostlib import REPO
 
 X86_DIR = "src/arch/x86/"
+ARM64_DIR = "src/arch/arm64/"
 ALLOWED_DIRS = ("src/guest/",)
 # Other arches: their own instructions are theirs; x86's are not.
-OTHER_ARCH_DIRS = ("src/arch/arm64/",)
+OTHER_ARCH_DIRS = (ARM64_DIR,)
+# arm64's instructions: the mnemonics the probe uses or could (barriers,
+# waits, calls to a higher exception level), and the system registers it
+# reads by name or by encoding (the counters and timers, DAIF, the ID and
+# translation registers; S3_<op1>_C<n>_C<m>_<op2> is how a64.h spells them).
+ARM64_MNEMONIC = re.compile(r"\b(mrs|msr|isb|dsb|dmb|wfi|wfe|sevl?|yield|hvc|smc|eret|"
+                            r"daif(?:set|clr)?|cnt[a-z]*_el[012]|[a-z0-9]+_el[0123]|"
+                            r"s3_\d_c\d+_c\d+_\d)\b", re.I)
 X86_MNEMONIC = re.compile(r"\b(rdtscp?|cpuid|rdmsr|wrmsr|in[bwl]?|out[bwl]?|cli|sti|hlt|pause|"
                           r"[lms]fence|lidt|sidt|lgdt|vmcall|vmmcall|rdrand|rdseed)\b")
 # Headers every arch provides under src/arch/<arch>/include/ with the same
@@ -54,6 +66,47 @@ ASM = re.compile(r"\b(?:__asm__|__asm|asm)\b\s*(?:volatile|__volatile__|goto|inl
 def x86_headers():
     inc = os.path.join(REPO, X86_DIR, "include")
     return {h for h in os.listdir(inc) if h.endswith(".h")} - ARCH_CONTRACT_HEADERS
+
+
+def arm64_headers():
+    """arm64's own headers (a64.h, a64_probe.h, ...), its contract ones left out."""
+    found = set()
+    for d in (ARM64_DIR, ARM64_DIR + "include"):
+        found |= {h for h in os.listdir(os.path.join(REPO, d)) if h.endswith(".h")}
+    return found - ARCH_CONTRACT_HEADERS
+
+
+def arm64_calls():
+    """a64.h's wrappers: every function it defines."""
+    with open(os.path.join(REPO, ARM64_DIR, "a64.h"), encoding="utf-8") as f:
+        text = f.read()
+    return set(re.findall(r"\b(a64_\w+)\s*\([^;{]*\)\s*\{", text))
+
+
+def arm64_violations(rel, text, headers, calls):
+    """Every arm64 breach of the seam in a file outside src/arch/arm64/."""
+    found = []
+    code = strip_comments(text)
+    line_of = lambda off: code.count("\n", 0, off) + 1  # noqa: E731
+    if rel.endswith(".S"):
+        # Preprocessor lines (#include "msr.h") are not instructions: blanked,
+        # line count kept; the include check below still sees them.
+        insns = re.sub(r"(?m)^[ \t]*#.*$", "", code)
+        found = ["%s:%d: arm64 instruction %r" % (rel, line_of(m.start()), m.group(1))
+                 for m in ARM64_MNEMONIC.finditer(insns)]
+    for off, template in ([] if rel.endswith(".S") else asm_templates(code)):
+        m = ARM64_MNEMONIC.search(template)
+        if m:
+            found.append("%s:%d: arm64 instruction %r" % (rel, line_of(off), m.group(1)))
+    for m in INCLUDE.finditer(code):
+        name = m.group(2)
+        if os.path.basename(name) in headers or "arch/arm64/" in name:
+            found.append("%s:%d: includes arm64 header %s" % (rel, line_of(m.start()), name))
+    bare = STRING.sub(lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', code)
+    if calls:
+        for m in re.finditer(r"\b(%s)\s*\(" % "|".join(sorted(calls)), bare):
+            found.append("%s:%d: calls arm64 %s()" % (rel, line_of(m.start()), m.group(1)))
+    return found
 
 
 def strip_comments(text):
@@ -131,6 +184,55 @@ class ArchSeamTest(unittest.TestCase):
                 found += violations(rel, f.read(), headers)
         self.assertGreater(scanned, 100, "the scan found too few files to mean anything")
         self.assertEqual(found, [], "x86 outside src/arch/x86/:\n" + "\n".join(found))
+
+    def test_nothing_arm64_outside_src_arch_arm64(self):
+        headers, calls = arm64_headers(), arm64_calls()
+        # the scan knows what it looks for
+        self.assertIn("a64.h", headers)
+        self.assertTrue({"a64_stamp", "a64_irq_save", "a64_cntvct_ordered"} <= calls, calls)
+        found, scanned = [], 0
+        for rel in probe_files():
+            if rel.startswith(ARM64_DIR) or rel.startswith(ALLOWED_DIRS):
+                continue
+            scanned += 1
+            with open(os.path.join(REPO, rel), encoding="utf-8", errors="replace") as f:
+                found += arm64_violations(rel, f.read(), headers, calls)
+        self.assertGreater(scanned, 100, "the scan found too few files to mean anything")
+        self.assertEqual(found, [], "arm64 outside src/arch/arm64/:\n" + "\n".join(found))
+
+    def test_planted_arm64_violations_are_found(self):
+        headers, calls = arm64_headers(), arm64_calls()
+        planted = {
+            'src/measure/a.c': 'static uint64_t f(void) { uint64_t v; __asm__ volatile("isb\\n\\tmrs %0, cntvct_el0" : "=r"(v)); return v; }',
+            'src/measure/b.c': 'static void f(void) { __asm__ volatile("msr daifset, #2" ::: "memory"); }',
+            'src/run/c.c': 'static void f(void) { for (;;) __asm__ volatile("wfi"); }',
+            'src/measure/d.c': 'uint64_t f(void) { return a64_stamp(); }',
+            'src/console/e.c': '#include "a64.h"\n',
+            'src/run/f.c': '#include "../arch/arm64/a64_probe.h"\n',
+            'src/measure/g.S': '#include "msr.h"\n\tmrs x0, S3_3_C14_C0_2\n',
+            'src/arch/x86/k.S': '#include "a64.h"\n',
+            'src/measure/h.c': 'static void f(void) { asm("isb"); }',
+            # arm64 in x86's directory is a breach too
+            'src/arch/x86/i.c': 'static void f(void) { __asm__ volatile("yield"); }',
+            'src/arch/x86/j.c': 'void f(void) { a64_irq_restore(0); }',
+        }
+        for rel, text in planted.items():
+            with self.subTest(rel=rel):
+                self.assertTrue(arm64_violations(rel, text, headers, calls), "not flagged: " + text)
+
+    def test_arm64_allowed_stays_allowed(self):
+        headers, calls = arm64_headers(), arm64_calls()
+        clean = {
+            # the interface, comments and strings naming instructions, a barrier
+            'src/measure/a.c': '#include "arch_api.h"\nuint64_t f(void) { return tb_stamp_begin(STAMP_FENCE_LFENCE); }',
+            'src/measure/b.c': '/* isb; mrs cntvct_el0; a64_stamp(); #include "a64.h" */\nconst char *m = "isb;mrs cntvct_el0";',
+            'src/measure/c.c': 'static void f(uint64_t v) { __asm__ volatile("" ::"r"(v)); }',
+            # x86's own instructions in its directory
+            'src/arch/x86/d.c': 'static void f(void) { __asm__ volatile("lfence; rdtsc; rdmsr; wrmsr"); }',
+        }
+        for rel, text in clean.items():
+            with self.subTest(rel=rel):
+                self.assertEqual(arm64_violations(rel, text, headers, calls), [])
 
     def test_planted_violations_are_found(self):
         headers = x86_headers()

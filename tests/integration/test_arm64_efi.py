@@ -147,14 +147,32 @@ class Arm64EfiBoot(unittest.TestCase):
 
     def test_cntvct_cost_with_its_se(self):
         reads = {r["name"]: r for r in self.report["arm64"]["reads"]}
+        step_ns = 1e9 / self.report["arm64"]["cntfrq"]["hz"]
         for name in ("cntvct", "cntpct", "midr"):
             r = reads[name]
             self.assertTrue(r["measured"], r)
-            self.assertGreater(r["read_ns"], 0, r)
             self.assertIsNotNone(r["read_se_ns"], r)
-            # A figure must be more precise than itself.
-            self.assertLess(r["read_se_ns"], r["read_ns"], r)
             self.assertGreaterEqual(r["pairs"], 3)
+            # The engine's figures (measure_op, as x86's sources[]), and the
+            # first names filled from them.
+            cost = r["read_cost"]
+            self.assertEqual(cost["unit"], "CNTVCT ticks")
+            self.assertTrue(cost["method"].startswith("isb;mrs cntvct_el0;isb"), cost["method"])
+            self.assertEqual(cost["estimate_method"], "interleaved_turns", cost)
+            self.assertEqual(cost["estimate_ns"], r["read_ns"], r)
+            self.assertEqual(cost["estimate_se_ns"], r["read_se_ns"], r)
+            self.assertIsNotNone(r["throughput_net_ns"], r)
+            if cost["below_resolution"]:
+                # Under two counter steps (MIDR: about 1.5 ns against TCG's
+                # 16 ns tick): the estimate may come out near 0 or clamped
+                # to it, but it must resolve far finer than one step.
+                self.assertGreaterEqual(r["read_ns"], 0, r)
+                self.assertLess(r["read_se_ns"], step_ns / 4, r)
+            else:
+                self.assertGreater(r["read_ns"], 0, r)
+                # A figure must be more precise than itself.
+                self.assertLess(r["read_se_ns"], r["read_ns"], r)
+        self.assertIsNotNone(self.report["arm64"]["counter_step"]["method"])
         # -cpu max under QEMU 7.2 has no FEAT_ECV: the register is left alone.
         cpu = self.report["arm64"]["cpu"]
         self.assertEqual(reads["cntvctss"]["measured"], cpu["ecv"] >= 1)

@@ -8,6 +8,7 @@
  * instruction, and UEFI's handler for it halts the machine). */
 #ifndef CP_ARM64_A64_H
 #define CP_ARM64_A64_H
+#include <stdbool.h>
 #include <stdint.h>
 
 /* System registers by their S3_op1_Cn_Cm_op2 names, so that the assembler
@@ -26,6 +27,27 @@ static inline uint64_t a64_stamp(void)
 {
 	uint64_t v;
 	__asm__ volatile("isb\n\tmrs %0, " A64_CNTVCT_EL0 "\n\tisb" : "=r"(v) : : "memory");
+	return v;
+}
+
+/* The same stamp after a full barrier: every earlier memory access has
+ * completed (DSB SY) before the ISB and the read, as x86's MFENCE stamp
+ * waits for earlier stores.  Not the arm64 probe's stamp (an ISB orders a
+ * counter read against instructions, which is what a stamp needs); kept
+ * so the seam's STAMP_FENCE_MFENCE has an arm64 meaning. */
+static inline uint64_t a64_stamp_dsb(void)
+{
+	uint64_t v;
+	__asm__ volatile("dsb sy\n\tisb\n\tmrs %0, " A64_CNTVCT_EL0 "\n\tisb" : "=r"(v) : : "memory");
+	return v;
+}
+
+/* The counter with nothing ordering it: a deadline or a loop bound, where
+ * a read taken a little early or late changes nothing. */
+static inline uint64_t a64_cntvct_raw(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, " A64_CNTVCT_EL0 : "=r"(v) : : "memory");
 	return v;
 }
 
@@ -204,6 +226,65 @@ static inline void a64_dsb_sy(void)
 static inline void a64_yield(void)
 {
 	__asm__ volatile("yield" : : : "memory");
+}
+
+/* DAIF as a whole, and IRQ alone masked or unmasked (DAIFSet/DAIFClr
+ * #2 is the I bit): the seam's irq_* keep IRQ, the interrupt UEFI's
+ * timer and the GIC's deliver at EL1, under their control; FIQ is left as
+ * found (on GICv3 it is the secure world's, never taken at non-secure
+ * EL1). */
+#define A64_DAIF_I (1u << 7)
+static inline uint64_t a64_daif(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, daif" : "=r"(v) : : "memory");
+	return v;
+}
+
+static inline void a64_irq_mask(void)
+{
+	__asm__ volatile("msr daifset, #2" : : : "memory");
+}
+
+static inline void a64_irq_unmask(void)
+{
+	__asm__ volatile("msr daifclr, #2" : : : "memory");
+}
+
+/* Every exception masked (D, A, I, F), then WFI for ever: a wake-up with
+ * everything masked falls through WFI and waits again. */
+static inline void __attribute__((noreturn)) a64_halt_forever(void)
+{
+	__asm__ volatile("msr daifset, #0xf" : : : "memory");
+	for (;;)
+		__asm__ volatile("wfi" : : : "memory");
+}
+
+/* ID_AA64ISAR0_EL1.RNDR [63:60] = 1: FEAT_RNG, RNDR and RNDRRS exist
+ * (an absent one is an undefined instruction). */
+static inline uint64_t a64_id_aa64isar0(void)
+{
+	uint64_t v;
+	__asm__ volatile("mrs %0, id_aa64isar0_el1" : "=r"(v));
+	return v;
+}
+
+/* RNDR (S3_3_C2_C4_0) and RNDRRS (S3_3_C2_C4_1, reseeded first): PSTATE.Z
+ * is set, and the value 0, when no random number came back in time. */
+#define A64_RNDR "S3_3_C2_C4_0"
+#define A64_RNDRRS "S3_3_C2_C4_1"
+static inline bool a64_rndr(uint64_t *v)
+{
+	uint64_t ok;
+	__asm__ volatile("mrs %0, " A64_RNDR "\n\tcset %1, ne" : "=r"(*v), "=r"(ok) : : "cc");
+	return ok != 0;
+}
+
+static inline bool a64_rndrrs(uint64_t *v)
+{
+	uint64_t ok;
+	__asm__ volatile("mrs %0, " A64_RNDRRS "\n\tcset %1, ne" : "=r"(*v), "=r"(ok) : : "cc");
+	return ok != 0;
 }
 
 /* CurrentEL[3:2]: the exception level the probe runs at. */

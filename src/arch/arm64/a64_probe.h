@@ -11,6 +11,7 @@
 #include "arm64.h"
 #include "arm64_gic.h"
 #include "arm64_pt.h"
+#include "measure.h"
 #include "verdict_arm64.h"
 
 #define A64_MAX_CPUS 8
@@ -31,8 +32,12 @@ struct a64_console {
 };
 
 /* ------------------------------------------------------- read costs */
-/* One read's cost, measured as batch pairs (empty batch, read batch) of
- * BATCH_CALLS calls between ordered counter stamps (measure.c). */
+/* One read's cost (measure.c).  The reads are measured by the generic
+ * engine (engine: measure_op(), its figures in op), the same figures
+ * x86's sources[].read_cost has: read_ps/se_ps are its per-call estimate,
+ * the batch names its back-to-back batch pairs.  The virtual timer's costs
+ * (vtimer.c) are still measure.c's own batch pairs of BATCH_CALLS calls
+ * (engine false): read_ps/se_ps their trimmed mean. */
 struct a64_cost {
 	const char *name, *instruction;
 	bool measured;
@@ -42,6 +47,8 @@ struct a64_cost {
 	uint64_t harness_ps;		/* the empty call's own cost, per call */
 	uint64_t batch_ticks_p50;	/* one read batch, median, counter ticks */
 	bool deadline_hit;
+	bool engine;			/* op holds the engine's figures */
+	struct op_cost op;
 };
 
 struct a64_rate {
@@ -196,6 +203,8 @@ struct a64_run {
 	uint32_t gtdt_len;
 	bool mp_services;		/* EFI_MP_SERVICES_PROTOCOL located */
 	struct a64_cost cost_cntvct, cost_cntpct, cost_cntvctss, cost_midr;
+	struct tsc_step step;		/* the counter's step, as the engine found it */
+	const char *method;		/* the engine's stamp pair, in words */
 	const char *cntpct_trap;	/* "no", "yes" or why unknown */
 	const char *cntvct_trap;
 	struct a64_rate rate;

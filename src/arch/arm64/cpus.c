@@ -22,6 +22,7 @@
  * and an iteration cap, on both sides. */
 #include "a64.h"
 #include "a64_probe.h"
+#include "arch_api.h"
 
 #define PSCI_CPU_ON_64 0xc4000003u
 #define PSCI_CPU_OFF 0x84000002u
@@ -78,15 +79,20 @@ static struct a64_smccc_res psci(uint32_t fn, uint64_t a1, uint64_t a2, uint64_t
 	return conduit == ACPI_ARM_CONDUIT_HVC ? a64_hvc(fn, a1, a2, a3) : a64_smc(fn, a1, a2, a3);
 }
 
+/* The ping-pong's stamps: the timebase's ordered stamp (ISB; MRS
+ * CNTVCT_EL0; ISB: arch_api.h), so each side's reading is taken after its
+ * load of the sequence word and before its store of the next. */
+static inline uint64_t xc_stamp(void) { return tb_stamp_begin(STAMP_FENCE_ISB); }
+
 /* Waits until *p == want or the deadline/cap; true when it came. */
 static bool wait_for(const uint64_t *p, uint64_t want, uint64_t deadline, const uint32_t *abort)
 {
 	for (uint32_t i = 0; i < SPIN_CAP; i++) {
 		if (load(p) == want)
 			return true;
-		if ((abort && __atomic_load_n(abort, __ATOMIC_ACQUIRE)) || a64_stamp() > deadline)
+		if ((abort && __atomic_load_n(abort, __ATOMIC_ACQUIRE)) || tb_now() > deadline)
 			return false;
-		a64_yield();
+		cpu_relax();
 	}
 	return false;
 }
@@ -101,7 +107,7 @@ static void __attribute__((noreturn, used)) ap_main(struct ap_slot *s)
 	for (uint64_t k = 0; k < XC_ROUNDS; k++) {
 		if (!wait_for(&xc.seq, 2 * k + 1, s->deadline, &s->abort))
 			break;
-		uint64_t t1 = a64_stamp();
+		uint64_t t1 = xc_stamp();
 		xc.t_ap = t1;
 		store(&xc.seq, 2 * k + 2);
 	}
@@ -128,17 +134,17 @@ static void clean_to_poc(const void *p, size_t n)
 /* The boot CPU's side of the ping-pong with one started CPU. */
 static void ping_pong(struct a64_run *r, struct a64_cpu *c)
 {
-	uint64_t deadline = a64_stamp() + r->cntfrq / 1000u * XC_BUDGET_MS;
+	uint64_t deadline = tb_now() + r->cntfrq / 1000u * XC_BUDGET_MS;
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	uint32_t k = 0;
 	for (; k < XC_ROUNDS; k++) {
-		uint64_t t0 = a64_stamp();
+		uint64_t t0 = xc_stamp();
 		xc.t_boot = t0;
 		store(&xc.seq, 2 * (uint64_t)k + 1);
 		if (!wait_for(&xc.seq, 2 * (uint64_t)k + 2, deadline, NULL))
 			break;
 		uint64_t t1 = xc.t_ap;
-		uint64_t t2 = a64_stamp();
+		uint64_t t2 = xc_stamp();
 		if (t1 < t0 || t2 < t1) {
 			c->xc_backwards++;
 			uint64_t by = t1 < t0 ? t0 - t1 : t1 - t2;
@@ -198,7 +204,7 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		bool vt = a64_vtimer_wanted(r);
 		/* Its GIC pages are proven here, on the boot CPU, before it runs. */
 		bool irq = a64_irq_wanted(r) && a64_gic_plan(r, &gicc[i]);
-		slot = (struct ap_slot){.deadline = a64_stamp() + r->cntfrq / 1000u *
+		slot = (struct ap_slot){.deadline = tb_now() + r->cntfrq / 1000u *
 							    (UP_BUDGET_MS + XC_BUDGET_MS),
 					.vtimer_run = vt ? r : NULL, .irq_run = irq ? r : NULL};
 		xc.seq = 0;
@@ -210,11 +216,11 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		c->cpu_on_status = (int32_t)res.a0;
 		if (c->cpu_on_status != 0)
 			continue;
-		uint64_t up_deadline = a64_stamp() + r->cntfrq / 1000u * UP_BUDGET_MS;
+		uint64_t up_deadline = tb_now() + r->cntfrq / 1000u * UP_BUDGET_MS;
 		uint32_t spins = 0;
 		while (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) == AP_OFF &&
-		       a64_stamp() < up_deadline && ++spins < SPIN_CAP)
-			a64_yield();
+		       tb_now() < up_deadline && ++spins < SPIN_CAP)
+			cpu_relax();
 		if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) == AP_OFF) {
 			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 			c->timed_out = true;
@@ -229,12 +235,12 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		if (!vt && !irq)
 			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 		spins = 0;
-		uint64_t done_deadline = a64_stamp() + r->cntfrq / 1000u *
+		uint64_t done_deadline = tb_now() + r->cntfrq / 1000u *
 					 (UP_BUDGET_MS + (vt ? A64_VTIMER_BUDGET_MS : 0) +
 					  (irq ? A64_IRQ_BUDGET_MS : 0));
 		while (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE &&
-		       a64_stamp() < done_deadline && ++spins < SPIN_CAP)
-			a64_yield();
+		       tb_now() < done_deadline && ++spins < SPIN_CAP)
+			cpu_relax();
 		if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE) {
 			/* Its stack may still be in use: no other CPU is started. */
 			if (irq)

@@ -10,6 +10,7 @@
 #include <efilib.h>
 #include "a64.h"
 #include "a64_probe.h"
+#include "arch_api.h"
 #include "strbuf.h"
 #include "verdict.h"
 
@@ -204,7 +205,7 @@ static void judge(void)
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
-	run.t_start = a64_stamp();
+	run.t_start = tb_now();
 	InitializeLib(image, st);
 	/* The firmware's 5-minute watchdog would reset a slow run mid-report. */
 	st->BootServices->SetWatchdogTimer(0, 0, 0, NULL);

@@ -1,15 +1,18 @@
 /* What a counter read costs, and the counter's rate against a clock that
  * is not the counter (docs/architecture.md, "src/arch/arm64").
  *
- * Costs.  The counter ticks at CNTFRQ (62.5 MHz on QEMU's virt before
- * QEMU 9, 16 ns a tick; 1 GHz on newer machines), coarser than one read,
- * so a sample is a batch: BATCH_CALLS calls of the read between two
- * ordered stamps (ISB; MRS CNTVCT_EL0; ISB), and beside it the same batch
- * of an empty call, in pairs, IRQs masked per window.  The per-call figure
- * is the trimmed mean of the pairs' differences over BATCH_CALLS, its SE
- * that trimmed mean's (src/lib/stats.c, the cut src/analysis/cost_stats.c
- * gives batch figures): the same kind of figure as the x86 engine's batch
- * net (docs/architecture.md, "How a read is measured").
+ * Costs.  Each read is measured by the generic engine (src/measure/engine.c,
+ * measure_op()) through the arch seam (include/arch_api.h: stamps ISB; MRS
+ * CNTVCT_EL0; ISB), as x86 measures every source: per-call windows
+ * interleaved with windows of an empty call, IRQs masked per window pair,
+ * the estimate from whole turns of the loop (so the counter's coarse step
+ * leaves no quantization in it: 16 ns at QEMU's 62.5 MHz, more than one
+ * read), its SE from the window pairs' scatter, held-out pairs as its
+ * check, and back-to-back batch pairs for the throughput figures.  The
+ * counter's step (measure_tsc_step()) is found first, as x86 finds the
+ * TSC's.  The virtual timer's costs (vtimer.c, a64_measure_cost) are
+ * still the reduced loop below: batches of BATCH_CALLS calls against an
+ * empty call, the trimmed mean of the pairs' differences.
  *
  * Trapping.  A counter read the hypervisor traps costs an exit and a
  * return, where a direct read costs a few cycles.  CNTPCT_EL0 is judged
@@ -28,6 +31,7 @@
 #include "a64.h"
 #include "cost_stats.h"
 #include "a64_probe.h"
+#include "arch_api.h"
 #include "stats.h"
 
 #define BATCH_CALLS 32u
@@ -64,10 +68,10 @@ static volatile uint64_t sink;
 static uint64_t batch(read_fn f)
 {
 	uint64_t acc = 0;
-	uint64_t t0 = a64_stamp();
+	uint64_t t0 = tb_stamp_begin(STAMP_FENCE_ISB);
 	for (uint32_t i = 0; i < BATCH_CALLS; i++)
 		acc += f();
-	uint64_t t1 = a64_stamp();
+	uint64_t t1 = tb_stamp_end(false, STAMP_FENCE_ISB);
 	sink = acc;
 	return t1 - t0;
 }
@@ -83,10 +87,12 @@ static uint64_t batch_ps(uint64_t v, uint64_t scale, uint64_t hz)
 
 static uint64_t diffs[MAX_PAIRS], opt[MAX_PAIRS], ht[MAX_PAIRS];
 
+/* The reduced loop, kept for the virtual timer's costs (a64_measure_cost):
+ * to move them onto the engine is vtimer.c's own change. */
 static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
 {
 	uint64_t budget = r->cntfrq ? r->cntfrq / 1000u * COST_BUDGET_MS : 0;
-	uint64_t start = a64_stamp();
+	uint64_t start = tb_now();
 	uint32_t n = 0;
 	/* Warm-up: the first calls translate (TCG) or fill caches. */
 	for (int i = 0; i < 8; i++) {
@@ -94,14 +100,14 @@ static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
 		batch(f);
 	}
 	while (n < MAX_PAIRS) {
-		uint64_t daif = a64_irq_save();
+		bool was_on = irq_save();
 		for (uint32_t k = 0; k < PAIRS_PER_WINDOW && n < MAX_PAIRS; k++, n++) {
 			ht[n] = batch(op_empty);
 			opt[n] = batch(f);
 			diffs[n] = cost_biased(((int64_t)opt[n] - (int64_t)ht[n]) * 1000);
 		}
-		a64_irq_restore(daif);
-		if (budget && a64_stamp() - start > budget) {
+		irq_restore(was_on);
+		if (budget && tb_now() - start > budget) {
 			c->deadline_hit = n < MAX_PAIRS;
 			break;
 		}
@@ -147,17 +153,84 @@ static const char *trap_judge(const struct a64_cost *c, const struct a64_cost *r
 	return c->read_ps > TRAP_RATIO * ref->read_ps && excess > noise ? "yes" : "no";
 }
 
+/* The engine's plan: x86's default mode (4096 samples), each read's budget
+ * ENGINE_BUDGET_MS (the engine spends up to four budgets: three on the
+ * window pairs, one topping up the batch pairs), windows bounded at 2 ms
+ * as on x86.  Scratch for one read at a time. */
+#define ENGINE_SAMPLES 4096u
+#define ENGINE_BUDGET_MS 100u
+#define ENGINE_WINDOW_MS 2u
+static uint64_t eng_scratch[ENGINE_SAMPLES], eng_harness[ENGINE_SAMPLES], eng_sorted[MEASURE_MAX_BATCH_PAIRS];
+static struct batch_log eng_batches;
+
+static void engine_ctx(struct a64_run *r, struct measure_ctx *ctx)
+{
+	struct serialization ser;
+	a64_serialization(&ser);
+	uint64_t per_ms = r->cntfrq / 1000u;
+	struct measure_plan plan = {
+		.samples = ENGINE_SAMPLES,
+		.budget_cycles = per_ms * ENGINE_BUDGET_MS,
+		.window_deadline_cycles = per_ms * ENGINE_WINDOW_MS,
+		.scratch = eng_scratch,
+		.harness_scratch = eng_harness,
+		.batches = &eng_batches,
+	};
+	/* No self-waiting closing read on arm64 (arch_impl.h). */
+	measure_ctx_init(ctx, &ser, false, &plan);
+	measure_tsc_step(&r->step, ctx);
+	ctx->step_ticks = r->step.ticks;
+	r->method = ctx->method;
+}
+
+/* One read through the engine; the old names from its figures: read_ps
+ * and se_ps the estimate (what x86's verdict takes as a read's cost),
+ * harness_ps the empty call's back-to-back cost per call (the raw batch
+ * mean less the net one), the batch names its batch pairs. */
+static void engine_one(struct a64_run *r, const struct measure_ctx *ctx, struct a64_cost *c, read_fn f)
+{
+	const struct op_cost *o = &c->op;
+	measure_op(ctx, &c->op, f);
+	c->engine = true;
+	c->pairs = o->batch_pairs;
+	c->batch_calls = eng_batches.reads;
+	uint32_t n = MIN(eng_batches.n, (uint32_t)MEASURE_MAX_BATCH_PAIRS);
+	memcpy(eng_sorted, eng_batches.op, n * sizeof *eng_sorted);
+	stats_sort_u64(eng_sorted, n);
+	c->batch_ticks_p50 = n ? stats_percentile_sorted(eng_sorted, n, STATS_P50) : 0;
+	c->deadline_hit = o->deadline_hit;
+	if (!o->windows && !o->estimate_batch_pairs) {
+		c->absent = "no clean window pair inside the deadline";
+		return;
+	}
+	c->read_ps = a64_ticks_to_ps((uint64_t)o->estimate_milli, r->cntfrq);
+	c->se_ps = a64_ticks_to_ps(o->estimate_se_milli, r->cntfrq);
+	uint64_t harness_milli = o->throughput_milli > o->throughput_net_milli
+					 ? o->throughput_milli - o->throughput_net_milli
+					 : 0;
+	c->harness_ps = a64_ticks_to_ps(harness_milli, r->cntfrq);
+	c->measured = true;
+}
+
 void a64_measure_costs(struct a64_run *r)
 {
 	r->cost_cntvct = (struct a64_cost){.name = "cntvct", .instruction = "isb; mrs cntvct_el0"};
 	r->cost_cntpct = (struct a64_cost){.name = "cntpct", .instruction = "isb; mrs cntpct_el0"};
 	r->cost_cntvctss = (struct a64_cost){.name = "cntvctss", .instruction = "mrs cntvctss_el0"};
 	r->cost_midr = (struct a64_cost){.name = "midr", .instruction = "isb; mrs midr_el1"};
-	measure_one(r, &r->cost_midr, op_midr);
-	measure_one(r, &r->cost_cntvct, op_cntvct);
-	measure_one(r, &r->cost_cntpct, op_cntpct);
+	if (!r->cntfrq) {
+		static const char why[] = "CNTFRQ_EL0 reads 0: no deadline can be set and ticks cannot be turned into time";
+		r->cost_cntvct.absent = r->cost_cntpct.absent = r->cost_cntvctss.absent = r->cost_midr.absent = why;
+		r->cntvct_trap = r->cntpct_trap = "not judged: a cost is missing";
+		return;
+	}
+	struct measure_ctx ctx;
+	engine_ctx(r, &ctx);
+	engine_one(r, &ctx, &r->cost_midr, op_midr);
+	engine_one(r, &ctx, &r->cost_cntvct, op_cntvct);
+	engine_one(r, &ctx, &r->cost_cntpct, op_cntpct);
 	if (r->ecv.cntvctss)
-		measure_one(r, &r->cost_cntvctss, op_cntvctss);
+		engine_one(r, &ctx, &r->cost_cntvctss, op_cntvctss);
 	else
 		r->cost_cntvctss.absent = "no FEAT_ECV (ID_AA64MMFR0_EL1.ECV = 0): the register does not exist";
 	r->cntvct_trap = "not judged: no untrappable read of the same kind to compare with";
@@ -194,7 +267,7 @@ static uint32_t second_of_day(const EFI_TIME *t)
 static bool wait_edge(EFI_RUNTIME_SERVICES *rt, uint64_t deadline, struct edge *e, struct a64_rate *rate)
 {
 	EFI_TIME t;
-	uint64_t before = a64_stamp();
+	uint64_t before = tb_stamp_begin(STAMP_FENCE_ISB);
 	if (rt->GetTime(&t, NULL) != EFI_SUCCESS)
 		return false;
 	uint32_t first = second_of_day(&t);
@@ -202,11 +275,11 @@ static bool wait_edge(EFI_RUNTIME_SERVICES *rt, uint64_t deadline, struct edge *
 	for (uint32_t i = 0; i < RATE_POLL_CAP; i++) {
 		/* IRQs masked across one poll: UEFI's timer tick landing
 		 * inside the bracket would widen it (it waits on nothing). */
-		uint64_t daif = a64_irq_save();
-		uint64_t s = a64_stamp();
+		bool was_on = irq_save();
+		uint64_t s = tb_stamp_begin(STAMP_FENCE_ISB);
 		EFI_STATUS ok = rt->GetTime(&t, NULL);
-		uint64_t after = a64_stamp();
-		a64_irq_restore(daif);
+		uint64_t after = tb_stamp_end(false, STAMP_FENCE_ISB);
+		irq_restore(was_on);
 		if (ok != EFI_SUCCESS)
 			return false;
 		rate->gettime_calls++;
@@ -237,7 +310,7 @@ void a64_measure_rate(struct a64_run *r, void *systab)
 	}
 	/* A second to find the first edge, then one a second, and a second's
 	 * slack. */
-	uint64_t deadline = a64_stamp() + r->cntfrq * (RATE_EDGES + 1u);
+	uint64_t deadline = tb_now() + r->cntfrq * (RATE_EDGES + 1u);
 	struct edge e[RATE_EDGES] = {0};
 	for (uint32_t k = 0; k < RATE_EDGES; k++) {
 		if (!wait_edge(st->RuntimeServices, deadline, &e[k], rate)) {

@@ -4,6 +4,10 @@
  * supports (stats_se_decimals, as the x86 report does). */
 #include "a64.h"
 #include "a64_probe.h"
+#include "arch_api.h"
+/* The x86 report's read_cost writers (pure), so both arches write the
+ * engine's figures alike: a private header of src/report/. */
+#include "../../report/report_parts.h"
 #include "json.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -35,9 +39,8 @@ static void json_hex(struct json *j, const char *key, uint64_t v)
 	json_string(j, key, b);
 }
 
-static void json_cost(struct json *j, const struct a64_cost *c)
+static void json_cost_fields(struct json *j, const struct a64_cost *c)
 {
-	json_object_begin(j, NULL);
 	json_string(j, "name", c->name);
 	json_string(j, "instruction", c->instruction);
 	json_bool(j, "measured", c->measured);
@@ -54,6 +57,50 @@ static void json_cost(struct json *j, const struct a64_cost *c)
 	json_u64(j, "batch_calls", c->batch_calls);
 	json_u64(j, "batch_ticks_p50", c->batch_ticks_p50);
 	json_bool(j, "deadline_hit", c->deadline_hit);
+}
+
+static void json_cost(struct json *j, const struct a64_cost *c)
+{
+	json_object_begin(j, NULL);
+	json_cost_fields(j, c);
+	json_object_end(j);
+}
+
+/* A read: its old names (json_cost), then the engine's figures under the
+ * names x86's sources[] gives them (report_sources.c), in counter ticks;
+ * null where the read was not measured. */
+static void json_read(struct json *j, const struct a64_cost *c, const struct a64_run *r)
+{
+	static const char *const engine_names[] = {
+		"read_cost", "throughput_cycles", "throughput_se_cycles", "throughput_net_cycles",
+		"throughput_net_se_cycles", "throughput_net_ns", "throughput_net_se_ns", "throughput_batch_pairs",
+		"throughput_batch_pairs_trimmed",
+	};
+	json_object_begin(j, NULL);
+	json_cost_fields(j, c);
+	if (!c->measured || !c->engine) {
+		for (size_t i = 0; i < ARRAY_SIZE(engine_names); i++)
+			json_null(j, engine_names[i]);
+		json_object_end(j);
+		return;
+	}
+	uint64_t hz = r->cntfrq;
+	json_object_begin(j, "read_cost");
+	json_string(j, "unit", "CNTVCT ticks");
+	dist_json(j, "cycles", &c->op.cycles, hz, false, c->op.below_resolution);
+	dist_json(j, "ns", &c->op.cycles, hz, true, c->op.below_resolution);
+	json_u64(j, "samples", c->op.cycles.n);
+	json_string(j, "method", r->method);
+	json_u64(j, "windows_discarded", c->op.windows_discarded);
+	json_u64(j, "below_harness", c->op.below_harness);
+	json_bool(j, "deadline_hit", c->op.deadline_hit);
+	estimate_json(j, &c->op, hz);
+	harness_pairing_json(j, &c->op);
+	json_object_end(j);
+	throughput_json(j, "throughput_cycles", "throughput_se_cycles", "throughput_net_cycles",
+			"throughput_net_se_cycles", "throughput_net_ns", "throughput_net_se_ns", &c->op, hz);
+	json_u64(j, "throughput_batch_pairs", c->op.batch_pairs);
+	json_u64(j, "throughput_batch_pairs_trimmed", c->op.batch_pairs_trimmed);
 	json_object_end(j);
 }
 
@@ -318,13 +365,30 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_object_end(j);
 
 	json_array_begin(j, "reads");
-	json_cost(j, &r->cost_cntvct);
-	json_cost(j, &r->cost_cntpct);
-	json_cost(j, &r->cost_cntvctss);
-	json_cost(j, &r->cost_midr);
+	json_read(j, &r->cost_cntvct, r);
+	json_read(j, &r->cost_cntpct, r);
+	json_read(j, &r->cost_cntvctss, r);
+	json_read(j, &r->cost_midr, r);
 	json_array_end(j);
 	json_string(j, "cntvct_trapped", r->cntvct_trap);
 	json_string(j, "cntpct_trapped", r->cntpct_trap);
+	/* The counter's step as the engine found it before the reads (x86:
+	 * baselines.tsc_step). */
+	json_object_begin(j, "counter_step");
+	if (r->step.ticks)
+		json_u64(j, "ticks", r->step.ticks);
+	else
+		json_null(j, "ticks");
+	json_u64(j, "pairs", r->step.pairs);
+	json_u64(j, "stalls", r->step.stalls);
+	json_u64(j, "min_nonzero", r->step.min_nonzero);
+	json_u64(j, "max_nonzero", r->step.max_nonzero);
+	if (r->step.bound_ticks)
+		json_u64(j, "bound_ticks", r->step.bound_ticks);
+	else
+		json_null(j, "bound_ticks");
+	json_string(j, "method", r->step.method ? r->step.method : "not measured");
+	json_object_end(j);
 
 	json_object_begin(j, "console");
 	json_string(j, "kind", con_kind(r->con.kind));
@@ -427,7 +491,7 @@ bool a64_report_json(struct a64_run *r, char *buf, size_t cap, size_t *len)
 	json_string(&j, "arch", "aarch64");
 	json_string(&j, "boot", "uefi");
 	json_string(&j, "phase", "boot_services");
-	json_u64(&j, "elapsed_ms", r->cntfrq ? (a64_stamp() - r->t_start) / (r->cntfrq / 1000u) : 0);
+	json_u64(&j, "elapsed_ms", r->cntfrq ? (tb_now() - r->t_start) / (r->cntfrq / 1000u) : 0);
 	json_string(&j, "started_utc", r->started_utc[0] ? r->started_utc : NULL);
 	json_string(&j, "started_utc_source", r->started_utc[0] ? "uefi_gettime" : "GetTime failed");
 	json_object_end(&j);
