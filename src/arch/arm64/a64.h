@@ -246,9 +246,11 @@ static inline void a64_irq_mask(void)
 	__asm__ volatile("msr daifset, #2" : : : "memory");
 }
 
+/* The unmask has its ISB so that a pending interrupt is taken here, not
+ * some instructions later (a GIC shot's window depends on it). */
 static inline void a64_irq_unmask(void)
 {
-	__asm__ volatile("msr daifclr, #2" : : : "memory");
+	__asm__ volatile("msr daifclr, #2\n\tisb" : : : "memory");
 }
 
 /* Every exception masked (D, A, I, F), then WFI for ever: a wake-up with
@@ -358,26 +360,6 @@ static inline uint64_t a64_spsel(void)
 {
 	uint64_t v;
 	__asm__ volatile("mrs %0, spsel" : "=r"(v));
-	return v;
-}
-
-/* IRQ alone, for a shot's window: FIQ, SError and debug stay masked.
- * The unmask has its ISB so that a pending interrupt is taken here, not
- * some instructions later. */
-static inline void a64_irq_unmask(void)
-{
-	__asm__ volatile("msr daifclr, #2\n\tisb" : : : "memory");
-}
-
-static inline void a64_irq_mask(void)
-{
-	__asm__ volatile("msr daifset, #2" : : : "memory");
-}
-
-static inline uint64_t a64_daif(void)
-{
-	uint64_t v;
-	__asm__ volatile("mrs %0, daif" : "=r"(v) : : "memory");
 	return v;
 }
 
