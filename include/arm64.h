@@ -165,4 +165,31 @@ struct arm64_stolen_time {
 	bool valid;
 };
 void arm64_stolen_time_decode(const uint8_t raw[64], struct arm64_stolen_time *out);
+
+/* One PTP call as the probe makes it: the guest's ordered counter stamps
+ * either side (t0, t1) and the four answer words. */
+struct arm64_ptp_round {
+	uint64_t t0, t1;
+	uint32_t w[4];
+};
+#define ARM64_PTP_MAX_ROUNDS 32u
+/* Over a run of calls (src/analysis/arm64_ptp.c): the pairing summary at
+ * CNTFRQ (offset of the host's realtime from counter time, its spread,
+ * the drift over the span), how many answers' counter fell inside the
+ * call's own stamps (the host's counter and the guest's agree; outside:
+ * an offset the two do not share, e.g. a VMM-set CNTVOFF the host's
+ * answer does not subtract), and the calls' round trips in ticks, which
+ * bound each pairing's precision. */
+struct arm64_ptp_summary {
+	uint32_t samples, ok, inside, outside;
+	uint64_t last_error;		/* the last refused answer's code (0: none) */
+	int64_t first_offset_ns, offset_min_ns, offset_max_ns;
+	uint64_t span_ns;
+	bool drift_valid;
+	int64_t drift_ppb;
+	uint64_t rt_min_ticks, rt_p50_ticks, rt_max_ticks;
+	int64_t outside_max_ticks;	/* the farthest an answer's counter fell outside, signed: below t0 negative */
+};
+void arm64_ptp_summarize(const struct arm64_ptp_round *r, uint32_t n, uint64_t hz,
+			 struct arm64_ptp_summary *out);
 #endif

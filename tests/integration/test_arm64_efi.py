@@ -253,6 +253,24 @@ class Arm64EfiBoot(unittest.TestCase):
         check_irq(self, self.report, 2)
         self.assertIn("vt irq   GICv2 handler p50 ", self.log)
 
+    def test_kvm_ptp_and_stolen_time_named_not_issued_under_tcg(self):
+        # TCG is not KVM: the chain of SMCCC calls proves it before any
+        # vendor call (which QEMU's TCG would turn into an undefined
+        # instruction), so no PTP call is made and the reason says why.
+        a = self.report["arm64"]
+        p, st = a["kvm_ptp"], a["stolen_time"]
+        self.assertFalse(p["measured"])
+        self.assertEqual(p["calls"], 0)
+        self.assertIsNone(p["cpu_mpidr"])
+        self.assertFalse(p["lost_cpu"])
+        self.assertNotEqual(a["smccc"]["vendor_hyp"], "kvm")
+        self.assertRegex(p["absent"], "SMCCC chain stopped|not KVM's")
+        self.assertFalse(st["measured"])
+        self.assertRegex(st["absent"], "PV_TIME_FEATURES")
+        self.assertIsNone(st["stolen_ns_before"])
+        self.assertIn("kvm ptp  not measured: ", self.log)
+        self.assertIn("stolen   not read: ", self.log)
+
     def test_every_name_is_described(self):
         check_described(self, self.report)
 

@@ -192,6 +192,46 @@ TEST(ptp_pairing_summary)
 	CHECK_EQ_U64(sum.span_ns, 10001000u);
 }
 
+/* Rounds as KVM's kvm_ptp_get_time() would answer them at 62.5 MHz: the
+ * host's realtime = a base + counter time, the counter taken inside the
+ * guest's stamps (t0 + 3 ticks of a 10-tick call), 4 ms apart; one round
+ * answered with a counter 1000 ticks past its own t1 (an offset the host
+ * does not share), one refused. */
+TEST(ptp_rounds)
+{
+	const uint64_t hz = 62500000u, base = 1780000000000000000ull;
+	struct arm64_ptp_round r[6];
+	for (unsigned i = 0; i < 6; i++) {
+		uint64_t t0 = 5000000u + i * 250000u, c = t0 + 3, ns = base + c * 16u;
+		r[i] = (struct arm64_ptp_round){.t0 = t0, .t1 = t0 + 10u + i,
+						.w = {(uint32_t)(ns >> 32), (uint32_t)ns, (uint32_t)(c >> 32), (uint32_t)c}};
+	}
+	uint64_t moved = r[4].t1 + 996u;	/* 996 ticks past the call's own t1 */
+	r[4].w[2] = (uint32_t)(moved >> 32);
+	r[4].w[3] = (uint32_t)moved;
+	r[5].w[0] = 0xffffffffu;	/* refused: NOT_SUPPORTED */
+	struct arm64_ptp_summary sum;
+	arm64_ptp_summarize(r, 6, hz, &sum);
+	CHECK_EQ_U64(sum.samples, 6);
+	CHECK_EQ_U64(sum.ok, 5);
+	CHECK_EQ_U64(sum.inside, 4);
+	CHECK_EQ_U64(sum.outside, 1);
+	CHECK_EQ_U64((uint64_t)sum.outside_max_ticks, 996u);
+	CHECK(!strcmp(kvm_hc_result_name(sum.last_error), "eopnotsupp"));
+	/* Round trips of the five answered calls: 10..14 ticks. */
+	CHECK_EQ_U64(sum.rt_min_ticks, 10);
+	CHECK_EQ_U64(sum.rt_p50_ticks, 12);
+	CHECK_EQ_U64(sum.rt_max_ticks, 14);
+	/* Host time is counter time plus the base exactly, but for the moved
+	 * round, whose counter time is 1,007 ticks (16,112 ns) later: the
+	 * offsets span that, over 4 rounds of 4 ms of host time. */
+	CHECK(sum.drift_valid);
+	CHECK_EQ_U64((uint64_t)sum.first_offset_ns, base);
+	CHECK_EQ_U64((uint64_t)sum.offset_max_ns, base);
+	CHECK_EQ_U64((uint64_t)sum.offset_min_ns, base - 16112u);
+	CHECK_EQ_U64(sum.span_ns, 4u * 4000000u);
+}
+
 TEST(dt_and_acpi_errata)
 {
 	CHECK_EQ_U64(arm64_errata_from_dt_property("fsl,erratum-a008585"), ARM64_ERRATUM_FSL_A008585);

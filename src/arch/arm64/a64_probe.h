@@ -178,6 +178,29 @@ struct a64_vtimer {
 	struct a64_irq irq;		/* through the GIC: never on the boot CPU */
 };
 
+/* -------------------------------------- KVM's PTP pairing, stolen time */
+/* Issued on the first CPU cpus.c starts, never the boot CPU first (a
+ * call that never comes back loses only that CPU, as on x86), and only
+ * once the UID said KVM and its feature bitmap offered PTP (or PV_TIME
+ * said stolen time is there): kvm_ptp.c. */
+#define A64_KVM_PV_BUDGET_MS 200u	/* the boot CPU's extra wait for it */
+struct a64_kvm_pv {
+	bool planned;			/* handed to a CPU */
+	bool attempted;			/* that CPU began the calls */
+	bool lost;			/* the boot CPU gave up on it */
+	const char *absent;		/* why no pairing was made; NULL when made */
+	uint64_t cpu_mpidr;
+	uint32_t rounds_done;
+	struct arm64_ptp_round rounds[ARM64_PTP_MAX_ROUNDS];
+	struct arm64_ptp_summary sum;
+	bool deadline_hit;
+	/* Stolen time (DEN0057), the same CPU's structure. */
+	const char *st_absent;		/* why not read; NULL when read */
+	uint64_t st_x0;			/* PV_TIME_ST's answer */
+	struct arm64_stolen_time st_before, st_after;
+	uint64_t st_t0, st_t1;		/* counter at the two reads */
+};
+
 struct a64_error {
 	const char *code;
 	char message[96];
@@ -214,6 +237,7 @@ struct a64_run {
 	struct a64_xcpu xcpu;
 	struct a64_vtimer vtimer;
 	struct a64_gic gic;
+	struct a64_kvm_pv kvm_pv;
 	char started_utc[24];
 	struct verdict_arm64 verdict;
 	uint32_t error_count;
@@ -232,6 +256,9 @@ bool a64_ram_covers(uint64_t phys, uint64_t len);
  * as Device memory, else why not (*w: the walk).  Every MMIO access the
  * probe makes is to a page that passed this first. */
 const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w);
+/* The same for Normal memory the probe reads as plain memory (the
+ * stolen-time structure). */
+const char *a64_memory_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w);
 void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *systab);
 void a64_puts(const char *s);
 void a64_frame(const char *json, size_t len);
@@ -261,6 +288,24 @@ void a64_gic_not_finished(struct a64_run *r);
 
 /* smccc.c */
 void a64_smccc_discover(struct a64_run *r);
+/* One call through the FADT's conduit (HVC or SMC), all four results. */
+struct a64_smccc_res a64_smccc_call(const struct a64_smccc *s, uint32_t fn, uint64_t a1);
+
+/* kvm_ptp.c */
+/* Whether KVM's PTP service (or PV stolen time) still wants a CPU. */
+bool a64_kvm_pv_wanted(const struct a64_run *r);
+/* On the started CPU: the pairings and the stolen-time reads. */
+void a64_kvm_pv_here(struct a64_run *r);
+/* The boot CPU gave up on that CPU: the first call never came back. */
+void a64_kvm_pv_not_finished(struct a64_run *r);
+/* After the CPUs: the summary, or why nothing was issued. */
+void a64_kvm_pv_finish(struct a64_run *r);
+struct json;
+struct strbuf;
+void a64_kvm_pv_json(struct json *j, const struct a64_run *r);
+/* The summary's two lines, without their line ends. */
+void a64_kvm_pv_line(struct strbuf *sb, const struct a64_run *r);
+void a64_stolen_line(struct strbuf *sb, const struct a64_run *r);
 
 /* cpus.c */
 void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi);

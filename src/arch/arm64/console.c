@@ -95,6 +95,22 @@ const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm
 	return NULL;
 }
 
+const char *a64_memory_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w)
+{
+	if (r->el != 1)
+		return "not at EL1: the walk reads EL1's translation tables";
+	uint64_t page = addr & ~0xfffull;
+	arm64_pt_walk(a64_tcr_el1(), a64_ttbr0_el1(), a64_mair_el1(), a64_sctlr_el1() & 1, page, pt_read,
+		      NULL, w);
+	if (!w->mapped)
+		return w->reason;
+	if (w->pa != page)
+		return "the translation tables map the page elsewhere (not identity)";
+	if (w->device)
+		return "the translation tables map the page as Device memory, not Normal";
+	return NULL;
+}
+
 static const char *mapping_proven(struct a64_run *r, uint64_t base)
 {
 	if (r->el != 1)

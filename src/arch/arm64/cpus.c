@@ -46,6 +46,7 @@ struct ap_slot {
 	uint64_t deadline;		/* the AP's own bound on its waits */
 	struct a64_run *vtimer_run;	/* set: measure this CPU's virtual timer (vtimer.c) */
 	struct a64_run *irq_run;	/* set: take its timer's interrupt through the GIC (gic.c) */
+	struct a64_run *kvm_pv_run;	/* set: KVM's PTP pairings and stolen time (kvm_ptp.c), last */
 };
 
 /* The ping-pong's words, on a cache line of their own each. */
@@ -116,6 +117,9 @@ static void __attribute__((noreturn, used)) ap_main(struct ap_slot *s)
 		a64_vtimer_here(s->vtimer_run, &s->vtimer_run->vtimer);
 	if (s->irq_run && !__atomic_load_n(&s->abort, __ATOMIC_ACQUIRE))
 		a64_gic_irq_here(s->irq_run);
+	/* Last: a hypercall that never comes back leaves the rest done. */
+	if (s->kvm_pv_run && !__atomic_load_n(&s->abort, __ATOMIC_ACQUIRE))
+		a64_kvm_pv_here(s->kvm_pv_run);
 	__atomic_store_n(&s->state, AP_DONE, __ATOMIC_RELEASE);
 	psci(PSCI_CPU_OFF, 0, 0, 0);
 	for (;;)
@@ -204,9 +208,11 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		bool vt = a64_vtimer_wanted(r);
 		/* Its GIC pages are proven here, on the boot CPU, before it runs. */
 		bool irq = a64_irq_wanted(r) && a64_gic_plan(r, &gicc[i]);
+		bool pv = a64_kvm_pv_wanted(r);
 		slot = (struct ap_slot){.deadline = tb_now() + r->cntfrq / 1000u *
 							    (UP_BUDGET_MS + XC_BUDGET_MS),
-					.vtimer_run = vt ? r : NULL, .irq_run = irq ? r : NULL};
+					.vtimer_run = vt ? r : NULL, .irq_run = irq ? r : NULL,
+					.kvm_pv_run = pv ? r : NULL};
 		xc.seq = 0;
 		clean_to_poc(&slot, sizeof slot);
 		clean_to_poc(&xc, sizeof xc);
@@ -227,17 +233,19 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 			continue;
 		}
 		c->started = true;
+		/* Up with the calls in its slot: no later CPU is handed them. */
+		r->kvm_pv.planned |= pv;
 		c->midr = (uint32_t)slot.midr;
 		c->cntfrq = slot.cntfrq;
 		ping_pong(r, c);
 		/* Let it finish before its slot and stack are reused (the
 		 * virtual timer's share on top when it measures that). */
-		if (!vt && !irq)
+		if (!vt && !irq && !pv)
 			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 		spins = 0;
 		uint64_t done_deadline = tb_now() + r->cntfrq / 1000u *
 					 (UP_BUDGET_MS + (vt ? A64_VTIMER_BUDGET_MS : 0) +
-					  (irq ? A64_IRQ_BUDGET_MS : 0));
+					  (irq ? A64_IRQ_BUDGET_MS : 0) + (pv ? A64_KVM_PV_BUDGET_MS : 0));
 		while (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE &&
 		       tb_now() < done_deadline && ++spins < SPIN_CAP)
 			cpu_relax();
@@ -245,6 +253,9 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 			/* Its stack may still be in use: no other CPU is started. */
 			if (irq)
 				a64_gic_not_finished(r);
+			/* Lost in the hypercall only if it had begun the calls. */
+			if (pv && __atomic_load_n(&r->kvm_pv.attempted, __ATOMIC_ACQUIRE))
+				a64_kvm_pv_not_finished(r);
 			x->absent = "a started CPU did not finish: the rest were not started";
 			break;
 		}

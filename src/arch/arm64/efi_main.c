@@ -240,8 +240,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	/* Read-only here: the GIC's identity, proven before any CPU is
 	 * started that might take the timer's interrupt through it. */
 	a64_gic_discover(&run);
-	a64_puts("clockprobe: other CPUs (PSCI CPU_ON, cross-CPU counter check, the timer's interrupt)\r\n");
+	a64_puts("clockprobe: other CPUs (PSCI CPU_ON, cross-CPU counter check, the timer's interrupt, "
+		 "KVM's PTP pairing where offered)\r\n");
 	a64_cpus_start(&run, &acpi);
+	a64_kvm_pv_finish(&run);
 
 	judge();
 	a64_summary(&run);

@@ -477,6 +477,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_u64(j, "max_skew_bound_ticks", x->max_skew_bound_ticks);
 	json_object_end(j);
 	json_vtimer(j, r);
+	a64_kvm_pv_json(j, r);
 	json_object_end(j);
 }
 
@@ -697,6 +698,10 @@ void a64_summary(struct a64_run *r)
 		line(&sb);
 	}
 	vtimer_line(&sb, r);
+	a64_kvm_pv_line(&sb, r);
+	line(&sb);
+	a64_stolen_line(&sb, r);
+	line(&sb);
 	const struct verdict_arm64_outcome *o = &r->verdict.main;
 	sb_str(&sb, "verdict  Linux ");
 	sb_str(&sb, r->verdict.linux_kernel);

@@ -14,11 +14,14 @@
 #define PSCI_FEATURES 0x8400000au
 #define PSCI_CPU_ON_64 0xc4000003u
 
+struct a64_smccc_res a64_smccc_call(const struct a64_smccc *s, uint32_t fn, uint64_t a1)
+{
+	return s->boot.conduit == ACPI_ARM_CONDUIT_HVC ? a64_hvc(fn, a1, 0, 0) : a64_smc(fn, a1, 0, 0);
+}
+
 static uint32_t call(const struct a64_smccc *s, uint32_t fn, uint64_t a1)
 {
-	struct a64_smccc_res res = s->boot.conduit == ACPI_ARM_CONDUIT_HVC ? a64_hvc(fn, a1, 0, 0)
-									   : a64_smc(fn, a1, 0, 0);
-	return (uint32_t)res.a0;
+	return (uint32_t)a64_smccc_call(s, fn, a1).a0;
 }
 
 void a64_smccc_discover(struct a64_run *r)
@@ -59,9 +62,7 @@ void a64_smccc_discover(struct a64_run *r)
 		return;
 	}
 	s->uid_called = true;
-	struct a64_smccc_res u = s->boot.conduit == ACPI_ARM_CONDUIT_HVC
-		? a64_hvc(ARM64_SMCCC_VENDOR_HYP_CALL_UID, 0, 0, 0)
-		: a64_smc(ARM64_SMCCC_VENDOR_HYP_CALL_UID, 0, 0, 0);
+	struct a64_smccc_res u = a64_smccc_call(s, ARM64_SMCCC_VENDOR_HYP_CALL_UID, 0);
 	s->uid[0] = (uint32_t)u.a0;
 	s->uid[1] = (uint32_t)u.a1;
 	s->uid[2] = (uint32_t)u.a2;
