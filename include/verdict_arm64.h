@@ -22,6 +22,8 @@ struct verdict_arm64_input {
 	uint64_t dt_clock_frequency;	/* the timer node's clock-frequency; 0 = none */
 	enum verdict_tri cntvct_trapped;	/* the hypervisor traps CNTVCT_EL0 (a read costs an exit) */
 	uint64_t counter_read_ps;	/* a CNTVCT_EL0 read, measured; 0 = unknown */
+	bool counter_read_se_known;	/* its standard error was measured */
+	uint64_t counter_read_se_ps;	/* that SE */
 	uint64_t syscall_ps;		/* a clock_gettime(2) syscall, measured; 0 = unknown */
 };
 
@@ -37,6 +39,8 @@ struct verdict_arm64_outcome {
 					 * (each read exits to the hypervisor), "syscall" */
 	uint32_t errata;		/* enum arm64_erratum bits this release works around */
 	uint64_t read_ps;		/* the measured figure behind clock_gettime; 0 = unknown */
+	bool read_se_known;		/* read_ps came with its SE (the counter's, measured) */
+	uint64_t read_se_ps;
 };
 
 struct verdict_arm64_range {

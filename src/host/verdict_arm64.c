@@ -12,7 +12,7 @@
  *   acpi_oem OEMID TABLEID REV   the GTDT's ids, '_' standing for a space
  *   ecv 0|1|2                ID_AA64MMFR0_EL1.ECV (or HWCAP2_ECV: 0/1)
  *   cntfrq HZ, dt_clock_frequency HZ
- *   cntvct_trapped 0|1, counter_read_ps PS, syscall_ps PS */
+ *   cntvct_trapped 0|1, counter_read_ps PS, counter_read_se_ps PS, syscall_ps PS */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +73,10 @@ int main(int argc, char **argv)
 			in.cntvct_trapped = atoi(b) ? VERDICT_YES : VERDICT_NO;
 		else if (!strcmp(a, "counter_read_ps"))
 			in.counter_read_ps = strtoull(b, NULL, 0);
+		else if (!strcmp(a, "counter_read_se_ps")) {
+			in.counter_read_se_ps = strtoull(b, NULL, 0);
+			in.counter_read_se_known = true;
+		}
 		else if (!strcmp(a, "syscall_ps"))
 			in.syscall_ps = strtoull(b, NULL, 0);
 		else {

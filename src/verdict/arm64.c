@@ -16,6 +16,7 @@
 #include "verdict_arm64.h"
 #include "verdict_model.h"
 #include "arm64.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "util.h"
 
@@ -93,6 +94,8 @@ void verdict_arm64_judge(const struct verdict_arm64_input *in, unsigned kv, stru
 	o->vdso_counter = kv >= KV_VDSO_CNTVCTSS && in->ecv == VERDICT_YES ? "cntvctss_el0" : "cntvct_el0";
 	o->clock_gettime = in->cntvct_trapped == VERDICT_YES ? "vdso_trapped" : "vdso";
 	o->read_ps = in->counter_read_ps;
+	o->read_se_known = in->counter_read_ps && in->counter_read_se_known;
+	o->read_se_ps = o->read_se_known ? in->counter_read_se_ps : 0;
 }
 
 static bool same(const struct verdict_arm64_outcome *a, const struct verdict_arm64_outcome *b)
@@ -187,10 +190,19 @@ static void outcome_json(struct json *j, const struct verdict_arm64_outcome *o)
 	json_string(j, "vdso_counter", o->vdso_counter);
 	json_bool(j, "el0_counter_trapped", o->el0_counter_trapped);
 	json_string(j, "clock_gettime", o->clock_gettime);
-	if (o->read_ps)
-		json_fixed(j, "clock_gettime_read_ns", (int64_t)o->read_ps, 3);
-	else
-		json_null(j, "clock_gettime_read_ns");
+	/* With its SE, to the digits the SE supports (as every figure of
+	 * the report); without one, to the picosecond it was computed to. */
+	if (o->read_ps && o->read_se_known) {
+		unsigned d = stats_se_decimals(o->read_se_ps);
+		json_fixed(j, "clock_gettime_read_ns", stats_round_milli((int64_t)o->read_ps, d), d);
+		json_fixed(j, "clock_gettime_read_se_ns", stats_round_milli((int64_t)o->read_se_ps, d), d);
+	} else {
+		if (o->read_ps)
+			json_fixed(j, "clock_gettime_read_ns", (int64_t)o->read_ps, 3);
+		else
+			json_null(j, "clock_gettime_read_ns");
+		json_null(j, "clock_gettime_read_se_ns");
+	}
 	errata_json(j, "errata_worked_around", o->errata);
 }
 

@@ -136,3 +136,40 @@ TEST(json_shape)
 	CHECK(strstr(buf, "\"clock_gettime_read_ns\":null"));
 	CHECK(strstr(buf, "[erratum-vdso-none]"));
 }
+
+/* The verdict's figure carries the read's SE and is given to its digits,
+ * as the read itself is (48.648 +- 0.011 ns to the picosecond, 48.65 +- 0.25
+ * to the hundredth); a syscall
+ * figure, measured without an SE, keeps 3 decimals and a null SE. */
+TEST(read_figure_with_its_se)
+{
+	struct verdict_arm64_input in = virt();
+	in.counter_read_ps = 48648;
+	in.counter_read_se_known = true;
+	in.counter_read_se_ps = 11;
+	struct verdict_arm64 v;
+	verdict_arm64_decide(&in, KVX(6, 12), &v);
+	static char buf[32768];
+	struct json j;
+	json_init(&j, buf, sizeof buf);
+	json_object_begin(&j, NULL);
+	verdict_arm64_json(&j, &v);
+	json_object_end(&j);
+	CHECK(json_ok(&j));
+	CHECK(strstr(buf, "\"clock_gettime_read_ns\":48.648,\"clock_gettime_read_se_ns\":0.011,"));
+	in.counter_read_se_ps = 250;
+	verdict_arm64_decide(&in, KVX(6, 12), &v);
+	json_init(&j, buf, sizeof buf);
+	json_object_begin(&j, NULL);
+	verdict_arm64_json(&j, &v);
+	json_object_end(&j);
+	CHECK(strstr(buf, "\"clock_gettime_read_ns\":48.65,\"clock_gettime_read_se_ns\":0.25,"));
+	in.errata = ARM64_ERRATUM_ARM_858921;
+	in.syscall_ps = 812345;
+	verdict_arm64_decide(&in, KVX(6, 12), &v);
+	json_init(&j, buf, sizeof buf);
+	json_object_begin(&j, NULL);
+	verdict_arm64_json(&j, &v);
+	json_object_end(&j);
+	CHECK(strstr(buf, "\"clock_gettime_read_ns\":812.345,\"clock_gettime_read_se_ns\":null,"));
+}
