@@ -178,21 +178,7 @@ void baselines_json(struct json *j, const struct run_results *r)
 	json_u64(j, "unassigned_port", b->unassigned_port);
 	json_u64(j, "kernel_port", b->kernel_port_number);
 	json_string(j, "method", r->method);
-	json_object_begin(j, "tsc_step");
-	if (b->step.ticks)
-		json_u64(j, "ticks", b->step.ticks);
-	else
-		json_null(j, "ticks");
-	json_u64(j, "pairs", b->step.pairs);
-	json_u64(j, "stalls", b->step.stalls);
-	json_u64(j, "min_nonzero", b->step.min_nonzero);
-	json_u64(j, "max_nonzero", b->step.max_nonzero);
-	if (b->step.bound_ticks)
-		json_u64(j, "bound_ticks", b->step.bound_ticks);
-	else
-		json_null(j, "bound_ticks");
-	json_string(j, "method", b->step.method ? b->step.method : "not measured");
-	json_object_end(j);
+	tsc_step_json(j, "tsc_step", &b->step);
 	json_object_begin(j, "harness_stability");
 	json_u64(j, "windows", b->totals.windows);
 	json_u64(j, "window_p50_min", b->totals.window_p50_min);
@@ -250,4 +236,51 @@ void hex_json(struct json *j, const char *key, uint64_t value)
 	sb_init(&sb, text, sizeof text);
 	sb_hex0x(&sb, value);
 	json_string(j, key, text);
+}
+
+void hex_or_null_json(struct json *j, const char *key, bool have, uint64_t value)
+{
+	if (have)
+		hex_json(j, key, value);
+	else
+		json_null(j, key);
+}
+
+void read_cost_json(struct json *j, const char *unit, const struct op_cost *c, const char *method, uint64_t hz)
+{
+	json_object_begin(j, "read_cost");
+	json_string(j, "unit", unit);
+	dist_json(j, "cycles", &c->cycles, hz, false, c->below_resolution);
+	dist_json(j, "ns", &c->cycles, hz, true, c->below_resolution);
+	json_u64(j, "samples", c->cycles.n);
+	json_string(j, "method", method);
+	json_u64(j, "windows_discarded", c->windows_discarded);
+	json_u64(j, "below_harness", c->below_harness);
+	json_bool(j, "deadline_hit", c->deadline_hit);
+	estimate_json(j, c, hz);
+	harness_pairing_json(j, c);
+	json_object_end(j);
+	throughput_json(j, "throughput_cycles", "throughput_se_cycles", "throughput_net_cycles",
+			"throughput_net_se_cycles", "throughput_net_ns", "throughput_net_se_ns", c, hz);
+	json_u64(j, "throughput_batch_pairs", c->batch_pairs);
+	json_u64(j, "throughput_batch_pairs_trimmed", c->batch_pairs_trimmed);
+}
+
+void tsc_step_json(struct json *j, const char *key, const struct tsc_step *s)
+{
+	json_object_begin(j, key);
+	if (s->ticks)
+		json_u64(j, "ticks", s->ticks);
+	else
+		json_null(j, "ticks");
+	json_u64(j, "pairs", s->pairs);
+	json_u64(j, "stalls", s->stalls);
+	json_u64(j, "min_nonzero", s->min_nonzero);
+	json_u64(j, "max_nonzero", s->max_nonzero);
+	if (s->bound_ticks)
+		json_u64(j, "bound_ticks", s->bound_ticks);
+	else
+		json_null(j, "bound_ticks");
+	json_string(j, "method", s->method ? s->method : "not measured");
+	json_object_end(j);
 }

@@ -23,11 +23,19 @@ void measured_json(struct json *j, const char *cycles_key, const char *cycles_se
 /* A hardware identifier (leaf, address, flags) as "0x..." text, written
  * next to its number: people compare these with datasheets and dmesg. */
 void hex_json(struct json *j, const char *key, uint64_t value);
+/* The same, or null when there is none (have false). */
+void hex_or_null_json(struct json *j, const char *key, bool have, uint64_t value);
 void baseline_json(struct json *j, const char *key, const struct op_cost *c, uint64_t hz, bool paired);
 /* The batch figures, net with its standard error and raw to the same precision. */
 void throughput_json(struct json *j, const char *raw_key, const char *raw_se_key, const char *net_key,
 		     const char *net_se_key, const char *net_ns_key, const char *net_se_ns_key,
 		     const struct op_cost *c, uint64_t hz);
+
+/* A source's "read_cost" object and the batch figures beside it, as x86's
+ * sources[] and arm64's reads[] give them (unit: the timebase's ticks). */
+void read_cost_json(struct json *j, const char *unit, const struct op_cost *c, const char *method, uint64_t hz);
+/* The timebase's step as measure_tsc_step found it, an object named key. */
+void tsc_step_json(struct json *j, const char *key, const struct tsc_step *s);
 
 /* Sections. */
 void platform_json(struct json *j, const struct run_results *r);       /* report_platform.c */

@@ -32,22 +32,7 @@ void source_json(struct json *j, const struct source_result *s, const struct run
 	json_string(j, "read_path_basis", s->read_path_basis);
 	if (s->desc.instructions)
 		json_string(j, "instructions", s->desc.instructions);
-	json_object_begin(j, "read_cost");
-	json_string(j, "unit", "TSC ticks");
-	dist_json(j, "cycles", &s->cost.cycles, hz, false, s->cost.below_resolution);
-	dist_json(j, "ns", &s->cost.cycles, hz, true, s->cost.below_resolution);
-	json_u64(j, "samples", s->cost.cycles.n);
-	json_string(j, "method", r->method);
-	json_u64(j, "windows_discarded", s->cost.windows_discarded);
-	json_u64(j, "below_harness", s->cost.below_harness);
-	json_bool(j, "deadline_hit", s->cost.deadline_hit);
-	estimate_json(j, &s->cost, hz);
-	harness_pairing_json(j, &s->cost);
-	json_object_end(j);
-	throughput_json(j, "throughput_cycles", "throughput_se_cycles", "throughput_net_cycles",
-			"throughput_net_se_cycles", "throughput_net_ns", "throughput_net_se_ns", &s->cost, hz);
-	json_u64(j, "throughput_batch_pairs", s->cost.batch_pairs);
-	json_u64(j, "throughput_batch_pairs_trimmed", s->cost.batch_pairs_trimmed);
+	read_cost_json(j, "TSC ticks", &s->cost, r->method, hz);
 	/* resolution: the smallest step the counter makes, in ns.  Two
 	 * back-to-back reads of a slow counter (PM timer, HPET) differ by one
 	 * tick; two of the TSC differ by a whole read's cost, so for a TSC

@@ -118,19 +118,26 @@ TEST(codes_match_decoder)
 		CHECK(!strcmp(verdict_arm64_erratum_code(b), arm64_erratum_code(b)));
 }
 
+/* verdict.arm64 as the report writes it, into a static buffer. */
+static const char *render(const struct verdict_arm64 *v)
+{
+	static char buf[32768];
+	struct json j;
+	json_init(&j, buf, sizeof buf);
+	json_object_begin(&j, NULL);
+	verdict_arm64_json(&j, v);
+	json_object_end(&j);
+	CHECK(json_ok(&j));
+	return buf;
+}
+
 TEST(json_shape)
 {
 	struct verdict_arm64_input in = virt();
 	in.errata = ARM64_ERRATUM_ARM_858921;
 	struct verdict_arm64 v;
 	verdict_arm64_decide(&in, KVX(6, 12), &v);
-	static char buf[32768];
-	struct json j;
-	json_init(&j, buf, sizeof buf);
-	json_object_begin(&j, NULL);
-	verdict_arm64_json(&j, &v);
-	json_object_end(&j);
-	CHECK(json_ok(&j));
+	const char *buf = render(&v);
 	CHECK(strstr(buf, "\"arm64\":{\"linux_kernel\":\"6.12\",\"linux_clocksource\":\"arch_sys_counter\""));
 	CHECK(strstr(buf, "\"errata_matched\":[\"arm_858921\"]"));
 	CHECK(strstr(buf, "\"clock_gettime_read_ns\":null"));
@@ -149,27 +156,12 @@ TEST(read_figure_with_its_se)
 	in.counter_read_se_ps = 11;
 	struct verdict_arm64 v;
 	verdict_arm64_decide(&in, KVX(6, 12), &v);
-	static char buf[32768];
-	struct json j;
-	json_init(&j, buf, sizeof buf);
-	json_object_begin(&j, NULL);
-	verdict_arm64_json(&j, &v);
-	json_object_end(&j);
-	CHECK(json_ok(&j));
-	CHECK(strstr(buf, "\"clock_gettime_read_ns\":48.648,\"clock_gettime_read_se_ns\":0.011,"));
+	CHECK(strstr(render(&v), "\"clock_gettime_read_ns\":48.648,\"clock_gettime_read_se_ns\":0.011,"));
 	in.counter_read_se_ps = 250;
 	verdict_arm64_decide(&in, KVX(6, 12), &v);
-	json_init(&j, buf, sizeof buf);
-	json_object_begin(&j, NULL);
-	verdict_arm64_json(&j, &v);
-	json_object_end(&j);
-	CHECK(strstr(buf, "\"clock_gettime_read_ns\":48.65,\"clock_gettime_read_se_ns\":0.25,"));
+	CHECK(strstr(render(&v), "\"clock_gettime_read_ns\":48.65,\"clock_gettime_read_se_ns\":0.25,"));
 	in.errata = ARM64_ERRATUM_ARM_858921;
 	in.syscall_ps = 812345;
 	verdict_arm64_decide(&in, KVX(6, 12), &v);
-	json_init(&j, buf, sizeof buf);
-	json_object_begin(&j, NULL);
-	verdict_arm64_json(&j, &v);
-	json_object_end(&j);
-	CHECK(strstr(buf, "\"clock_gettime_read_ns\":812.345,\"clock_gettime_read_se_ns\":null,"));
+	CHECK(strstr(render(&v), "\"clock_gettime_read_ns\":812.345,\"clock_gettime_read_se_ns\":null,"));
 }

@@ -79,7 +79,9 @@ static bool pt_read(void *ctx, uint64_t phys, uint64_t *value)
 	return true;
 }
 
-const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w)
+/* NULL when EL1's tables map addr's page to itself with the memory type
+ * asked for (device: Device memory, else Normal), else why not. */
+static const char *identity_mapped(const struct a64_run *r, uint64_t addr, bool device, struct arm64_pt_walk *w)
 {
 	if (r->el != 1)
 		return "not at EL1: the walk reads EL1's translation tables";
@@ -90,25 +92,20 @@ const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm
 		return w->reason;
 	if (w->pa != page)
 		return "the translation tables map the page elsewhere (not identity)";
-	if (!w->device)
-		return "the translation tables map the page as Normal memory, not Device";
+	if (w->device != device)
+		return device ? "the translation tables map the page as Normal memory, not Device"
+			      : "the translation tables map the page as Device memory, not Normal";
 	return NULL;
+}
+
+const char *a64_device_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w)
+{
+	return identity_mapped(r, addr, true, w);
 }
 
 const char *a64_memory_mapped(const struct a64_run *r, uint64_t addr, struct arm64_pt_walk *w)
 {
-	if (r->el != 1)
-		return "not at EL1: the walk reads EL1's translation tables";
-	uint64_t page = addr & ~0xfffull;
-	arm64_pt_walk(a64_tcr_el1(), a64_ttbr0_el1(), a64_mair_el1(), a64_sctlr_el1() & 1, page, pt_read,
-		      NULL, w);
-	if (!w->mapped)
-		return w->reason;
-	if (w->pa != page)
-		return "the translation tables map the page elsewhere (not identity)";
-	if (w->device)
-		return "the translation tables map the page as Device memory, not Normal";
-	return NULL;
+	return identity_mapped(r, addr, false, w);
 }
 
 static const char *mapping_proven(struct a64_run *r, uint64_t base)

@@ -28,6 +28,8 @@
 #include "a64.h"
 #include "a64_probe.h"
 #include "arch_api.h"
+/* The report's field writers (pure, shared with x86's report). */
+#include "../../report/report_parts.h"
 #include "json.h"
 #include "kvm_pv.h"
 #include "strbuf.h"
@@ -154,15 +156,7 @@ void a64_kvm_pv_json(struct json *j, const struct a64_run *r)
 	json_bool(j, "measured", m);
 	json_string(j, "absent", k->absent);
 	json_bool(j, "lost_cpu", k->lost);
-	if (k->attempted) {
-		char b[24];
-		struct strbuf sb;
-		sb_init(&sb, b, sizeof b);
-		sb_hex0x(&sb, k->cpu_mpidr);
-		json_string(j, "cpu_mpidr", b);
-	} else {
-		json_null(j, "cpu_mpidr");
-	}
+	hex_or_null_json(j, "cpu_mpidr", k->attempted, k->cpu_mpidr);
 	json_u64(j, "calls", k->rounds_done);
 	json_u64(j, "answered", m ? s->ok : 0);
 	json_string(j, "last_refusal", m && s->last_error ? kvm_hc_result_name(s->last_error) : NULL);
@@ -202,15 +196,7 @@ void a64_kvm_pv_json(struct json *j, const struct a64_run *r)
 	json_object_begin(j, "stolen_time");
 	json_bool(j, "measured", st);
 	json_string(j, "absent", k->st_absent);
-	if (k->st_x0) {
-		char b[24];
-		struct strbuf sb;
-		sb_init(&sb, b, sizeof b);
-		sb_hex0x(&sb, k->st_x0);
-		json_string(j, "st_answer", b);
-	} else {
-		json_null(j, "st_answer");
-	}
+	hex_or_null_json(j, "st_answer", k->st_x0 != 0, k->st_x0);
 	if (st) {
 		json_u64(j, "revision", k->st_before.revision);
 		json_u64(j, "attributes", k->st_before.attributes);

@@ -30,15 +30,6 @@ static void json_ns_se(struct json *j, const char *key, const char *se_key, uint
 	json_fixed(j, se_key, stats_round_milli((int64_t)se_ps, d), d);
 }
 
-static void json_hex(struct json *j, const char *key, uint64_t v)
-{
-	char b[24];
-	struct strbuf sb;
-	sb_init(&sb, b, sizeof b);
-	sb_hex0x(&sb, v);
-	json_string(j, key, b);
-}
-
 static void json_cost_fields(struct json *j, const struct a64_cost *c)
 {
 	json_string(j, "name", c->name);
@@ -85,22 +76,7 @@ static void json_read(struct json *j, const struct a64_cost *c, const struct a64
 		return;
 	}
 	uint64_t hz = r->cntfrq;
-	json_object_begin(j, "read_cost");
-	json_string(j, "unit", "CNTVCT ticks");
-	dist_json(j, "cycles", &c->op.cycles, hz, false, c->op.below_resolution);
-	dist_json(j, "ns", &c->op.cycles, hz, true, c->op.below_resolution);
-	json_u64(j, "samples", c->op.cycles.n);
-	json_string(j, "method", r->method);
-	json_u64(j, "windows_discarded", c->op.windows_discarded);
-	json_u64(j, "below_harness", c->op.below_harness);
-	json_bool(j, "deadline_hit", c->op.deadline_hit);
-	estimate_json(j, &c->op, hz);
-	harness_pairing_json(j, &c->op);
-	json_object_end(j);
-	throughput_json(j, "throughput_cycles", "throughput_se_cycles", "throughput_net_cycles",
-			"throughput_net_se_cycles", "throughput_net_ns", "throughput_net_se_ns", &c->op, hz);
-	json_u64(j, "throughput_batch_pairs", c->op.batch_pairs);
-	json_u64(j, "throughput_batch_pairs_trimmed", c->op.batch_pairs_trimmed);
+	read_cost_json(j, "CNTVCT ticks", &c->op, r->method, hz);
 	json_object_end(j);
 }
 
@@ -155,14 +131,6 @@ static int64_t ticks_milli_ns(uint64_t ticks_milli, uint64_t hz)
 static bool irq_measured(const struct a64_run *r)
 {
 	return r->gic.proven && r->vtimer.irq.attempted && !r->vtimer.irq.absent && r->vtimer.irq.fired;
-}
-
-static void json_hex_or_null(struct json *j, const char *key, bool have, uint64_t v)
-{
-	if (have)
-		json_hex(j, key, v);
-	else
-		json_null(j, key);
 }
 
 /* One latency distribution in ticks and in ns (the mean and its SE at
@@ -223,13 +191,13 @@ static void json_irq(struct json *j, const struct a64_run *r)
 		json_u64(j, "gic_arch_rev", g->arch_rev);
 	else
 		json_null(j, "gic_arch_rev");
-	json_hex_or_null(j, "gicd_base", g->madt.gicd_count, g->gicd_base);
-	json_hex_or_null(j, "gicc_base", g->planned && g->version == 2, g->gicc_base);
-	json_hex_or_null(j, "gicc_iidr", g->planned && g->version == 2, g->gicc_iidr);
-	json_hex_or_null(j, "gicr_base", g->planned && g->version == 3, g->gicr_base);
-	json_hex_or_null(j, "gicr_typer", g->planned && g->version == 3, g->gicr_typer);
+	hex_or_null_json(j, "gicd_base", g->madt.gicd_count, g->gicd_base);
+	hex_or_null_json(j, "gicc_base", g->planned && g->version == 2, g->gicc_base);
+	hex_or_null_json(j, "gicc_iidr", g->planned && g->version == 2, g->gicc_iidr);
+	hex_or_null_json(j, "gicr_base", g->planned && g->version == 3, g->gicr_base);
+	hex_or_null_json(j, "gicr_typer", g->planned && g->version == 3, g->gicr_typer);
 	json_u64(j, "intid", g->intid);
-	json_hex_or_null(j, "cpu_mpidr", q->attempted, q->cpu_mpidr);
+	hex_or_null_json(j, "cpu_mpidr", q->attempted, q->cpu_mpidr);
 	json_u64(j, "shots", q->shots);
 	json_u64(j, "fired", q->fired);
 	json_u64(j, "late_arm", q->late_arm);
@@ -241,8 +209,8 @@ static void json_irq(struct json *j, const struct a64_run *r)
 	json_string(j, "stopped", q->stopped);
 	json_lat(j, "latency", &q->lat, m, r->cntfrq);
 	json_lat(j, "arm_to_handler", &q->arm_to_handler, m, r->cntfrq);
-	json_hex_or_null(j, "exception_esr", q->exception, q->exc_esr);
-	json_hex_or_null(j, "exception_elr", q->exception, q->exc_elr);
+	hex_or_null_json(j, "exception_esr", q->exception, q->exc_esr);
+	hex_or_null_json(j, "exception_elr", q->exception, q->exc_elr);
 	if (q->attempted) {
 		json_bool(j, "restored", q->restored);
 		json_string(j, "not_restored", q->not_restored);
@@ -266,14 +234,14 @@ static void json_vtimer(struct json *j, const struct a64_run *r)
 	json_string(j, "not_measured", irq_measured(r)
 		? "the wake-up from WFI: irq's handler interrupts a spinning CPU, an idle kernel's waits in WFI"
 		: "interrupt delivery latency through the GIC: needs an interrupt handler (irq says why it was not taken)");
-	json_hex(j, "boot_cpu_ctl_found", v->boot_ctl_found);
+	hex_json(j, "boot_cpu_ctl_found", v->boot_ctl_found);
 	json_bool(j, "boot_cpu_firmware", v->boot_cpu_firmware);
 	if (v->attempted)
-		json_hex(j, "cpu_mpidr", v->cpu_mpidr);
+		hex_json(j, "cpu_mpidr", v->cpu_mpidr);
 	else
 		json_null(j, "cpu_mpidr");
-	json_hex(j, "ctl_found", v->ctl_found);
-	json_hex(j, "cval_found", v->cval_found);
+	hex_json(j, "ctl_found", v->ctl_found);
+	hex_json(j, "cval_found", v->cval_found);
 	if (v->attempted)
 		json_bool(j, "restored", v->restored);
 	else
@@ -317,15 +285,15 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_u64(j, "exception_level", r->el);
 
 	json_object_begin(j, "cpu");
-	json_hex(j, "midr", r->midr);
-	json_hex(j, "implementer", r->midr_dec.implementer);
-	json_hex(j, "part", r->midr_dec.part);
+	hex_json(j, "midr", r->midr);
+	hex_json(j, "implementer", r->midr_dec.implementer);
+	hex_json(j, "part", r->midr_dec.part);
 	json_u64(j, "variant", r->midr_dec.variant);
 	json_u64(j, "revision", r->midr_dec.revision);
 	json_string(j, "name", arm64_midr_name((uint32_t)r->midr));
-	json_hex(j, "mpidr", r->mpidr);
-	json_hex(j, "id_aa64mmfr0", r->mmfr0);
-	json_hex(j, "id_aa64pfr0", r->pfr0);
+	hex_json(j, "mpidr", r->mpidr);
+	hex_json(j, "id_aa64mmfr0", r->mmfr0);
+	hex_json(j, "id_aa64pfr0", r->pfr0);
 	json_u64(j, "ecv", r->ecv.level);
 	json_object_end(j);
 
@@ -374,26 +342,12 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_string(j, "cntpct_trapped", r->cntpct_trap);
 	/* The counter's step as the engine found it before the reads (x86:
 	 * baselines.tsc_step). */
-	json_object_begin(j, "counter_step");
-	if (r->step.ticks)
-		json_u64(j, "ticks", r->step.ticks);
-	else
-		json_null(j, "ticks");
-	json_u64(j, "pairs", r->step.pairs);
-	json_u64(j, "stalls", r->step.stalls);
-	json_u64(j, "min_nonzero", r->step.min_nonzero);
-	json_u64(j, "max_nonzero", r->step.max_nonzero);
-	if (r->step.bound_ticks)
-		json_u64(j, "bound_ticks", r->step.bound_ticks);
-	else
-		json_null(j, "bound_ticks");
-	json_string(j, "method", r->step.method ? r->step.method : "not measured");
-	json_object_end(j);
+	tsc_step_json(j, "counter_step", &r->step);
 
 	json_object_begin(j, "console");
 	json_string(j, "kind", con_kind(r->con.kind));
 	if (r->con.kind == A64_CON_PL011)
-		json_hex(j, "base", r->con.base);
+		hex_json(j, "base", r->con.base);
 	else
 		json_null(j, "base");
 	json_u64(j, "spcr_interface", r->con.spcr_interface);
@@ -402,7 +356,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_bool(j, "walked", r->con.walked);
 	if (r->con.walked && r->con.walk.mapped) {
 		json_u64(j, "walk_level", r->con.walk.level);
-		json_hex(j, "walk_mair_attr", r->con.walk.mair_attr);
+		hex_json(j, "walk_mair_attr", r->con.walk.mair_attr);
 	} else {
 		json_null(j, "walk_level");
 		json_null(j, "walk_mair_attr");
@@ -437,10 +391,10 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	for (uint32_t i = 0; i < r->cpu_count; i++) {
 		const struct a64_cpu *p = &r->cpus[i];
 		json_object_begin(j, NULL);
-		json_hex(j, "mpidr", p->mpidr);
+		hex_json(j, "mpidr", p->mpidr);
 		json_bool(j, "started", p->started);
 		if (p->started) {
-			json_hex(j, "midr", p->midr);
+			hex_json(j, "midr", p->midr);
 			json_u64(j, "cntfrq", p->cntfrq);
 		} else {
 			json_null(j, "midr");
