@@ -66,7 +66,9 @@ static void stolen_read(const struct a64_run *r, struct arm64_stolen_time *out, 
 void a64_kvm_pv_here(struct a64_run *r)
 {
 	struct a64_kvm_pv *k = &r->kvm_pv;
-	k->attempted = true;
+	/* Published before the first call: a boot CPU that gives up on this
+	 * one reads it to tell a lost call from an earlier stall. */
+	__atomic_store_n(&k->attempted, true, __ATOMIC_RELEASE);
 	k->cpu_mpidr = a64_mpidr();
 	bool st = r->smccc.pv_time_called && r->smccc.pv_time.stolen_time;
 	if (st) {
