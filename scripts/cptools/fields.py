@@ -24,7 +24,7 @@ its absence under another named hypervisor is no regression.
 
 import collections
 
-from . import query
+from . import query, untrusted
 from .query import (  # noqa: F401 (compare's too)
     drift_entry, drift_pairs, source_entry, source_names)
 
@@ -194,8 +194,9 @@ def source_cost(unit, pct):
     return per_source
 
 
-def is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+# A number a report field may be computed with: untrusted's rule (no bool,
+# NaN or infinity), the one every tool applies.
+is_num = untrusted.is_finite_num
 
 
 def source_estimate(name):

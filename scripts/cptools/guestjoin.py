@@ -34,7 +34,7 @@ judge a guest the same way.
 
 import re
 
-from . import query
+from . import query, untrusted
 from .untrusted import cap
 
 # A read cost within this factor of the prediction is of the predicted
@@ -111,7 +111,7 @@ def risk_explains(risk, guest, report=None):
     if risk.get("reason") == "tsc_calibration":
         if any("PIT calibration deviates" in ln for ln in dmesg):
             return demoted
-        measured = _num(_get(report or {},
+        measured = untrusted.finite_or_none(_get(report or {},
                              "verdict.inputs.tsc_freq_measured_hz")) or 0
         for ln in dmesg:
             m = _DETECTED_MHZ_RE.search(ln)
@@ -192,11 +192,6 @@ def _events(guest):
         else []
 
 
-def _num(v):
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) \
-        else None
-
-
 def predicted_cost_ns(probe, clocksource, vdso):
     """The probe's estimate of one read of `clocksource` beneath the OS,
     plus its syscall estimate when the read is no vDSO one; None when the
@@ -204,13 +199,13 @@ def predicted_cost_ns(probe, clocksource, vdso):
     src = _get(probe, "sources[%s]" % clocksource) if clocksource else None
     if not isinstance(src, dict) or src.get("status") != "ok":
         return None
-    ns = _num(_get(src, "read_cost.estimate_ns"))
+    ns = untrusted.finite_or_none(_get(src, "read_cost.estimate_ns"))
     if ns is None:
-        ns = _num(_get(src, "read_cost.ns.p50"))
+        ns = untrusted.finite_or_none(_get(src, "read_cost.ns.p50"))
     if ns is None:
         return None
     if vdso is False:
-        ns += _num(_get(probe, "verdict.syscall_overhead_ns_estimate")) or 0
+        ns += untrusted.finite_or_none(_get(probe, "verdict.syscall_overhead_ns_estimate")) or 0
     return ns
 
 
@@ -222,7 +217,7 @@ def actual_cost_ns(m):
         return None
     for path in ("vdso.cost.ns.p50", "vdso.cost.batch_ns",
                  "syscall.cost.ns.p50", "syscall.cost.batch_ns"):
-        v = _num(_get(m, path))
+        v = untrusted.finite_or_none(_get(m, path))
         if v is not None:
             return v
     return None
@@ -370,7 +365,7 @@ def join(guest, probe):
             "switched": meas.get("switched"),
             "predicted_read_ns": p_ns, "actual_ns": a_ns,
             "actual_in_vdso": vd,
-            "actual_syscall_ns": _num(_get(meas, "syscall.cost.ns.p50")),
+            "actual_syscall_ns": untrusted.finite_or_none(_get(meas, "syscall.cost.ns.p50")),
             "ratio": (a_ns / p_ns) if p_ns and a_ns is not None else None})
     return out
 

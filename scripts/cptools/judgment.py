@@ -9,9 +9,9 @@ else the clocksource only -- and the set's releases found in them, for
 
 import os
 
-from . import paths
+from . import paths, untrusted
 from .kernels import (
-    JUDGE, KernelSetError, ReleaseTable, _num, _str, _warning_pairs,
+    JUDGE, KernelSetError, ReleaseTable, _str, _warning_pairs,
     judge_release_table, measured_of, ranges_of, table_rows)
 
 
@@ -56,7 +56,7 @@ def rejudge(report, ranges, judge_path=JUDGE):
             return "the rules could not judge it: %s" % e
         r.warnings = _warning_pairs(got.get("warnings"))
         r.confidence = _str(got.get("confidence"))
-        r.predicted_read_ns = _num(got.get("predicted_read_ns"))
+        r.predicted_read_ns = untrusted.finite_or_none(got.get("predicted_read_ns"))
         measured_of(r, got)
         r.judged = "rules"
     return None

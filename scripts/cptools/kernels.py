@@ -33,7 +33,7 @@ import json
 import os
 import subprocess
 
-from . import paths, query
+from . import paths, query, untrusted
 
 SEVERITIES = ("info", "warning", "critical")
 # Both layouts through paths: a path made here from this file's place
@@ -211,11 +211,6 @@ def _str(v):
     return v if isinstance(v, str) else None
 
 
-def _num(v):
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) \
-        else None
-
-
 def _names(v):
     if not isinstance(v, list):
         return None
@@ -258,14 +253,14 @@ def ranges_of(report):
         if isinstance(e.get("warnings"), list):
             r.warnings = _warning_pairs(e["warnings"])
             r.confidence = _str(e.get("confidence"))
-            r.predicted_read_ns = _num(e.get("predicted_read_ns"))
+            r.predicted_read_ns = untrusted.finite_or_none(e.get("predicted_read_ns"))
             measured_of(r, e)
             r.judged = "report"
         elif main and r.contains(main):
             # The range of the report's own kernel: its verdict in full.
             r.warnings = _warning_pairs(v.get("warnings"))
             r.confidence = _str(v.get("confidence"))
-            r.predicted_read_ns = _num(v.get("predicted_read_ns"))
+            r.predicted_read_ns = untrusted.finite_or_none(v.get("predicted_read_ns"))
             measured_of(r, v)
             r.judged = "report"
         else:
@@ -278,8 +273,8 @@ def ranges_of(report):
 def measured_of(r, d):
     """A range's measured read, its SE and whether the syscall estimate
     is in predicted_read_ns, from a by_kernel entry or a verdict."""
-    r.measured_read_ns = _num(d.get("measured_read_ns"))
-    r.measured_read_se_ns = _num(d.get("measured_read_se_ns"))
+    r.measured_read_ns = untrusted.finite_or_none(d.get("measured_read_ns"))
+    r.measured_read_se_ns = untrusted.finite_or_none(d.get("measured_read_se_ns"))
     inc = d.get("syscall_estimate_included")
     r.syscall_included = inc if isinstance(inc, bool) else None
 
@@ -315,7 +310,7 @@ def ranges_from_dicts(ds):
         r.frm, r.to = d["from"], _str(d.get("to"))
         r.clocksource = _str(d.get("linux_clocksource"))
         r.vdso = d.get("vdso") if isinstance(d.get("vdso"), bool) else None
-        r.predicted_read_ns = _num(d.get("predicted_read_ns"))
+        r.predicted_read_ns = untrusted.finite_or_none(d.get("predicted_read_ns"))
         r.confidence = _str(d.get("confidence"))
         r.risk = d.get("risk") if isinstance(d.get("risk"), dict) else None
         r.warnings = _warning_pairs(d["warnings"]) \

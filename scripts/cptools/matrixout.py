@@ -22,7 +22,7 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from . import headline, judgment, kernels, paths, policy
+from . import headline, judgment, kernels, paths, policy, untrusted
 from .untrusted import cap, md_text, show_controls
 
 RESULTS = "results.json"
@@ -33,10 +33,6 @@ def classname(row):
     """One JUnit class per machine type (q35, pc, microvm, ...)."""
     machine = (row.get("machine") or "unknown").split(",")[0]
     return "clockprobe.matrix." + machine
-
-
-def _is_num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def headline_costs(report):
@@ -51,9 +47,9 @@ def headline_costs(report):
         rc = s.get("read_cost") if isinstance(s.get("read_cost"),
                                               dict) else {}
         ns = rc.get("ns") if isinstance(rc.get("ns"), dict) else {}
-        v = rc.get("estimate_ns") if _is_num(rc.get("estimate_ns")) \
+        v = rc.get("estimate_ns") if untrusted.is_finite_num(rc.get("estimate_ns")) \
             else ns.get("p50")
-        if _is_num(v):
+        if untrusted.is_finite_num(v):
             costs[s["name"]] = v
     return costs
 
@@ -143,7 +139,7 @@ def exit_status(records, fail_on):
 # ---------------------------------------------------------------- texts
 
 def _fmt_ns(v):
-    if not _is_num(v):
+    if not untrusted.is_finite_num(v):
         return "-"
     return "%.3g ns" % v if v < 100 else "%.0f ns" % v
 

@@ -30,7 +30,7 @@ repeated runs, not from one figure.
 import json
 import os
 
-from . import fields, fleet, inputs, paths, query
+from . import fields, fleet, inputs, paths, query, untrusted
 from .matrixconf import Row
 from .untrusted import cap, md_code, md_text, show_controls
 
@@ -146,10 +146,6 @@ def read_manifest(folder):
 
 # ----------------------------------------------------------------- figures
 
-def _num(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def source_names(a, b):
     names = []
     for r in (a, b):
@@ -166,14 +162,14 @@ def cost(report, label, path=None):
         return None, "no report"
     if path is not None:
         v = query.get_path(report, path)
-        return (v, "%.1f" % v) if _num(v) else (None, "-")
+        return (v, "%.1f" % v) if untrusted.is_finite_num(v) else (None, "-")
     s = query.get_path(report, "sources[%s]" % label)
     if not isinstance(s, dict):
         return None, "-"
     if s.get("status") != "ok":
         return None, str(s.get("status"))
     v = query.get_path(s, "read_cost.estimate_cycles")
-    return (v, "%.1f" % v) if _num(v) else (None, "-")
+    return (v, "%.1f" % v) if untrusted.is_finite_num(v) else (None, "-")
 
 
 def contention_levels(a, b, name):
@@ -197,7 +193,7 @@ def contention_cost(report, name, cpus):
     for lv in (s or {}).get("contention") or [] if isinstance(s, dict) else []:
         if isinstance(lv, dict) and lv.get("cpus") == cpus:
             v = lv.get("estimate_cycles")
-            if _num(v):
+            if untrusted.is_finite_num(v):
                 return v, "%.1f" % v + (" (outnumbered)" if lv.get("outnumbered") else "")
     return None, "-"
 
@@ -215,7 +211,7 @@ def pair_rows(a, b, threshold):
         name = lab if path else lab[len("sources["):-1]
         va, ta = cost(a, name, path)
         vb, tb = cost(b, name, path)
-        r = vb / va if _num(va) and _num(vb) and va > 0 else None
+        r = vb / va if untrusted.is_finite_num(va) and untrusted.is_finite_num(vb) and va > 0 else None
         rows.append((lab, ta, tb, r, r is not None and r >= threshold))
     # Each source's contention curve, level by level: a device-model lock
     # taken or removed between the two QEMUs shows at the upper levels
@@ -228,7 +224,7 @@ def pair_rows(a, b, threshold):
             lab = "sources[%s] at %d CPUs" % (n, cpus)
             va, ta = contention_cost(a, n, cpus)
             vb, tb = contention_cost(b, n, cpus)
-            r = vb / va if _num(va) and _num(vb) and va > 0 else None
+            r = vb / va if untrusted.is_finite_num(va) and untrusted.is_finite_num(vb) and va > 0 else None
             rows.append((lab, ta, tb, r, r is not None and r >= threshold))
     return rows
 

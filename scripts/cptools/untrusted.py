@@ -157,3 +157,8 @@ def is_finite_num(v):
     NaN or an infinity (a hostile report carries any of them)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and \
         math.isfinite(v)
+
+
+def finite_or_none(v):
+    """v when is_finite_num(v), else None."""
+    return v if is_finite_num(v) else None

@@ -28,7 +28,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, REPO, SCRIPTS, load_script  # noqa: E402
-from cptools import frame  # noqa: E402
+from cptools import frame, guestjoin, kernels, matrixout, untrusted  # noqa: E402
 
 compare = load_script("compare")
 WATCH_FIXTURE = os.path.join(REPO, "tests", "fixtures", "watch",
@@ -621,6 +621,29 @@ class VerdictInputTypesTest(Tmp):
 
 
 # ----------------------------------------------------------------- matrix
+
+class NonFiniteNumbersTest(unittest.TestCase):
+    """JSON lets a report carry NaN and Infinity: every tool reads a
+    number through one rule (untrusted.is_finite_num), so none of them
+    sums, ranks or prints one as a figure."""
+
+    def test_one_rule(self):
+        for bad in (float("nan"), float("inf"), -float("inf"), True, "1", None):
+            self.assertFalse(untrusted.is_finite_num(bad), bad)
+            self.assertIsNone(untrusted.finite_or_none(bad), bad)
+        self.assertEqual(untrusted.finite_or_none(4.5), 4.5)
+
+    def test_tools_read_nan_as_absent(self):
+        report = json.loads('{"sources": [{"name": "tsc", "status": "ok", '
+                            '"read_cost": {"estimate_ns": NaN, "ns": {"p50": Infinity}}}]}')
+        self.assertEqual(matrixout.headline_costs(report), {})
+        rs = kernels.ranges_from_dicts([{"from": "6.1", "to": None, "linux_clocksource": "tsc",
+                                         "predicted_read_ns": float("nan"),
+                                         "measured_read_ns": float("inf")}])
+        self.assertIsNone(rs[0].predicted_read_ns)
+        self.assertIsNone(rs[0].measured_read_ns)
+        self.assertIsNone(guestjoin.predicted_cost_ns(report, "tsc", True))
+
 
 class MatrixMergeConfinedTest(Tmp):
     def test_a_row_name_cannot_leave_out(self):
