@@ -22,6 +22,15 @@ described in docs/report-schema.json.
 CLOCKPROBE_ARM64_GICV3=1 adds a second boot (-machine virt,gic-version=3,
 about 10 s more; not in make test's budget) that asserts the interrupt
 path again through a GICv3's redistributor and system registers.
+
+The ACPI boot has no DTB (AAVMF installs none with ACPI): arm64.dt says so
+with its reason, and the console, conduit and CPU list name ACPI as their
+source.  CLOCKPROBE_ARM64_DT=1 adds a boot with -machine virt,acpi=off
+-smp 2 (about 10 s more; not in make test's budget: src/decode/fdt.c's
+unit tests read the same QEMU tree), where the DTB is the only word: it
+asserts a verified report, the DT's PL011 as the console, the PSCI
+conduit and the CPUs taken from the DT, the cross-CPU check measured,
+and the verdict.
 """
 
 import os
@@ -38,6 +47,8 @@ from cptools import arm64agree, arm64efi, frame, matrixconf, paths, schema  # no
 
 BOOT_BUDGET_S = 60
 GICV3 = os.environ.get("CLOCKPROBE_ARM64_GICV3") == "1"
+DT = os.environ.get("CLOCKPROBE_ARM64_DT") == "1"
+DT_MACHINE, DT_SMP = "virt,acpi=off", 2
 ROW = next(r for r in matrixconf.load_config(paths.MATRIX_CONF)
            if r.name == "virt-max-smp4")
 
@@ -60,7 +71,8 @@ def _build_and_boot(machine):
     if _boot["build"] is not None:
         return _boot["build"]
     before = host_clocks()
-    log, rc, secs = arm64efi.boot(smp=int(ROW.get("smp")), cpu=ROW.get("cpu"),
+    smp = DT_SMP if machine == DT_MACHINE else int(ROW.get("smp"))
+    log, rc, secs = arm64efi.boot(smp=smp, cpu=ROW.get("cpu"),
                                   timeout=BOOT_BUDGET_S * 2, machine=machine)
     HOST_WALL[machine] = (before, host_clocks())
     report, err = frame.extract_report(log)
@@ -308,6 +320,18 @@ class Arm64EfiBoot(unittest.TestCase):
     def test_every_name_is_described(self):
         check_described(self, self.report)
 
+    def test_no_dtb_under_acpi_and_every_source_is_acpi(self):
+        a = self.report["arm64"]
+        dt = a["dt"]
+        self.assertIs(dt["found"], False, dt)
+        self.assertEqual(dt["absent"], "no DTB in the UEFI configuration tables", dt)
+        self.assertIsNone(dt["address"])
+        self.assertEqual(a["console"]["source"], "acpi_spcr", a["console"])
+        self.assertEqual(a["smccc"]["conduit"], "hvc")
+        self.assertEqual(a["smccc"]["conduit_source"], "acpi_fadt")
+        self.assertEqual(a["cross_cpu"]["cpu_list_source"], "acpi_madt")
+        self.assertIn("DT       none: no DTB in the UEFI configuration tables", self.log)
+
     def test_matrix_row_expectations_hold(self):
         failed = [msg for ok, msg in (e.evaluate(self.report) for e in ROW.expects)
                   if not ok]
@@ -342,6 +366,71 @@ class Arm64EfiGicV3Boot(unittest.TestCase):
     def test_timer_interrupt_through_gicv3(self):
         check_irq(self, self.report, 3)
         self.assertIn("vt irq   GICv3 handler p50 ", self.log)
+
+    def test_every_name_is_described(self):
+        check_described(self, self.report)
+
+
+@unittest.skipUnless(DT, "a boot with -machine virt,acpi=off only with CLOCKPROBE_ARM64_DT=1")
+class Arm64EfiDtBoot(unittest.TestCase):
+    """-machine virt,acpi=off -smp 2: AAVMF hands over a DTB and no ACPI."""
+
+    def setUp(self):
+        r = boot(DT_MACHINE)
+        if isinstance(r, str):
+            self.skipTest(r)
+        self.report, self.err, self.log, self.rc, self.secs = r
+        if self.report is None:
+            self.fail("no verified report: %s" % self.err)
+
+    def test_powers_off_with_a_verified_report(self):
+        self.assertEqual(self.rc, 0, self.log[-2000:])
+        self.assertLess(self.secs, BOOT_BUDGET_S)
+        self.assertEqual(self.report["probe"]["arch"], "aarch64")
+        # The one error: no ACPI at all, as asked.
+        self.assertEqual([e["code"] for e in self.report["errors"]], ["ACPI"])
+
+    def test_dtb_read_and_decoded(self):
+        dt = self.report["arm64"]["dt"]
+        self.assertIs(dt["found"], True, dt)
+        self.assertIsNone(dt["absent"])
+        self.assertGreater(dt["totalsize_bytes"], 0)
+        self.assertLessEqual(dt["totalsize_bytes"], 2 << 20)
+        self.assertEqual(dt["stdout_path"], "/pl011@9000000")
+        self.assertEqual(dt["console_node"], "/pl011@9000000")
+        self.assertEqual(dt["console_base"], "0x9000000")
+        self.assertEqual((dt["psci"], dt["psci_method"]), (True, "hvc"))
+        self.assertEqual(dt["timer_compatible"], "arm,armv8-timer")
+        # QEMU's virt timer node has neither (fdt_add_timer_nodes()).
+        self.assertIsNone(dt["timer_clock_frequency_hz"])
+        self.assertEqual(dt["timer_errata"], [])
+        self.assertEqual((dt["cpu_nodes"], dt["psci_cpus"]), (DT_SMP, DT_SMP))
+
+    def test_console_is_the_dt_pl011(self):
+        c = self.report["arm64"]["console"]
+        self.assertEqual((c["kind"], c["source"], c["base"]), ("pl011", "dt", "0x9000000"), c)
+        self.assertIsNone(c["reason"])
+        self.assertTrue(c["walked"])
+        self.assertEqual(c["walk_mair_attr"], "0x0")  # Device-nGnRnE
+        self.assertIn("console  pl011 at 0x9000000 (DT /pl011@9000000)", self.log)
+
+    def test_conduit_and_cpus_from_the_dt(self):
+        a = self.report["arm64"]
+        s = a["smccc"]
+        self.assertEqual((s["conduit"], s["conduit_source"]), ("hvc", "dt"), s)
+        self.assertIsNotNone(s["psci_major"])
+        self.assertFalse(a["acpi"]["psci_compliant"])  # no FADT to say so
+        x = a["cross_cpu"]
+        self.assertTrue(x["measured"], x)
+        self.assertEqual((x["cpu_list_source"], x["listed"], x["cpus"]), ("dt", DT_SMP, DT_SMP - 1), x)
+        self.assertEqual(x["backwards"], 0, x)
+        self.assertTrue(all(c["started"] for c in a["cpus"]), a["cpus"])
+
+    def test_verdict_arm64(self):
+        v = self.report["verdict"]["arm64"]
+        self.assertEqual(v["linux_clocksource"], "arch_sys_counter")
+        self.assertEqual(v["errata_matched"], [])
+        self.assertTrue(v["by_kernel"])
 
     def test_every_name_is_described(self):
         check_described(self, self.report)

@@ -11,6 +11,7 @@
 #include "arm64.h"
 #include "arm64_gic.h"
 #include "arm64_pt.h"
+#include "fdt.h"
 #include "measure.h"
 #include "verdict_arm64.h"
 
@@ -24,7 +25,9 @@ struct a64_console {
 	uintptr_t base;			/* the PL011's registers */
 	uint8_t spcr_interface;		/* SPCR interface type (3 PL011, 0x0e SBSA) */
 	uint32_t periph_id;		/* PL011 UARTPeriphID0..3, byte by byte */
-	const char *reason;		/* why not the SPCR's PL011 (ConOut) */
+	const char *source;		/* where the PL011 was named: "acpi_spcr", "dt"; or
+					 * "uefi_conout" (reason says why no PL011) */
+	const char *reason;		/* why not the SPCR's (or the DT's) PL011 (ConOut) */
 	const char *gcd;		/* what UEFI's GCD map calls the page */
 	bool walked;			/* the translation tables were walked */
 	struct arm64_pt_walk walk;
@@ -68,6 +71,11 @@ struct a64_rate {
 /* ------------------------------------------------------------ SMCCC */
 struct a64_smccc {
 	struct acpi_arm_boot boot;	/* the FADT's PSCI flags and conduit */
+	/* The conduit every call goes through: the FADT's, else the DT's
+	 * /psci method (a64_smccc_conduit); source "acpi_fadt", "dt" or NULL. */
+	enum acpi_arm_conduit conduit;
+	const char *conduit_source;
+	const char *conduit_reason;	/* why none: the FADT's reason and the DT's */
 	bool psci_called;
 	struct arm64_version psci;
 	bool psci_features;		/* PSCI >= 1.0: PSCI_FEATURES exists */
@@ -101,7 +109,8 @@ struct a64_cpu {
 struct a64_xcpu {
 	bool attempted;
 	const char *absent;
-	uint32_t listed;		/* GICC entries in the MADT */
+	uint32_t listed;		/* GICC entries in the MADT (or cpu nodes in the DT) */
+	const char *cpu_list_source;	/* "acpi_madt", "dt" or NULL: where the MPIDRs came from */
 	uint32_t cpus;			/* other CPUs checked */
 	uint32_t rounds;
 	uint64_t max_backwards_ticks;	/* worst time a later read was behind an earlier one */
@@ -201,6 +210,22 @@ struct a64_kvm_pv {
 	uint64_t st_t0, st_t1;		/* counter at the two reads */
 };
 
+/* ----------------------------------------------------- the devicetree */
+/* The DTB the firmware hands the OS (EFI configuration table), read where
+ * ACPI is absent or silent (-machine virt,acpi=off): only once the UEFI
+ * memory map says its header and then its whole totalsize are RAM, and
+ * only up to this cap.  QEMU's own tree is 1 MiB unpacked, and AAVMF
+ * hands on 1 MiB + 4 KiB of it: the cap leaves it room. */
+#define A64_DTB_CAP (2u << 20)
+struct a64_dt {
+	bool found;			/* read and well formed: facts holds it */
+	const char *absent;		/* why not; NULL when found */
+	char absent_buf[96];
+	uint64_t address;		/* 0: none in the configuration table */
+	uint32_t totalsize;		/* its header's, once readable */
+	struct fdt_facts facts;
+};
+
 struct a64_error {
 	const char *code;
 	char message[96];
@@ -216,6 +241,7 @@ struct a64_run {
 	struct arm64_cntfrq_check cntfrq_check;
 	struct a64_console con;
 	bool acpi_ok;
+	struct a64_dt dt;
 	struct acpi_gtdt_info gtdt;
 	bool have_fadt_raw, have_gtdt_raw, have_madt_raw;
 	uint8_t madt_raw[4096];
@@ -287,8 +313,10 @@ void a64_gic_irq_here(struct a64_run *r);
 void a64_gic_not_finished(struct a64_run *r);
 
 /* smccc.c */
+/* The conduit: the FADT's, else the DT's /psci (r->dt), its source named. */
+void a64_smccc_conduit(struct a64_run *r);
 void a64_smccc_discover(struct a64_run *r);
-/* One call through the FADT's conduit (HVC or SMC), all four results. */
+/* One call through the conduit (HVC or SMC), all four results. */
 struct a64_smccc_res a64_smccc_call(const struct a64_smccc *s, uint32_t fn, uint64_t a1);
 
 /* kvm_ptp.c */

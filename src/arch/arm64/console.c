@@ -1,10 +1,12 @@
 /* The arm64 probe's console: the PL011 (or SBSA generic UART) the ACPI
- * SPCR names, written directly, else UEFI's ConOut with the reason named
+ * SPCR names, written directly; without an SPCR, the PL011 the DT names
+ * (its /chosen stdout-path, else its first arm,pl011: src/decode/fdt.c),
+ * under the same proof; else UEFI's ConOut with the reason named
  * (docs/architecture.md, "src/arch/arm64").  The report's frame is the
  * project's (docs/architecture.md, "The report contract"), written the way
  * src/console/console.c writes it for x86.
  *
- * The SPCR's address is touched only once it is proven mapped (an
+ * The UART's address is touched only once it is proven mapped (an
  * unmapped address takes a synchronous abort, and the firmware halts on
  * one): the CPU's own translation tables are walked (src/decode/arm64_pt.c)
  * and must map the page to itself as Device memory; then the PrimeCell
@@ -108,7 +110,21 @@ const char *a64_memory_mapped(const struct a64_run *r, uint64_t addr, struct arm
 	return identity_mapped(r, addr, false, w);
 }
 
-static const char *mapping_proven(struct a64_run *r, uint64_t base)
+/* What the console says of a UART that fails its proof, by who named it
+ * (the SPCR's words are those of its first boots). */
+struct uart_words {
+	const char *source, *elsewhere, *normal, *not_pl011;
+};
+static const struct uart_words spcr_words = {
+	"acpi_spcr", "the translation tables map the SPCR's UART elsewhere",
+	"the translation tables map the SPCR's UART as Normal memory, not Device",
+	"the SPCR's PL011 does not read a PL011's identification"};
+static const struct uart_words dt_words = {
+	"dt", "the translation tables map the DT's UART elsewhere",
+	"the translation tables map the DT's UART as Normal memory, not Device",
+	"the DT's PL011 does not read a PL011's identification"};
+
+static const char *mapping_proven(struct a64_run *r, uint64_t base, const struct uart_words *w)
 {
 	if (r->el != 1)
 		return "not at EL1: the walk reads EL1's translation tables";
@@ -116,11 +132,10 @@ static const char *mapping_proven(struct a64_run *r, uint64_t base)
 	const char *why = a64_device_mapped(r, base, &con->walk);
 	if (!why)
 		return NULL;
-	/* The console's own words, as its first boots named them. */
 	if (con->walk.mapped && con->walk.pa != base)
-		return "the translation tables map the SPCR's UART elsewhere";
+		return w->elsewhere;
 	if (con->walk.mapped && !con->walk.device)
-		return "the translation tables map the SPCR's UART as Normal memory, not Device";
+		return w->normal;
 	return why;
 }
 
@@ -132,16 +147,61 @@ static uint32_t id_bytes(uintptr_t base, uint32_t off)
 	return v;
 }
 
+/* The same proof for a UART the SPCR or the DT names: its page mapped to
+ * itself as Device memory, then (pl011_id) the PrimeCell identification
+ * a PL011's.  NULL when proven: con then writes to it. */
+static const char *prove_uart(struct a64_run *r, EFI_SYSTEM_TABLE *st, uint64_t addr, bool pl011_id,
+			      const struct uart_words *w)
+{
+	con->gcd = gcd_type(st, addr);
+	const char *why = mapping_proven(r, addr, w);
+	if (why)
+		return why;
+	uintptr_t base = (uintptr_t)addr;
+	/* PrimeCell ids 0x0d 0xf0 0x05 0xb1; PL011 part 0x011 in PeriphID0/1.
+	 * The SBSA generic UART need not have them: trusted on the GCD alone. */
+	uint32_t pcell = id_bytes(base, PL011_PCELLID0);
+	con->periph_id = id_bytes(base, PL011_PERIPHID0);
+	if (pl011_id && (pcell != 0xb105f00du || (con->periph_id & 0xfffu) != 0x011u))
+		return w->not_pl011;
+	con->base = base;
+	con->kind = A64_CON_PL011;
+	con->source = w->source;
+	return NULL;
+}
+
+/* No SPCR: the DT's stdout-path node, else its first arm,pl011 (fdt.c
+ * chose which), held to the SPCR's PL011's proof; NULL when it is the
+ * console, else why not. */
+static const char *dt_console(struct a64_run *r, EFI_SYSTEM_TABLE *st)
+{
+	const struct a64_dt *dt = &r->dt;
+	const struct fdt_facts *x = &dt->facts;
+	if (!dt->found)
+		return "no ACPI SPCR, and no usable DTB (arm64.dt says why)";
+	if (!x->console_found)
+		return "no ACPI SPCR, and the DT names no console (arm64.dt says why)";
+	if (!x->console_pl011)
+		return "no ACPI SPCR, and the DT's console node is not an arm,pl011";
+	if (!x->console_reg_ok)
+		return "no ACPI SPCR, and the DT's console node's reg gives no CPU address";
+	if (!x->console_base || (x->console_base & 0xfffu) || x->console_size < 0x1000u)
+		return "no ACPI SPCR, and the DT's PL011 is not a page-aligned 4 KiB register page";
+	return prove_uart(r, st, x->console_base, true, &dt_words);
+}
+
 void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *systab)
 {
 	EFI_SYSTEM_TABLE *st = systab;
 	con = &r->con;
 	est = st;
 	con->kind = A64_CON_CONOUT;
+	con->source = "uefi_conout";
 	const struct acpi_spcr_info *s = &acpi->spcr;
 	con->spcr_interface = s->interface_type;
 	if (!s->present) {
-		con->reason = "no ACPI SPCR";
+		/* ACPI silent (-machine virt,acpi=off hands over a DTB alone). */
+		con->reason = dt_console(r, st);
 		return;
 	}
 	if (s->interface_type != SPCR_IF_PL011 && s->interface_type != SPCR_IF_SBSA &&
@@ -153,22 +213,7 @@ void a64_console_setup(struct a64_run *r, const struct acpi_info *acpi, void *sy
 		con->reason = "the SPCR's UART is not at a page-aligned memory address";
 		return;
 	}
-	con->gcd = gcd_type(st, s->uart.address);
-	if ((con->reason = mapping_proven(r, s->uart.address)))
-		return;
-	uintptr_t base = (uintptr_t)s->uart.address;
-	/* PrimeCell ids 0x0d 0xf0 0x05 0xb1; PL011 part 0x011 in PeriphID0/1.
-	 * The SBSA generic UART need not have them: trusted on the GCD alone. */
-	uint32_t pcell = id_bytes(base, PL011_PCELLID0);
-	con->periph_id = id_bytes(base, PL011_PERIPHID0);
-	if (s->interface_type == SPCR_IF_PL011 &&
-	    (pcell != 0xb105f00du || (con->periph_id & 0xfffu) != 0x011u)) {
-		con->reason = "the SPCR's PL011 does not read a PL011's identification";
-		return;
-	}
-	con->base = base;
-	con->kind = A64_CON_PL011;
-	con->reason = NULL;
+	con->reason = prove_uart(r, st, s->uart.address, s->interface_type == SPCR_IF_PL011, &spcr_words);
 }
 
 static void pl011_putc(char c)

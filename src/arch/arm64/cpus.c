@@ -6,9 +6,10 @@
  *
  * Why PSCI and not UEFI: AAVMF (edk2 2022.11) installs no
  * EFI_MP_SERVICES_PROTOCOL (the report's mp_services says what was found).
- * CPU_ON is made only when the FADT named a conduit and PSCI said it has
- * CPU_ON (PSCI_FEATURES from 1.0; mandatory in 0.2), for the CPUs the
- * MADT's GICC entries list as enabled.  A started CPU runs only this
+ * CPU_ON is made only when the FADT (or the DT's /psci) named a conduit
+ * and PSCI said it has CPU_ON (PSCI_FEATURES from 1.0; mandatory in 0.2),
+ * for the CPUs the MADT's GICC entries list as enabled (without a MADT:
+ * the DT's cpu nodes with enable-method psci).  A started CPU runs only this
  * file's code and touches only its own slot and the ping-pong's words:
  * never the firmware, whose boot services are not multiprocessor safe.
  *
@@ -170,7 +171,7 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 {
 	struct a64_xcpu *x = &r->xcpu;
 	const struct a64_smccc *s = &r->smccc;
-	conduit = s->boot.conduit;
+	conduit = s->conduit;
 	x->attempted = true;
 	if (!s->psci.known) {
 		x->absent = "no PSCI: CPU_ON cannot be asked for";
@@ -187,8 +188,24 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 	static struct acpi_madt_gicc gicc[64];
 	uint32_t total = 0;
 	uint32_t n = acpi_madt_gicc_list(r->have_madt_raw ? r->madt_raw : NULL, r->madt_len, gicc, 64, &total);
+	x->cpu_list_source = "acpi_madt";
+	if (!n && r->dt.found && r->dt.facts.cpu_count) {
+		/* No MADT (-machine virt,acpi=off): the DT's cpu nodes, as
+		 * Linux's of_parse_and_init_cpus() takes them (reg = MPIDR,
+		 * enable-method psci: fdt.c kept only those).  Enabled, no GIC
+		 * CPU interface named: the GIC's own path (gic.c) is the MADT's
+		 * alone. */
+		const struct fdt_facts *dt = &r->dt.facts;
+		for (uint32_t i = 0; i < dt->cpu_count && i < 64; i++)
+			gicc[n++] = (struct acpi_madt_gicc){.mpidr = dt->cpu_mpidr[i], .flags = ACPI_GICC_ENABLED};
+		total = dt->cpu_total;
+		x->cpu_list_source = "dt";
+	}
 	if (!n) {
-		x->absent = "no GICC entry in the MADT: the CPUs' MPIDRs are unknown";
+		x->cpu_list_source = NULL;
+		x->absent = r->dt.found ? "no GICC entry in the MADT and no PSCI cpu node in the DT: the CPUs' "
+					  "MPIDRs are unknown"
+					: "no GICC entry in the MADT: the CPUs' MPIDRs are unknown";
 		return;
 	}
 	clean_to_poc(a64_ap_entry, 128);

@@ -1,8 +1,9 @@
 /* The arm64 probe's entry under UEFI (AAVMF, or any arm64 firmware): the
  * run as a list of steps, in the order the x86 run's stages have
  * (docs/architecture.md, "The run" and "src/arch/arm64"): identify the CPU,
- * read the ACPI tables through a guarded map, take the console the SPCR
- * names, ask the firmware's PSCI/SMCCC what it offers, measure the counter
+ * read the ACPI tables through a guarded map (and the DTB, where ACPI is
+ * off), take the console the SPCR (or the DT) names, ask the firmware's
+ * PSCI/SMCCC what it offers, measure the counter
  * reads and the counter's rate, start the other CPUs, judge, report, power
  * off.  Every step records what stopped it and the run goes on: a report
  * always comes out. */
@@ -127,6 +128,53 @@ static void read_acpi(EFI_SYSTEM_TABLE *st)
 	acpi_gtdt_decode(run.have_gtdt_raw ? run.gtdt_raw : NULL, run.gtdt_len, &run.gtdt);
 }
 
+/* The devicetree (EFI_DTB_TABLE_GUID, edk2's EmbeddedPkg): AAVMF installs
+ * it when ACPI is off (-machine virt,acpi=off), and then it is the only
+ * word on the console, the PSCI conduit and the CPUs.  Read as the ACPI
+ * tables are, only where the memory map says RAM: the header first, then
+ * its whole totalsize (capped) before src/decode/fdt.c walks it. */
+static uint32_t be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void read_dt(EFI_SYSTEM_TABLE *st)
+{
+	static EFI_GUID dtb = {0xb1b621d5, 0xf19c, 0x41a5, {0x83, 0x0b, 0xd9, 0x15, 0x2c, 0x69, 0xaa, 0xe0}};
+	struct a64_dt *d = &run.dt;
+	for (UINTN i = 0; i < st->NumberOfTableEntries; i++)
+		if (!CompareGuid(&st->ConfigurationTable[i].VendorGuid, &dtb))
+			d->address = (uint64_t)(uintptr_t)st->ConfigurationTable[i].VendorTable;
+	if (!d->address) {
+		d->absent = "no DTB in the UEFI configuration tables";
+		return;
+	}
+	if (!a64_ram_covers(d->address, 40)) {
+		d->absent = "the DTB's header is not in RAM the UEFI memory map lists";
+		return;
+	}
+	const uint8_t *h = (const uint8_t *)(uintptr_t)d->address;
+	d->totalsize = be32_at(h + 4);
+	if (d->totalsize > A64_DTB_CAP) {
+		d->absent = "the DTB's totalsize is over the probe's 2 MiB cap";
+		return;
+	}
+	if (!a64_ram_covers(d->address, d->totalsize ? d->totalsize : 1)) {
+		d->absent = "the DTB's totalsize runs past RAM the UEFI memory map lists";
+		return;
+	}
+	fdt_facts_decode(h, d->totalsize, &d->facts);
+	if (d->facts.error != FDT_OK) {
+		struct strbuf sb;
+		sb_init(&sb, d->absent_buf, sizeof d->absent_buf);
+		sb_str(&sb, "the DTB is malformed: ");
+		sb_str(&sb, fdt_error_name(d->facts.error));
+		d->absent = d->absent_buf;
+		return;
+	}
+	d->found = true;
+}
+
 /* UEFI's MP services (PI EFI_MP_SERVICES_PROTOCOL): AAVMF builds before
  * edk2's ArmPsciMpServicesDxe do not install it; recorded, since the
  * other CPUs are started through PSCI either way (cpus.c). */
@@ -190,7 +238,13 @@ static void judge(void)
 			per_cpu[n++] = run.cpus[i].cntfrq;
 			in.errata |= arm64_errata_from_midr(run.cpus[i].midr);
 		}
-	arm64_cntfrq_judge(per_cpu, n, 0, run.rate.measured ? run.rate.hz : 0, run.rate.uncertainty_ppm,
+	/* The DT's timer node: a clock-frequency Linux takes over CNTFRQ_EL0,
+	 * and the errata properties it matches (fdt.c asked the errata table). */
+	uint64_t dt_hz = run.dt.found && run.dt.facts.clock_frequency_present ? run.dt.facts.clock_frequency : 0;
+	if (run.dt.found)
+		in.errata |= run.dt.facts.errata;
+	in.dt_clock_frequency = dt_hz;
+	arm64_cntfrq_judge(per_cpu, n, dt_hz, run.rate.measured ? run.rate.hz : 0, run.rate.uncertainty_ppm,
 			   &run.cntfrq_check);
 	if (run.gtdt.present)
 		in.errata |= arm64_errata_from_acpi_oem(run.gtdt.oem_id, run.gtdt.oem_table_id,
@@ -226,12 +280,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 
 	memmap_load(st);
 	read_acpi(st);
+	read_dt(st);
 	a64_console_setup(&run, &acpi, st);
 	a64_puts("\r\nclockprobe (arm64): console up\r\n");
 	read_time(st);
 	check_mp_services(st);
 
 	a64_puts("clockprobe: firmware services (PSCI, SMCCC)\r\n");
+	a64_smccc_conduit(&run);
 	a64_smccc_discover(&run);
 	a64_puts("clockprobe: counter read costs\r\n");
 	a64_measure_costs(&run);

@@ -83,7 +83,10 @@ static void json_read(struct json *j, const struct a64_cost *c, const struct a64
 static void json_smccc(struct json *j, const struct a64_smccc *s)
 {
 	json_object_begin(j, "smccc");
-	json_string(j, "conduit", acpi_arm_conduit_name(s->boot.conduit));
+	/* The conduit the calls went through, and who named it (the FADT, or
+	 * the DT's /psci where the FADT is silent). */
+	json_string(j, "conduit", acpi_arm_conduit_name(s->conduit));
+	json_string(j, "conduit_source", s->conduit_source);
 	if (s->psci.known) {
 		json_u64(j, "psci_major", s->psci.major);
 		json_u64(j, "psci_minor", s->psci.minor);
@@ -279,6 +282,56 @@ static void json_vtimer(struct json *j, const struct a64_run *r)
 	json_object_end(j);
 }
 
+/* The DTB as read (efi_main.c read_dt) and what src/decode/fdt.c found in
+ * it; absent says why none was read (ACPI boots have none). */
+static void json_dt(struct json *j, const struct a64_dt *d)
+{
+	const struct fdt_facts *x = &d->facts;
+	json_object_begin(j, "dt");
+	json_bool(j, "found", d->found);
+	json_string(j, "absent", d->found ? NULL : d->absent);
+	if (d->address)
+		hex_json(j, "address", d->address);
+	else
+		json_null(j, "address");
+	if (d->totalsize)
+		json_u64(j, "totalsize_bytes", d->totalsize);
+	else
+		json_null(j, "totalsize_bytes");
+	if (!d->found) {
+		json_object_end(j);
+		return;
+	}
+	json_u64(j, "version", x->version);
+	json_u64(j, "nodes", x->nodes);
+	json_string(j, "stdout_path", x->stdout_path_present ? x->stdout_path : NULL);
+	json_string(j, "console_node", x->console_found ? x->console_node : NULL);
+	json_string(j, "console_from", x->console_from);
+	json_string(j, "console_reason", x->console_found ? x->console_reg_reason : x->console_reason);
+	if (x->console_found && x->console_reg_ok)
+		hex_json(j, "console_base", x->console_base);
+	else
+		json_null(j, "console_base");
+	json_bool(j, "psci", x->psci_found);
+	json_string(j, "psci_compatible", x->psci_found ? x->psci_compatible : NULL);
+	json_string(j, "psci_method", x->psci_method ? fdt_psci_method_name(x->psci_method) : NULL);
+	json_string(j, "psci_reason", x->psci_reason);
+	json_string(j, "timer_node", x->timer_found ? x->timer_node : NULL);
+	json_string(j, "timer_compatible", x->timer_compatible);
+	if (x->clock_frequency_present)
+		json_u64(j, "timer_clock_frequency_hz", x->clock_frequency);
+	else
+		json_null(j, "timer_clock_frequency_hz");
+	json_array_begin(j, "timer_errata");
+	for (uint32_t i = 0; i < x->errata_count && i < FDT_MAX_ERRATA; i++)
+		json_string(j, NULL, x->errata_props[i]);
+	json_array_end(j);
+	json_u64(j, "cpu_nodes", x->cpu_total);
+	json_u64(j, "psci_cpus", x->cpu_count);
+	json_string(j, "cpus_reason", x->cpus_reason);
+	json_object_end(j);
+}
+
 static void json_arm64(struct json *j, const struct a64_run *r)
 {
 	json_object_begin(j, "arm64");
@@ -350,6 +403,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 		hex_json(j, "base", r->con.base);
 	else
 		json_null(j, "base");
+	json_string(j, "source", r->con.source);
 	json_u64(j, "spcr_interface", r->con.spcr_interface);
 	json_string(j, "reason", r->con.reason);
 	json_string(j, "gcd_type", r->con.gcd);
@@ -384,6 +438,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 		json_base64(j, "madt_raw", r->madt_raw, r->madt_len);
 	json_object_end(j);
 
+	json_dt(j, &r->dt);
 	json_smccc(j, &r->smccc);
 	json_bool(j, "mp_services", r->mp_services);
 
@@ -424,6 +479,7 @@ static void json_arm64(struct json *j, const struct a64_run *r)
 	json_bool(j, "measured", x->attempted && !x->absent);
 	json_string(j, "absent", x->absent);
 	json_u64(j, "listed", x->listed);
+	json_string(j, "cpu_list_source", x->cpu_list_source);
 	json_u64(j, "cpus", x->cpus);
 	json_u64(j, "rounds", x->rounds);
 	json_u64(j, "backwards", x->backwards);
@@ -584,10 +640,32 @@ void a64_summary(struct a64_run *r)
 	if (r->con.kind == A64_CON_PL011) {
 		sb_str(&sb, " at ");
 		sb_hex0x(&sb, r->con.base);
-		sb_str(&sb, " (ACPI SPCR)");
+		sb_str(&sb, r->con.source && r->con.source[0] == 'd' ? " (DT " : " (ACPI SPCR)");
+		if (r->con.source && r->con.source[0] == 'd') {
+			sb_str(&sb, r->dt.facts.console_node);
+			sb_str(&sb, ")");
+		}
 	} else if (r->con.reason) {
 		sb_str(&sb, ": ");
 		sb_str(&sb, r->con.reason);
+	}
+	line(&sb);
+	sb_str(&sb, "DT       ");
+	if (r->dt.found) {
+		sb_str(&sb, "at ");
+		sb_hex0x(&sb, r->dt.address);
+		sb_str(&sb, ", ");
+		sb_u64(&sb, r->dt.facts.nodes);
+		sb_str(&sb, " nodes, PSCI ");
+		sb_str(&sb, fdt_psci_method_name(r->dt.facts.psci_method));
+		sb_str(&sb, ", timer clock-frequency ");
+		if (r->dt.facts.clock_frequency_present)
+			sb_u64(&sb, r->dt.facts.clock_frequency);
+		else
+			sb_str(&sb, "none");
+	} else {
+		sb_str(&sb, "none: ");
+		sb_str(&sb, r->dt.absent);
 	}
 	line(&sb);
 	sb_str(&sb, "CNTFRQ   ");
@@ -624,7 +702,8 @@ void a64_summary(struct a64_run *r)
 		sb_str(&sb, ".");
 		sb_u64(&sb, r->smccc.psci.minor);
 		sb_str(&sb, " via ");
-		sb_str(&sb, acpi_arm_conduit_name(r->smccc.boot.conduit));
+		sb_str(&sb, acpi_arm_conduit_name(r->smccc.conduit));
+		sb_str(&sb, r->smccc.conduit_source && r->smccc.conduit_source[0] == 'd' ? " (DT /psci)" : "");
 	} else {
 		sb_str(&sb, "none");
 	}

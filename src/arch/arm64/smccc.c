@@ -3,7 +3,8 @@
  * drivers/firmware/smccc/kvm_guest.c and arch/arm64/kernel/paravirt.c; the
  * facts in docs/architecture.md, "src/arch/arm64"): each call is made only
  * once the one before it proved it exists, through the conduit the FADT
- * names.  A function an implementation does not know answers
+ * names (or, where the FADT names none, as under -machine virt,acpi=off,
+ * the DT's /psci node: Linux's psci_dt_init() reads the same).  A function an implementation does not know answers
  * NOT_SUPPORTED (-1) only inside an SMCCC it implements: QEMU's TCG PSCI,
  * for one, answers PSCI ids alone and turns any other HVC into an
  * undefined instruction, which UEFI halts on.  The answers are decoded by
@@ -16,7 +17,32 @@
 
 struct a64_smccc_res a64_smccc_call(const struct a64_smccc *s, uint32_t fn, uint64_t a1)
 {
-	return s->boot.conduit == ACPI_ARM_CONDUIT_HVC ? a64_hvc(fn, a1, 0, 0) : a64_smc(fn, a1, 0, 0);
+	return s->conduit == ACPI_ARM_CONDUIT_HVC ? a64_hvc(fn, a1, 0, 0) : a64_smc(fn, a1, 0, 0);
+}
+
+void a64_smccc_conduit(struct a64_run *r)
+{
+	struct a64_smccc *s = &r->smccc;
+	const struct fdt_facts *dt = &r->dt.facts;
+	if (s->boot.conduit != ACPI_ARM_CONDUIT_NONE) {
+		s->conduit = s->boot.conduit;
+		s->conduit_source = "acpi_fadt";
+		return;
+	}
+	/* The DT's method is taken only for PSCI 0.2 and later: PSCI 0.1 has
+	 * no PSCI_VERSION, the probe's first call (fdt.c says so in
+	 * psci_reason). */
+	if (r->dt.found && dt->psci_found && !dt->psci_reason) {
+		s->conduit = dt->psci_method == FDT_PSCI_HVC ? ACPI_ARM_CONDUIT_HVC : ACPI_ARM_CONDUIT_SMC;
+		s->conduit_source = "dt";
+		return;
+	}
+	s->conduit = ACPI_ARM_CONDUIT_NONE;
+	/* The FADT's word where it spoke, else the DT's. */
+	if (!s->boot.present && r->dt.found)
+		s->conduit_reason = dt->psci_reason ? dt->psci_reason : "no PSCI conduit in the DT";
+	else
+		s->conduit_reason = s->boot.reason;
 }
 
 static uint32_t call(const struct a64_smccc *s, uint32_t fn, uint64_t a1)
@@ -29,8 +55,8 @@ void a64_smccc_discover(struct a64_run *r)
 	struct a64_smccc *s = &r->smccc;
 	s->features_smccc_version = 1;
 	s->features_cpu_on = 1;
-	if (s->boot.conduit == ACPI_ARM_CONDUIT_NONE) {
-		s->stopped = s->boot.reason ? s->boot.reason : "no PSCI conduit";
+	if (s->conduit == ACPI_ARM_CONDUIT_NONE) {
+		s->stopped = s->conduit_reason ? s->conduit_reason : "no PSCI conduit";
 		return;
 	}
 	s->psci_called = true;
