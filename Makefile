@@ -197,7 +197,7 @@ test:
 # campaign figures are in docs/hostile-machine.md; seeds (crash regressions
 # among them) in tests/fixtures/fuzz/<target>/.
 FUZZ_TARGETS := acpi settings settings_cut cpuid json aml fdt
-FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -Itests/fuzz -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -Iinclude -I$(ARCH_DIR)/include -Itests/fuzz -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
