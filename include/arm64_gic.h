@@ -78,6 +78,11 @@ struct gic_redist {
  * a frame cap. */
 void gic_redist_find(uint64_t base, uint64_t length, uint64_t mpidr, gic_read32_fn read, void *ctx,
 		     struct gic_redist *out);
+/* The same walk with the firmware's stride between redistributors (the
+ * devicetree's redistributor-stride, for frames padded apart); stride 0:
+ * each frame's own, from GICR_TYPER.VLPIS. */
+void gic_redist_find_stride(uint64_t base, uint64_t length, uint64_t stride, uint64_t mpidr, gic_read32_fn read,
+			    void *ctx, struct gic_redist *out);
 
 /* The INTID an acknowledge read gave (GICC_IAR[9:0]: [12:10] is an SGI's
  * source CPU; ICC_IAR1_EL1[23:0]), and whether it is a special one

@@ -41,10 +41,22 @@ uint64_t gic_redist_stride(uint64_t typer)
 void gic_redist_find(uint64_t base, uint64_t length, uint64_t mpidr, gic_read32_fn read, void *ctx,
 		     struct gic_redist *out)
 {
+	gic_redist_find_stride(base, length, 0, mpidr, read, ctx, out);
+}
+
+void gic_redist_find_stride(uint64_t base, uint64_t length, uint64_t stride, uint64_t mpidr, gic_read32_fn read,
+			    void *ctx, struct gic_redist *out)
+{
 	*out = (struct gic_redist){.reason = "no redistributor in the range has the CPU's affinity"};
 	uint32_t want = gic_affinity_of_mpidr(mpidr);
 	if (!base || length < 2u * GICR_FRAME || base + length < base) {
 		out->reason = "the GICR range is empty, too short for one redistributor, or wraps";
+		return;
+	}
+	/* A stated stride shorter than RD_base and SGI frames would put one
+	 * redistributor's registers inside the next's. */
+	if (stride && (stride < 2u * GICR_FRAME || stride % GICR_FRAME)) {
+		out->reason = "the redistributor stride is not a whole number of 64 KiB frames, two or more";
 		return;
 	}
 	uint64_t off = 0;
@@ -76,7 +88,7 @@ void gic_redist_find(uint64_t base, uint64_t length, uint64_t mpidr, gic_read32_
 		}
 		if (typer & GICR_TYPER_LAST)
 			return;
-		off += gic_redist_stride(typer);
+		off += stride ? stride : gic_redist_stride(typer);
 	}
 }
 

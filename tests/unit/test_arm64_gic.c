@@ -203,6 +203,34 @@ TEST(redistributor_walk_stops_where_it_must)
 	CHECK_EQ_U64(r.frames, 2);
 }
 
+TEST(redistributor_stride_from_the_firmware)
+{
+	/* Redistributors padded 512 KiB apart (a devicetree's
+	 * redistributor-stride): TYPER's own stride would land between them. */
+	struct fake_gicr f = {.ncpu = 4, .stride = 0x80000, .limit = FAKE_BASE + 0x200000, .pidr2 = 0x3b};
+	struct gic_redist r;
+	gic_redist_find(FAKE_BASE, 0x200000, 2, fake_read, &f, &r);
+	CHECK(!r.found);
+	CHECK_STR(r.reason, "a frame in the GICR range does not read GICv3/4's GICR_PIDR2 ArchRev");
+	gic_redist_find_stride(FAKE_BASE, 0x200000, 0x80000, 2, fake_read, &f, &r);
+	CHECK(r.found);
+	CHECK_EQ_U64(r.rd_base, FAKE_BASE + 2 * 0x80000);
+	CHECK_EQ_U64(r.frames, 3);
+	/* Stride 0 is TYPER's, as gic_redist_find. */
+	f = (struct fake_gicr){.ncpu = 4, .stride = 0x20000, .limit = FAKE_BASE + 0xf60000, .pidr2 = 0x3b};
+	gic_redist_find_stride(FAKE_BASE, 0xf60000, 0, 3, fake_read, &f, &r);
+	CHECK(r.found);
+	CHECK_EQ_U64(r.rd_base, FAKE_BASE + 3 * 0x20000);
+	/* Shorter than a redistributor, or not whole frames: nothing read. */
+	f.reads = 0;
+	gic_redist_find_stride(FAKE_BASE, 0xf60000, 0x10000, 0, fake_read, &f, &r);
+	CHECK(!r.found);
+	CHECK_STR(r.reason, "the redistributor stride is not a whole number of 64 KiB frames, two or more");
+	gic_redist_find_stride(FAKE_BASE, 0xf60000, 0x28000, 0, fake_read, &f, &r);
+	CHECK(!r.found);
+	CHECK_EQ_U64(f.reads, 0);
+}
+
 TEST(acknowledge_and_priority_decoding)
 {
 	/* GICv2 GICC_IAR: an SGI's source CPU in [12:10] is not its INTID. */
