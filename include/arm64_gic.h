@@ -53,6 +53,11 @@ unsigned gic_pidr2_arch_rev(uint32_t pidr2);
  * named reason (not a GIC ArchRev, the two disagree, GICv1). */
 const char *gic_version_check(uint8_t madt_version, unsigned arch_rev, unsigned *version);
 
+/* The same from the devicetree's compatible (fdt.c's gic_version: 2 for
+ * the GICv1/v2 family, 3 for arm,gic-v3, which GICv4 also carries) and
+ * PIDR2's ArchRev: *version 2 or 3 and NULL, or why not. */
+const char *gic_dt_version_check(unsigned dt_version, unsigned arch_rev, unsigned *version);
+
 /* MPIDR_EL1's Aff3.Aff2.Aff1.Aff0 packed as GICR_TYPER[63:32] holds it. */
 uint32_t gic_affinity_of_mpidr(uint64_t mpidr);
 

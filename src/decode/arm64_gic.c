@@ -28,6 +28,20 @@ const char *gic_version_check(uint8_t madt_version, unsigned arch_rev, unsigned 
 	return NULL;
 }
 
+const char *gic_dt_version_check(unsigned dt_version, unsigned arch_rev, unsigned *version)
+{
+	const char *why = gic_version_check(0, arch_rev, version);
+	if (why)
+		return why;
+	/* arm,gic-v3 covers GICv3 and v4 (both driven as 3); the GICv2
+	 * compatibles cover v1 too, which gic_version_check refused above. */
+	if (*version != (dt_version == 3 ? 3u : 2u)) {
+		*version = 0;
+		return "the devicetree's GIC compatible and the distributor's PIDR2 ArchRev disagree";
+	}
+	return NULL;
+}
+
 uint32_t gic_affinity_of_mpidr(uint64_t mpidr)
 {
 	return (uint32_t)((mpidr >> 32 & 0xffu) << 24 | (mpidr & 0xffffffu));

@@ -101,6 +101,28 @@ TEST(version_from_madt_and_pidr2)
 	CHECK(gic_version_check(1, 1, &v) != NULL); /* GICv1 refused */
 }
 
+TEST(version_from_devicetree_and_pidr2)
+{
+	unsigned v = 9;
+	CHECK(gic_dt_version_check(2, 2, &v) == NULL);
+	CHECK_EQ_U64(v, 2);
+	CHECK(gic_dt_version_check(3, 3, &v) == NULL);
+	CHECK_EQ_U64(v, 3);
+	/* arm,gic-v3 is GICv4's compatible too. */
+	CHECK(gic_dt_version_check(3, 4, &v) == NULL);
+	CHECK_EQ_U64(v, 3);
+	CHECK_STR(gic_dt_version_check(2, 3, &v),
+		  "the devicetree's GIC compatible and the distributor's PIDR2 ArchRev disagree");
+	CHECK_EQ_U64(v, 0);
+	CHECK_STR(gic_dt_version_check(3, 2, &v),
+		  "the devicetree's GIC compatible and the distributor's PIDR2 ArchRev disagree");
+	/* A GICv1 behind a GICv2 compatible (arm,pl390), or no GIC at all. */
+	CHECK(gic_dt_version_check(2, 1, &v) != NULL);
+	CHECK_EQ_U64(v, 0);
+	CHECK(gic_dt_version_check(2, 0, &v) != NULL);
+	CHECK(gic_dt_version_check(3, 5, &v) != NULL);
+}
+
 TEST(affinity_packed_as_gicr_typer)
 {
 	/* Recorded: the probe's GICv3 boot found CPU 0x80000001's
