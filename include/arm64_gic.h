@@ -53,6 +53,11 @@ unsigned gic_pidr2_arch_rev(uint32_t pidr2);
  * named reason (not a GIC ArchRev, the two disagree, GICv1). */
 const char *gic_version_check(uint8_t madt_version, unsigned arch_rev, unsigned *version);
 
+/* The same from the devicetree's compatible (fdt.c's gic_version: 2 for
+ * the GICv1/v2 family, 3 for arm,gic-v3, which GICv4 also carries) and
+ * PIDR2's ArchRev: *version 2 or 3 and NULL, or why not. */
+const char *gic_dt_version_check(unsigned dt_version, unsigned arch_rev, unsigned *version);
+
 /* MPIDR_EL1's Aff3.Aff2.Aff1.Aff0 packed as GICR_TYPER[63:32] holds it. */
 uint32_t gic_affinity_of_mpidr(uint64_t mpidr);
 
@@ -78,6 +83,11 @@ struct gic_redist {
  * a frame cap. */
 void gic_redist_find(uint64_t base, uint64_t length, uint64_t mpidr, gic_read32_fn read, void *ctx,
 		     struct gic_redist *out);
+/* The same walk with the firmware's stride between redistributors (the
+ * devicetree's redistributor-stride, for frames padded apart); stride 0:
+ * each frame's own, from GICR_TYPER.VLPIS. */
+void gic_redist_find_stride(uint64_t base, uint64_t length, uint64_t stride, uint64_t mpidr, gic_read32_fn read,
+			    void *ctx, struct gic_redist *out);
 
 /* The INTID an acknowledge read gave (GICC_IAR[9:0]: [12:10] is an SGI's
  * source CPU; ICC_IAR1_EL1[23:0]), and whether it is a special one

@@ -136,6 +136,9 @@ enum fdt_error fdt_reg(const struct fdt *f, uint32_t node, uint32_t index, uint6
 #define FDT_PATH_LEN 96
 #define FDT_MAX_ERRATA 8
 #define FDT_MAX_CPUS 64
+/* Redistributor regions kept (a GICv3 node may list more; a probe needs
+ * the one its CPU is in, and QEMU's virt has one or two). */
+#define FDT_MAX_GICR 8
 
 enum fdt_psci_method { FDT_PSCI_NONE, FDT_PSCI_HVC, FDT_PSCI_SMC };
 
@@ -178,6 +181,33 @@ struct fdt_facts {
 	uint32_t cpu_count;		/* stored: enabled, enable-method psci, reg decoded */
 	uint64_t cpu_mpidr[FDT_MAX_CPUS];
 	const char *cpus_reason;	/* why none stored; NULL when some were */
+
+	/* The GIC, for the probe's interrupt measurement where no MADT names
+	 * it (Documentation/devicetree/bindings/interrupt-controller/
+	 * arm,gic.yaml and arm,gic-v3.yaml): the first node with
+	 * interrupt-controller and a GIC compatible.  Addresses only: the
+	 * probe proves them (mapping, ID registers) before it touches one. */
+	bool gic_found;
+	char gic_node[FDT_PATH_LEN];
+	const char *gic_compatible;	/* the compatible it was found by */
+	unsigned gic_version;		/* 2 (GICv1/v2 layout) or 3 (arm,gic-v3: v3 and v4) */
+	bool gic_ok;			/* every address below decoded */
+	const char *gic_reason;		/* why not; NULL when gic_ok */
+	uint64_t gicd_base, gicd_size;	/* reg[0] */
+	uint64_t gicc_base, gicc_size;	/* GICv2: reg[1], the CPU interface (banked per CPU) */
+	uint32_t gicr_count;		/* GICv3: #redistributor-regions (default 1), reg[1..] */
+	struct {
+		uint64_t base, size;
+	} gicr[FDT_MAX_GICR];
+	uint64_t gicr_stride;		/* redistributor-stride; 0 when absent (frames by GICR_TYPER) */
+
+	/* The EL1 virtual timer's interrupt: the timer node's third
+	 * `interrupts` specifier (secure phys, non-secure phys, virtual,
+	 * hyp), <type number flags> in the GIC's three cells; type 1 is a
+	 * PPI, INTID = number + 16. */
+	bool vtimer_intid_ok;
+	uint32_t vtimer_intid;
+	const char *vtimer_intid_reason;	/* why not; NULL when ok */
 };
 /* The facts of the tree in buf[0..len); nothing past len is read. */
 void fdt_facts_decode(const void *buf, size_t len, struct fdt_facts *out);

@@ -28,6 +28,20 @@ const char *gic_version_check(uint8_t madt_version, unsigned arch_rev, unsigned 
 	return NULL;
 }
 
+const char *gic_dt_version_check(unsigned dt_version, unsigned arch_rev, unsigned *version)
+{
+	const char *why = gic_version_check(0, arch_rev, version);
+	if (why)
+		return why;
+	/* arm,gic-v3 covers GICv3 and v4 (both driven as 3); the GICv2
+	 * compatibles cover v1 too, which gic_version_check refused above. */
+	if (*version != (dt_version == 3 ? 3u : 2u)) {
+		*version = 0;
+		return "the devicetree's GIC compatible and the distributor's PIDR2 ArchRev disagree";
+	}
+	return NULL;
+}
+
 uint32_t gic_affinity_of_mpidr(uint64_t mpidr)
 {
 	return (uint32_t)((mpidr >> 32 & 0xffu) << 24 | (mpidr & 0xffffffu));
@@ -41,10 +55,22 @@ uint64_t gic_redist_stride(uint64_t typer)
 void gic_redist_find(uint64_t base, uint64_t length, uint64_t mpidr, gic_read32_fn read, void *ctx,
 		     struct gic_redist *out)
 {
+	gic_redist_find_stride(base, length, 0, mpidr, read, ctx, out);
+}
+
+void gic_redist_find_stride(uint64_t base, uint64_t length, uint64_t stride, uint64_t mpidr, gic_read32_fn read,
+			    void *ctx, struct gic_redist *out)
+{
 	*out = (struct gic_redist){.reason = "no redistributor in the range has the CPU's affinity"};
 	uint32_t want = gic_affinity_of_mpidr(mpidr);
 	if (!base || length < 2u * GICR_FRAME || base + length < base) {
 		out->reason = "the GICR range is empty, too short for one redistributor, or wraps";
+		return;
+	}
+	/* A stated stride shorter than RD_base and SGI frames would put one
+	 * redistributor's registers inside the next's. */
+	if (stride && (stride < 2u * GICR_FRAME || stride % GICR_FRAME)) {
+		out->reason = "the redistributor stride is not a whole number of 64 KiB frames, two or more";
 		return;
 	}
 	uint64_t off = 0;
@@ -76,7 +102,7 @@ void gic_redist_find(uint64_t base, uint64_t length, uint64_t mpidr, gic_read32_
 		}
 		if (typer & GICR_TYPER_LAST)
 			return;
-		off += gic_redist_stride(typer);
+		off += stride ? stride : gic_redist_stride(typer);
 	}
 }
 

@@ -706,6 +706,202 @@ static void cpu_facts(const struct fdt *f, struct fdt_facts *out)
 		out->cpus_reason = why ? why : "no cpu node under /cpus";
 }
 
+/* The GIC compatibles Linux's irq-gic.c and irq-gic-v3.c match; the
+ * GICv1/v2 ones share the distributor and CPU interface layout, and which
+ * of the two it is the probe reads from GICD_PIDR2, as under ACPI. */
+static const struct {
+	const char *compat;
+	unsigned version;
+} gic_compats[] = {
+	{"arm,gic-v3", 3},	   {"arm,gic-400", 2},	      {"arm,cortex-a15-gic", 2},
+	{"arm,cortex-a9-gic", 2},  {"arm,cortex-a7-gic", 2},  {"arm,arm11mp-gic", 2},
+	{"arm,arm1176jzf-devchip-gic", 2}, {"arm,pl390", 2},  {"qcom,msm-8660-qgic", 2},
+	{"qcom,msm-qgic2", 2},
+};
+
+/* The GIC node: the first, in tree order, that is an interrupt
+ * controller with one of the compatibles above. */
+static bool gic_node_find(const struct fdt *f, uint32_t *node, unsigned *version, const char **compat)
+{
+	struct fdt_cursor c;
+	struct fdt_step s;
+	fdt_cursor_init(&c, f);
+	while (fdt_next(&c, &s) == FDT_OK && s.tok != FDT_TOK_END) {
+		if (s.tok != FDT_TOK_BEGIN || !fdt_has_prop(f, s.node, "interrupt-controller"))
+			continue;
+		for (size_t i = 0; i < sizeof gic_compats / sizeof gic_compats[0]; i++)
+			if (fdt_is_compatible(f, s.node, gic_compats[i].compat)) {
+				*node = s.node;
+				*version = gic_compats[i].version;
+				*compat = gic_compats[i].compat;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* The GIC node's handle (FDT_NONE when none), for the timer's interrupt. */
+static uint32_t gic_facts(const struct fdt *f, struct fdt_facts *out)
+{
+	uint32_t node;
+	if (!gic_node_find(f, &node, &out->gic_version, &out->gic_compatible)) {
+		out->gic_reason = "no interrupt-controller node with a GIC compatible";
+		return FDT_NONE;
+	}
+	out->gic_found = true;
+	fdt_node_path(f, node, out->gic_node, sizeof out->gic_node);
+	const char *status = NULL;
+	if (fdt_prop_string(f, node, "status", &status) == FDT_OK && !str_equal(status, "okay") &&
+	    !str_equal(status, "ok")) {
+		out->gic_reason = "the GIC node is disabled (status)";
+		return node;
+	}
+	if ((out->gic_reason = reg_is_cpu_address(f, node)))
+		return node;
+	/* The binding's reg: GICv2 <GICD GICC ...> (GICH, GICV may follow);
+	 * GICv3 <GICD GICR-region... > (GICC, GICH, GICV may follow). */
+	uint64_t base, size;
+	enum fdt_error e = fdt_reg(f, node, 0, &out->gicd_base, &out->gicd_size);
+	if (e) {
+		out->gic_reason = e == FDT_E_NOT_FOUND ? "the GIC node has no reg"
+				: e == FDT_E_CELLS ? "the GIC's parent has #address-cells/#size-cells this reader does not decode"
+						   : "the GIC node's reg does not decode (not whole entries of the parent's cells)";
+		return node;
+	}
+	if (out->gic_version == 2) {
+		if (fdt_reg(f, node, 1, &out->gicc_base, &out->gicc_size)) {
+			out->gic_reason = "the GICv2 node's reg has no second entry (the CPU interface)";
+			return node;
+		}
+	} else {
+		uint32_t regions = 1;
+		e = fdt_prop_u32(f, node, "#redistributor-regions", &regions);
+		if ((e && e != FDT_E_NOT_FOUND) || !regions) {
+			out->gic_reason = "#redistributor-regions is not a non-zero cell";
+			return node;
+		}
+		for (uint32_t i = 0; i < regions; i++) {
+			if (fdt_reg(f, node, 1 + i, &base, &size)) {
+				out->gic_reason = "the GICv3 node's reg has fewer redistributor regions than "
+						  "#redistributor-regions";
+				return node;
+			}
+			/* Kept: the first FDT_MAX_GICR; the rest are still proven present. */
+			if (out->gicr_count < FDT_MAX_GICR) {
+				out->gicr[out->gicr_count].base = base;
+				out->gicr[out->gicr_count].size = size;
+				out->gicr_count++;
+			}
+		}
+		const uint8_t *v;
+		uint32_t n;
+		if (fdt_prop(f, node, "redistributor-stride", &v, &n) == FDT_OK) {
+			/* The binding's uint64, a multiple of 64 KiB (Linux reads it
+			 * with of_property_read_u64). */
+			uint64_t st = n == 8 ? (uint64_t)be32(v) << 32 | be32(v + 4) : 0;
+			if (!st || st % 0x10000u) {
+				out->gic_reason = "redistributor-stride is not a non-zero 64-bit multiple of 64 KiB";
+				return node;
+			}
+			out->gicr_stride = st;
+		}
+	}
+	if (!out->gicd_base || out->gicd_base + out->gicd_size < out->gicd_base) {
+		out->gic_reason = "the GIC's distributor address is 0 or its range wraps";
+		return node;
+	}
+	out->gic_ok = true;
+	return node;
+}
+
+/* The node with this phandle (phandle, or the older linux,phandle). */
+static bool phandle_node(const struct fdt *f, uint32_t ph, uint32_t *node)
+{
+	struct fdt_cursor c;
+	struct fdt_step s;
+	fdt_cursor_init(&c, f);
+	/* 0 and ~0 are no phandle (the specification reserves them). */
+	if (!ph || ph == 0xffffffffu)
+		return false;
+	while (fdt_next(&c, &s) == FDT_OK && s.tok != FDT_TOK_END)
+		if (s.tok == FDT_TOK_PROP && s.len == 4 && be32(s.value) == ph &&
+		    (str_equal(s.name, "phandle") || str_equal(s.name, "linux,phandle"))) {
+			*node = s.node;
+			return true;
+		}
+	return false;
+}
+
+/* The node's interrupt parent as Linux's of_irq_find_parent() finds it:
+ * interrupt-parent's phandle, else the tree parent, until a node with
+ * #interrupt-cells.  Bounded: a hostile tree may loop its phandles. */
+static bool interrupt_parent(const struct fdt *f, uint32_t node, uint32_t *out)
+{
+	uint32_t cur = node;
+	for (uint32_t step = 0; step < 2u * FDT_MAX_DEPTH; step++) {
+		uint32_t ph, next;
+		if (fdt_prop_u32(f, cur, "interrupt-parent", &ph) == FDT_OK) {
+			if (!phandle_node(f, ph, &next))
+				return false;
+		} else if (fdt_parent(f, cur, &next) != FDT_OK || next == FDT_NONE) {
+			return false;
+		}
+		cur = next;
+		if (fdt_has_prop(f, cur, "#interrupt-cells")) {
+			*out = cur;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The timer node's virtual interrupt (bindings/timer/arm,arch_timer.yaml:
+ * the third specifier), as an INTID the GIC found above delivers. */
+static void vtimer_intid_facts(const struct fdt *f, uint32_t gic, struct fdt_facts *out)
+{
+	uint32_t timer, parent, cells;
+	if (!out->timer_found || (fdt_find_compatible(f, FDT_NONE, "arm,armv8-timer", &timer) != FDT_OK &&
+				  fdt_find_compatible(f, FDT_NONE, "arm,armv7-timer", &timer) != FDT_OK)) {
+		out->vtimer_intid_reason = "no timer node";
+		return;
+	}
+	if (gic == FDT_NONE) {
+		out->vtimer_intid_reason = "no GIC node: the timer's interrupts cannot be read";
+		return;
+	}
+	if (!interrupt_parent(f, timer, &parent) || parent != gic) {
+		out->vtimer_intid_reason = "the timer's interrupt parent is not the GIC node";
+		return;
+	}
+	if (fdt_prop_u32(f, gic, "#interrupt-cells", &cells) != FDT_OK || cells != 3) {
+		out->vtimer_intid_reason = "the GIC's #interrupt-cells is not 3 (<type number flags>)";
+		return;
+	}
+	const uint8_t *v;
+	uint32_t n;
+	if (fdt_prop(f, timer, "interrupts", &v, &n) != FDT_OK) {
+		out->vtimer_intid_reason = "the timer node has no interrupts property";
+		return;
+	}
+	if (n % 12 || n < 3 * 12) {
+		out->vtimer_intid_reason = "the timer's interrupts is not whole 3-cell specifiers, or has no third "
+					   "(the virtual timer's)";
+		return;
+	}
+	uint32_t type = be32(v + 24), num = be32(v + 28);
+	/* The GIC binding: type 0 SPI, 1 PPI; a PPI's number is 0..15. */
+	if (type != 1) {
+		out->vtimer_intid_reason = "the virtual timer's interrupt is not a PPI (type cell not 1)";
+		return;
+	}
+	if (num > 15) {
+		out->vtimer_intid_reason = "the virtual timer's PPI number is past 15";
+		return;
+	}
+	out->vtimer_intid = num + 16;
+	out->vtimer_intid_ok = true;
+}
+
 void fdt_facts_decode(const void *buf, size_t len, struct fdt_facts *out)
 {
 	*out = (struct fdt_facts){0};
@@ -721,4 +917,5 @@ void fdt_facts_decode(const void *buf, size_t len, struct fdt_facts *out)
 	psci_facts(&f, out);
 	timer_facts(&f, out);
 	cpu_facts(&f, out);
+	vtimer_intid_facts(&f, gic_facts(&f, out), out);
 }

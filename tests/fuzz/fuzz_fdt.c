@@ -5,7 +5,8 @@
  * promises of include/fdt.h are checked: a tree fdt_open() accepts walks
  * to FDT_END within its node count and depth, the facts' strings are
  * terminated inside their fields, a reason is given exactly where a fact
- * is missing, and no more cpus or errata are stored than fit.  Seeds:
+ * is missing, no more cpus, errata or redistributor regions are stored
+ * than fit, and a timer INTID taken is a PPI's.  Seeds:
  * tests/fixtures/fuzz/fdt/ (QEMU's own virt trees, packed; see
  * tests/fuzz/README). */
 #include <stdint.h>
@@ -72,6 +73,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!x.errata_props[i])
 				abort();
 		if ((x.errata != 0) != (x.errata_count != 0))
+			abort();
+		/* The GIC: a reason exactly where it is not usable, a version
+		 * the probe knows, its regions counted within what fits; the
+		 * timer's INTID a PPI's (16..31) or a reason. */
+		check_terminated(x.gic_node, sizeof x.gic_node);
+		if (x.gic_ok == (x.gic_reason != NULL) || (x.gic_ok && !x.gic_found))
+			abort();
+		if (x.gic_found && x.gic_version != 2 && x.gic_version != 3)
+			abort();
+		if (x.gic_ok && (!x.gicd_base || (x.gic_version == 3 ? !x.gicr_count || x.gicr_count > FDT_MAX_GICR
+								       : x.gicr_count != 0)))
+			abort();
+		if (x.vtimer_intid_ok == (x.vtimer_intid_reason != NULL) ||
+		    (x.vtimer_intid_ok && (x.vtimer_intid < 16 || x.vtimer_intid > 31 || !x.gic_found)))
 			abort();
 	}
 	free(copy);

@@ -21,7 +21,9 @@ described in docs/report-schema.json.
 
 CLOCKPROBE_ARM64_GICV3=1 adds a second boot (-machine virt,gic-version=3,
 about 10 s more; not in make test's budget) that asserts the interrupt
-path again through a GICv3's redistributor and system registers.
+path again through a GICv3's redistributor and system registers.  Under
+ACPI the GIC is the MADT's (irq.gic_source acpi_madt), the INTID the
+GTDT's.
 
 The ACPI boot has no DTB (AAVMF installs none with ACPI): arm64.dt says so
 with its reason, and the console, conduit and CPU list name ACPI as their
@@ -30,7 +32,10 @@ source.  CLOCKPROBE_ARM64_DT=1 adds a boot with -machine virt,acpi=off
 unit tests read the same QEMU tree), where the DTB is the only word: it
 asserts a verified report, the DT's PL011 as the console, the PSCI
 conduit and the CPUs taken from the DT, the cross-CPU check measured,
-and the verdict.
+the timer's interrupt measured through the GIC the DT names (gic_source
+dt, INTID 27 from the timer node), and the verdict.  With both variables
+a fourth boot, -machine virt,gic-version=3,acpi=off -smp 2, asserts the
+same interrupt path through the DT's GICv3 redistributor region.
 """
 
 import os
@@ -49,6 +54,7 @@ BOOT_BUDGET_S = 60
 GICV3 = os.environ.get("CLOCKPROBE_ARM64_GICV3") == "1"
 DT = os.environ.get("CLOCKPROBE_ARM64_DT") == "1"
 DT_MACHINE, DT_SMP = "virt,acpi=off", 2
+DT_GICV3_MACHINE = "virt,gic-version=3,acpi=off"
 ROW = next(r for r in matrixconf.load_config(paths.MATRIX_CONF)
            if r.name == "virt-max-smp4")
 
@@ -71,7 +77,7 @@ def _build_and_boot(machine):
     if _boot["build"] is not None:
         return _boot["build"]
     before = host_clocks()
-    smp = DT_SMP if machine == DT_MACHINE else int(ROW.get("smp"))
+    smp = DT_SMP if machine in (DT_MACHINE, DT_GICV3_MACHINE) else int(ROW.get("smp"))
     log, rc, secs = arm64efi.boot(smp=smp, cpu=ROW.get("cpu"),
                                   timeout=BOOT_BUDGET_S * 2, machine=machine)
     HOST_WALL[machine] = (before, host_clocks())
@@ -119,15 +125,23 @@ def _build():
     return None
 
 
-def check_irq(t, report, version):
+def check_irq(t, report, version, source="acpi_madt"):
     """The timer's interrupt through the GIC: structure only (TCG's
-    figures are the emulator's costs)."""
+    figures are the emulator's costs).  source: where the GIC's addresses
+    came from, the MADT's or (acpi=off) the devicetree's."""
     v = report["arm64"]["vtimer"]
     q = v["irq"]
     t.assertTrue(q["measured"], q.get("absent"))
     t.assertIsNone(q["absent"])
     t.assertEqual(q["gic_version"], version, q)
-    t.assertEqual(q["intid"], report["arm64"]["acpi"]["virtual_timer_gsiv"])
+    t.assertEqual(q["gic_source"], source, q)
+    t.assertEqual(q["gicd_base"], "0x8000000", q)  # hw/arm/virt.c's VIRT_GIC_DIST
+    if source == "acpi_madt":
+        t.assertEqual(q["intid"], report["arm64"]["acpi"]["virtual_timer_gsiv"])
+    else:
+        # The timer node's third specifier <1 11 ...>: PPI 11, INTID 27.
+        t.assertFalse(report["arm64"]["acpi"]["gtdt"])
+        t.assertEqual(q["intid"], 27, q)
     # Taken on a started CPU, never the boot CPU.
     t.assertNotEqual(q["cpu_mpidr"], report["arm64"]["cpu"]["mpidr"])
     t.assertGreater(q["fired"], 0, q)
@@ -297,7 +311,7 @@ class Arm64EfiBoot(unittest.TestCase):
 
     def test_timer_interrupt_through_gicv2(self):
         check_irq(self, self.report, 2)
-        self.assertIn("vt irq   GICv2 handler p50 ", self.log)
+        self.assertIn("vt irq   GICv2 (acpi_madt) handler p50 ", self.log)
 
     def test_kvm_ptp_and_stolen_time_named_not_issued_under_tcg(self):
         # TCG is not KVM: the chain of SMCCC calls proves it before any
@@ -365,7 +379,7 @@ class Arm64EfiGicV3Boot(unittest.TestCase):
 
     def test_timer_interrupt_through_gicv3(self):
         check_irq(self, self.report, 3)
-        self.assertIn("vt irq   GICv3 handler p50 ", self.log)
+        self.assertIn("vt irq   GICv3 (acpi_madt) handler p50 ", self.log)
 
     def test_every_name_is_described(self):
         check_described(self, self.report)
@@ -431,6 +445,43 @@ class Arm64EfiDtBoot(unittest.TestCase):
         self.assertEqual(v["linux_clocksource"], "arch_sys_counter")
         self.assertEqual(v["errata_matched"], [])
         self.assertTrue(v["by_kernel"])
+
+    def test_timer_interrupt_through_the_dt_gicv2(self):
+        # No MADT: the GIC is the DT's /intc (GICD, GICC), proven as the
+        # MADT's would be; the INTID is the timer node's.
+        check_irq(self, self.report, 2, source="dt")
+        self.assertEqual(self.report["arm64"]["vtimer"]["irq"]["gicc_base"], "0x8010000")
+        self.assertIn("vt irq   GICv2 (dt) handler p50 ", self.log)
+
+    def test_every_name_is_described(self):
+        check_described(self, self.report)
+
+
+@unittest.skipUnless(DT and GICV3, "a GICv3 boot with acpi=off only with CLOCKPROBE_ARM64_DT=1 "
+                     "and CLOCKPROBE_ARM64_GICV3=1")
+class Arm64EfiDtGicV3Boot(unittest.TestCase):
+    """-machine virt,gic-version=3,acpi=off -smp 2: the DT's arm,gic-v3."""
+
+    def setUp(self):
+        r = boot(DT_GICV3_MACHINE)
+        if isinstance(r, str):
+            self.skipTest(r)
+        self.report, self.err, self.log, self.rc, self.secs = r
+        if self.report is None:
+            self.fail("no verified report: %s" % self.err)
+
+    def test_powers_off_with_a_verified_report(self):
+        self.assertEqual(self.rc, 0, self.log[-2000:])
+        self.assertEqual([e["code"] for e in self.report["errors"]], ["ACPI"])
+
+    def test_timer_interrupt_through_the_dt_gicv3(self):
+        # The CPU's redistributor found in the DT's one region (from
+        # 0x80a0000) by its TYPER affinity.
+        check_irq(self, self.report, 3, source="dt")
+        rd = int(self.report["arm64"]["vtimer"]["irq"]["gicr_base"], 16)
+        self.assertGreaterEqual(rd, 0x080a0000)
+        self.assertLess(rd, 0x080a0000 + 0xf60000)
+        self.assertIn("vt irq   GICv3 (dt) handler p50 ", self.log)
 
     def test_every_name_is_described(self):
         check_described(self, self.report)

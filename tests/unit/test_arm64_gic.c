@@ -101,6 +101,28 @@ TEST(version_from_madt_and_pidr2)
 	CHECK(gic_version_check(1, 1, &v) != NULL); /* GICv1 refused */
 }
 
+TEST(version_from_devicetree_and_pidr2)
+{
+	unsigned v = 9;
+	CHECK(gic_dt_version_check(2, 2, &v) == NULL);
+	CHECK_EQ_U64(v, 2);
+	CHECK(gic_dt_version_check(3, 3, &v) == NULL);
+	CHECK_EQ_U64(v, 3);
+	/* arm,gic-v3 is GICv4's compatible too. */
+	CHECK(gic_dt_version_check(3, 4, &v) == NULL);
+	CHECK_EQ_U64(v, 3);
+	CHECK_STR(gic_dt_version_check(2, 3, &v),
+		  "the devicetree's GIC compatible and the distributor's PIDR2 ArchRev disagree");
+	CHECK_EQ_U64(v, 0);
+	CHECK_STR(gic_dt_version_check(3, 2, &v),
+		  "the devicetree's GIC compatible and the distributor's PIDR2 ArchRev disagree");
+	/* A GICv1 behind a GICv2 compatible (arm,pl390), or no GIC at all. */
+	CHECK(gic_dt_version_check(2, 1, &v) != NULL);
+	CHECK_EQ_U64(v, 0);
+	CHECK(gic_dt_version_check(2, 0, &v) != NULL);
+	CHECK(gic_dt_version_check(3, 5, &v) != NULL);
+}
+
 TEST(affinity_packed_as_gicr_typer)
 {
 	/* Recorded: the probe's GICv3 boot found CPU 0x80000001's
@@ -201,6 +223,34 @@ TEST(redistributor_walk_stops_where_it_must)
 	gic_redist_find(FAKE_BASE, 2 * 0x20000, 3, fake_read, &f, &r);
 	CHECK(!r.found);
 	CHECK_EQ_U64(r.frames, 2);
+}
+
+TEST(redistributor_stride_from_the_firmware)
+{
+	/* Redistributors padded 512 KiB apart (a devicetree's
+	 * redistributor-stride): TYPER's own stride would land between them. */
+	struct fake_gicr f = {.ncpu = 4, .stride = 0x80000, .limit = FAKE_BASE + 0x200000, .pidr2 = 0x3b};
+	struct gic_redist r;
+	gic_redist_find(FAKE_BASE, 0x200000, 2, fake_read, &f, &r);
+	CHECK(!r.found);
+	CHECK_STR(r.reason, "a frame in the GICR range does not read GICv3/4's GICR_PIDR2 ArchRev");
+	gic_redist_find_stride(FAKE_BASE, 0x200000, 0x80000, 2, fake_read, &f, &r);
+	CHECK(r.found);
+	CHECK_EQ_U64(r.rd_base, FAKE_BASE + 2 * 0x80000);
+	CHECK_EQ_U64(r.frames, 3);
+	/* Stride 0 is TYPER's, as gic_redist_find. */
+	f = (struct fake_gicr){.ncpu = 4, .stride = 0x20000, .limit = FAKE_BASE + 0xf60000, .pidr2 = 0x3b};
+	gic_redist_find_stride(FAKE_BASE, 0xf60000, 0, 3, fake_read, &f, &r);
+	CHECK(r.found);
+	CHECK_EQ_U64(r.rd_base, FAKE_BASE + 3 * 0x20000);
+	/* Shorter than a redistributor, or not whole frames: nothing read. */
+	f.reads = 0;
+	gic_redist_find_stride(FAKE_BASE, 0xf60000, 0x10000, 0, fake_read, &f, &r);
+	CHECK(!r.found);
+	CHECK_STR(r.reason, "the redistributor stride is not a whole number of 64 KiB frames, two or more");
+	gic_redist_find_stride(FAKE_BASE, 0xf60000, 0x28000, 0, fake_read, &f, &r);
+	CHECK(!r.found);
+	CHECK_EQ_U64(f.reads, 0);
 }
 
 TEST(acknowledge_and_priority_decoding)

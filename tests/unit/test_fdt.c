@@ -7,6 +7,8 @@
  *       -cpu max -smp 4 -m 512M
  *   qemu-system-aarch64 -machine virt,dumpdtb=tests/fixtures/arm64/qemu72-virt-a53-smp4.dtb \
  *       -cpu cortex-a53 -smp 4 -m 512M
+ *   qemu-system-aarch64 -machine virt,gic-version=3,dumpdtb=tests/fixtures/arm64/qemu72-virt-gicv3-max-smp4.dtb \
+ *       -cpu max -smp 4 -m 512M
  * (QEMU 7.2.22, Debian 1:7.2+dfsg-7+deb12u18.)  This is the tree AAVMF
  * hands on under -machine virt,acpi=off.  The broken trees are that one
  * cut, bent, or built here by a small writer (struct dtb below). */
@@ -245,6 +247,59 @@ TEST(qemu_virt_max_facts)
 	for (uint32_t i = 0; i < 4; i++)
 		CHECK_EQ_U64(x.cpu_mpidr[i], i);
 	CHECK(x.cpus_reason == NULL);
+	/* create_gic() for GICv2: arm,cortex-a15-gic, reg <GICD 64 KiB, GICC
+	 * 64 KiB> in the root's 2/2 cells; the timer's third specifier
+	 * <1 11 0xf04> is PPI 11, INTID 27. */
+	CHECK(x.gic_found);
+	CHECK(x.gic_ok);
+	CHECK(x.gic_reason == NULL);
+	CHECK_STR(x.gic_node, "/intc@8000000");
+	CHECK_STR(x.gic_compatible, "arm,cortex-a15-gic");
+	CHECK_EQ_U64(x.gic_version, 2);
+	CHECK_EQ_U64(x.gicd_base, 0x08000000);
+	CHECK_EQ_U64(x.gicd_size, 0x10000);
+	CHECK_EQ_U64(x.gicc_base, 0x08010000);
+	CHECK_EQ_U64(x.gicc_size, 0x10000);
+	CHECK_EQ_U64(x.gicr_count, 0);
+	CHECK(x.vtimer_intid_ok);
+	CHECK_EQ_U64(x.vtimer_intid, 27);
+	CHECK(x.vtimer_intid_reason == NULL);
+	free(b);
+}
+
+TEST(qemu_virt_gicv3_facts)
+{
+	size_t n;
+	uint8_t *b = unpacked_fixture("qemu72-virt-gicv3-max-smp4.dtb", &n);
+	struct fdt_facts x;
+	fdt_facts_decode(b, n, &x);
+	CHECK_EQ_U64(x.error, FDT_OK);
+	CHECK_EQ_U64(x.cpu_count, 4);
+	/* create_gic() for gic-version=3: arm,gic-v3, reg <GICD 64 KiB,
+	 * one redistributor region 0xf60000 (123 CPUs' 128 KiB frames)>,
+	 * #redistributor-regions 1, no redistributor-stride; the ITS is a
+	 * child node, not the GIC. */
+	CHECK(x.gic_found);
+	CHECK(x.gic_ok);
+	CHECK_STR(x.gic_node, "/intc@8000000");
+	CHECK_STR(x.gic_compatible, "arm,gic-v3");
+	CHECK_EQ_U64(x.gic_version, 3);
+	CHECK_EQ_U64(x.gicd_base, 0x08000000);
+	CHECK_EQ_U64(x.gicd_size, 0x10000);
+	CHECK_EQ_U64(x.gicr_count, 1);
+	CHECK_EQ_U64(x.gicr[0].base, 0x080a0000);
+	CHECK_EQ_U64(x.gicr[0].size, 0xf60000);
+	CHECK_EQ_U64(x.gicr_stride, 0);
+	CHECK_EQ_U64(x.gicc_base, 0);
+	/* <1 11 4>: the flags differ from GICv2's (no CPU mask), the PPI not. */
+	CHECK(x.vtimer_intid_ok);
+	CHECK_EQ_U64(x.vtimer_intid, 27);
+	free(b);
+	/* Packed as kept, the same facts. */
+	b = fixture("qemu72-virt-gicv3-max-smp4.dtb", &n);
+	fdt_facts_decode(b, n, &x);
+	CHECK_EQ_U64(x.error, FDT_OK);
+	CHECK(x.gic_ok && x.vtimer_intid_ok);
 	free(b);
 }
 
@@ -775,4 +830,179 @@ TEST(console_fallbacks_and_reasons)
 	CHECK_EQ_U64(fdt_path(&f, "/cpus/cpu@0", 11, &cpu), FDT_OK);
 	CHECK_EQ_U64(fdt_reg(&f, cpu, 0, &a, &s), FDT_E_CELLS);
 	free(b);
+}
+
+/* ------------------------------------------------- the GIC, hostile */
+
+/* A tree as QEMU's virt lays out its GIC and timer, bent one way at a
+ * time (enum gic_bend). */
+enum gic_bend {
+	GB_NONE, GB_V3, GB_V3_STRIDE, GB_V3_STRIDE_CELL, GB_V3_REGIONS_SHORT, GB_REG_ONE, GB_REG_PARTIAL,
+	GB_CELLS_3, GB_NO_INTERRUPTS, GB_PPI_16, GB_SPI, GB_TWO_SPECS, GB_INT_CELLS_2, GB_PARENT_MISSING,
+	GB_PARENT_LOOP, GB_DISABLED, GB_NO_GIC, GB_NO_CONTROLLER, GB_CHILD_PARENT
+};
+
+static void cells_prop(struct dtb *d, const char *name, const uint32_t *v, uint32_t n)
+{
+	uint8_t b[64];
+	for (uint32_t i = 0; i < n; i++)
+		wr32(b + 4 * i, v[i]);
+	prop(d, name, b, 4 * n);
+}
+
+static uint8_t *gic_tree(enum gic_bend bend, size_t *n)
+{
+	struct dtb d = {0};
+	bool v3 = bend == GB_V3 || bend == GB_V3_STRIDE || bend == GB_V3_STRIDE_CELL || bend == GB_V3_REGIONS_SHORT;
+	begin(&d, "");
+	prop_u32(&d, "#address-cells", bend == GB_CELLS_3 ? 3 : 2);
+	prop_u32(&d, "#size-cells", 2);
+	prop_u32(&d, "interrupt-parent", bend == GB_PARENT_MISSING ? 0x99 : bend == GB_PARENT_LOOP ? 2 : 1);
+	if (bend == GB_PARENT_LOOP) {
+		/* Two nodes pointing at each other, neither a controller. */
+		begin(&d, "a");
+		prop_u32(&d, "phandle", 2);
+		prop_u32(&d, "interrupt-parent", 3);
+		end(&d);
+		begin(&d, "b");
+		prop_u32(&d, "phandle", 3);
+		prop_u32(&d, "interrupt-parent", 2);
+		end(&d);
+	}
+	if (bend != GB_NO_GIC) {
+		begin(&d, "intc@8000000");
+		prop_str(&d, "compatible", v3 ? "arm,gic-v3" : "arm,cortex-a15-gic");
+		if (bend != GB_NO_CONTROLLER)
+			prop(&d, "interrupt-controller", NULL, 0);
+		prop_u32(&d, "#interrupt-cells", bend == GB_INT_CELLS_2 ? 2 : 3);
+		prop_u32(&d, "phandle", 1);
+		if (bend == GB_DISABLED)
+			prop_str(&d, "status", "disabled");
+		if (v3)
+			prop_u32(&d, "#redistributor-regions", bend == GB_V3_REGIONS_SHORT ? 2 : 1);
+		if (bend == GB_V3_STRIDE)
+			cells_prop(&d, "redistributor-stride", (const uint32_t[]){0, 0x40000}, 2);
+		if (bend == GB_V3_STRIDE_CELL)
+			cells_prop(&d, "redistributor-stride", (const uint32_t[]){0x40000}, 1);
+		const uint32_t reg[] = {0, 0x08000000, 0, 0x10000, 0, v3 ? 0x080a0000 : 0x08010000, 0,
+					v3 ? 0xf60000 : 0x10000};
+		cells_prop(&d, "reg", reg, bend == GB_REG_ONE ? 4 : bend == GB_REG_PARTIAL ? 6 : 8);
+		end(&d);
+	}
+	begin(&d, "timer");
+	prop_str(&d, "compatible", "arm,armv8-timer");
+	if (bend == GB_CHILD_PARENT)
+		prop_u32(&d, "interrupt-parent", 4);
+	uint32_t ints[] = {1, 13, 0xf04, 1, 14, 0xf04, 1, 11, 0xf04, 1, 10, 0xf04};
+	if (bend == GB_PPI_16)
+		ints[7] = 16;
+	if (bend == GB_SPI)
+		ints[6] = 0;
+	if (bend != GB_NO_INTERRUPTS)
+		cells_prop(&d, "interrupts", ints, bend == GB_TWO_SPECS ? 6 : 12);
+	end(&d);
+	if (bend == GB_CHILD_PARENT) {
+		/* A second controller the timer names: not the GIC found. */
+		begin(&d, "other-intc");
+		prop(&d, "interrupt-controller", NULL, 0);
+		prop_u32(&d, "#interrupt-cells", 3);
+		prop_u32(&d, "phandle", 4);
+		end(&d);
+	}
+	end(&d);
+	return finish(&d, n);
+}
+
+static void gic_facts_of(enum gic_bend bend, struct fdt_facts *x)
+{
+	size_t n;
+	uint8_t *b = gic_tree(bend, &n);
+	fdt_facts_decode(b, n, x);
+	CHECK_EQ_U64(x->error, FDT_OK);
+	free(b);
+}
+
+TEST(gic_and_vtimer_from_built_trees)
+{
+	struct fdt_facts x;
+	/* The built tree itself reads as QEMU's. */
+	gic_facts_of(GB_NONE, &x);
+	CHECK(x.gic_ok);
+	CHECK_EQ_U64(x.gic_version, 2);
+	CHECK_EQ_U64(x.gicc_base, 0x08010000);
+	CHECK(x.vtimer_intid_ok);
+	CHECK_EQ_U64(x.vtimer_intid, 27);
+	gic_facts_of(GB_V3, &x);
+	CHECK(x.gic_ok);
+	CHECK_EQ_U64(x.gic_version, 3);
+	CHECK_EQ_U64(x.gicr_count, 1);
+	CHECK_EQ_U64(x.gicr[0].base, 0x080a0000);
+	CHECK_EQ_U64(x.gicr_stride, 0);
+	/* A 64-bit stride is taken; a one-cell one is not the binding's. */
+	gic_facts_of(GB_V3_STRIDE, &x);
+	CHECK(x.gic_ok);
+	CHECK_EQ_U64(x.gicr_stride, 0x40000);
+	gic_facts_of(GB_V3_STRIDE_CELL, &x);
+	CHECK(!x.gic_ok);
+	CHECK_STR(x.gic_reason, "redistributor-stride is not a non-zero 64-bit multiple of 64 KiB");
+	gic_facts_of(GB_V3_REGIONS_SHORT, &x);
+	CHECK(!x.gic_ok);
+	CHECK_STR(x.gic_reason,
+		  "the GICv3 node's reg has fewer redistributor regions than #redistributor-regions");
+}
+
+TEST(gic_reg_too_short_or_in_wrong_cells_is_refused)
+{
+	struct fdt_facts x;
+	/* GICD alone: no CPU interface address to prove. */
+	gic_facts_of(GB_REG_ONE, &x);
+	CHECK(x.gic_found);
+	CHECK(!x.gic_ok);
+	CHECK_STR(x.gic_reason, "the GICv2 node's reg has no second entry (the CPU interface)");
+	/* Six cells in 2/2: not whole entries, nothing taken from it. */
+	gic_facts_of(GB_REG_PARTIAL, &x);
+	CHECK(!x.gic_ok);
+	CHECK_STR(x.gic_reason, "the GIC node's reg does not decode (not whole entries of the parent's cells)");
+	/* #address-cells 3: wider than an address this probe can use. */
+	gic_facts_of(GB_CELLS_3, &x);
+	CHECK(!x.gic_ok);
+	CHECK_STR(x.gic_reason, "the GIC's parent has #address-cells/#size-cells this reader does not decode");
+	gic_facts_of(GB_DISABLED, &x);
+	CHECK(x.gic_found && !x.gic_ok);
+	CHECK_STR(x.gic_reason, "the GIC node is disabled (status)");
+	gic_facts_of(GB_NO_GIC, &x);
+	CHECK(!x.gic_found && !x.gic_ok);
+	CHECK_STR(x.gic_reason, "no interrupt-controller node with a GIC compatible");
+	CHECK(!x.vtimer_intid_ok);
+	CHECK_STR(x.vtimer_intid_reason, "no GIC node: the timer's interrupts cannot be read");
+	/* A GIC compatible without interrupt-controller is no controller. */
+	gic_facts_of(GB_NO_CONTROLLER, &x);
+	CHECK(!x.gic_found);
+}
+
+TEST(vtimer_interrupt_faults_are_named)
+{
+	static const struct {
+		enum gic_bend bend;
+		const char *reason;
+	} cases[] = {
+		{GB_NO_INTERRUPTS, "the timer node has no interrupts property"},
+		{GB_PPI_16, "the virtual timer's PPI number is past 15"},
+		{GB_SPI, "the virtual timer's interrupt is not a PPI (type cell not 1)"},
+		{GB_TWO_SPECS, "the timer's interrupts is not whole 3-cell specifiers, or has no third (the "
+			       "virtual timer's)"},
+		{GB_INT_CELLS_2, "the GIC's #interrupt-cells is not 3 (<type number flags>)"},
+		{GB_PARENT_MISSING, "the timer's interrupt parent is not the GIC node"},
+		{GB_PARENT_LOOP, "the timer's interrupt parent is not the GIC node"},
+		{GB_CHILD_PARENT, "the timer's interrupt parent is not the GIC node"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fdt_facts x;
+		gic_facts_of(cases[i].bend, &x);
+		/* The GIC itself stays good: only the INTID is refused. */
+		CHECK(x.gic_ok);
+		CHECK(!x.vtimer_intid_ok);
+		CHECK_EQ_U64(x.vtimer_intid, 0);
+		CHECK_STR(x.vtimer_intid_reason, cases[i].reason);
+	}
 }

@@ -133,11 +133,13 @@ struct a64_gic {
 	bool proven;			/* the distributor (and v2's CPU interface) */
 	const char *absent;
 	struct acpi_madt_gic madt;
+	const char *source;		/* where gicd_base (and the rest) came from:
+					 * "acpi_madt" or "dt" (no MADT); NULL: none */
 	unsigned arch_rev;		/* GICD_PIDR2 ArchRev */
 	unsigned version;		/* driven as: 2, or 3 (GICv3 and v4) */
 	uint64_t gicd_base, gicc_base;	/* gicc: GICv2's (banked per CPU) */
 	uint32_t gicc_iidr;
-	uint32_t intid;			/* the EL1 virtual timer's PPI (GTDT) */
+	uint32_t intid;			/* the EL1 virtual timer's PPI (GTDT, or the DT's timer) */
 	bool planned;			/* a CPU's pages proven: cpu_mpidr */
 	uint64_t cpu_mpidr;
 	uint64_t gicr_base;		/* that CPU's RD_base (GICv3) */

@@ -193,8 +193,8 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		/* No MADT (-machine virt,acpi=off): the DT's cpu nodes, as
 		 * Linux's of_parse_and_init_cpus() takes them (reg = MPIDR,
 		 * enable-method psci: fdt.c kept only those).  Enabled, no GIC
-		 * CPU interface named: the GIC's own path (gic.c) is the MADT's
-		 * alone. */
+		 * CPU interface named: gic.c takes the DT's GIC node for that,
+		 * the same for every CPU. */
 		const struct fdt_facts *dt = &r->dt.facts;
 		for (uint32_t i = 0; i < dt->cpu_count && i < 64; i++)
 			gicc[n++] = (struct acpi_madt_gicc){.mpidr = dt->cpu_mpidr[i], .flags = ACPI_GICC_ENABLED};

@@ -10,10 +10,13 @@
  *
  * What may be touched.  Only the addresses the ACPI MADT names (GICD
  * entry, GICC entries' CPU interface or redistributor base, GICR ranges),
- * and only once the boot CPU has proved, page by page, that EL1's
+ * or, where there is no MADT (-machine virt,acpi=off), the devicetree's
+ * GIC node (src/decode/fdt.c: GICD, GICv2's GICC, GICv3's redistributor
+ * regions), and only once the boot CPU has proved, page by page, that EL1's
  * translation tables map them to themselves as Device memory
- * (a64_device_mapped) and that they identify as what the MADT says:
- * GICD_PIDR2's ArchRev agrees with the MADT's version, GICv2's GICC_IIDR
+ * (a64_device_mapped) and that they identify as what the firmware says:
+ * GICD_PIDR2's ArchRev agrees with the MADT's version (or the DT's
+ * compatible), GICv2's GICC_IIDR
  * is not zero, a redistributor frame's GICR_PIDR2 says GICv3/4 and its
  * GICR_TYPER carries the CPU's affinity.  The GICv3 CPU interface's
  * system registers only when ID_AA64PFR0_EL1.GIC says they exist.
@@ -94,6 +97,25 @@ static const char *prove_page(uint64_t addr)
 	return a64_device_mapped(prun, addr, &w);
 }
 
+/* Where there is no MADT: the devicetree's GIC node and timer PPI
+ * (fdt.c decoded them; nothing of them is believed until proven below). */
+static const char *take_dt(struct a64_run *r)
+{
+	struct a64_gic *g = &r->gic;
+	const struct fdt_facts *x = &r->dt.facts;
+	if (!r->dt.found)
+		return "no MADT and no devicetree: the GIC's addresses are unknown";
+	if (!x->gic_ok)
+		return x->gic_reason ? x->gic_reason : "the devicetree's GIC node does not decode";
+	if (!x->vtimer_intid_ok)
+		return x->vtimer_intid_reason ? x->vtimer_intid_reason
+					      : "the devicetree's timer names no virtual timer PPI";
+	g->intid = x->vtimer_intid;
+	g->gicd_base = x->gicd_base;
+	g->source = "dt";
+	return NULL;
+}
+
 void a64_gic_discover(struct a64_run *r)
 {
 	struct a64_gic *g = &r->gic;
@@ -110,38 +132,52 @@ void a64_gic_discover(struct a64_run *r)
 		}
 		g->intid = r->gtdt.virtual_el1_gsiv;
 	}
-	if (!r->have_madt_raw) {
-		g->absent = "no MADT: the GIC's addresses are unknown";
-		return;
-	}
-	acpi_madt_gic_decode(r->madt_raw, r->madt_len, &g->madt);
-	if (g->madt.gicd_count != 1) {
-		g->absent = "the MADT does not have exactly one GICD entry";
-		return;
+	/* The firmware's stated version: the MADT's GICD entry's (0
+	 * unstated), or the DT compatible's family (2 or 3). */
+	unsigned stated;
+	bool from_dt = !r->have_madt_raw;
+	if (from_dt) {
+		if ((g->absent = take_dt(r)))
+			return;
+		stated = r->dt.facts.gic_version;
+	} else {
+		acpi_madt_gic_decode(r->madt_raw, r->madt_len, &g->madt);
+		if (g->madt.gicd_count != 1) {
+			g->absent = "the MADT does not have exactly one GICD entry";
+			return;
+		}
+		g->gicd_base = g->madt.gicd_base;
+		g->source = "acpi_madt";
+		stated = g->madt.version;
 	}
 	if (r->el != 1) {
 		g->absent = "not at EL1: neither the translation tables walked nor the vector base are EL1's";
 		return;
 	}
-	g->gicd_base = g->madt.gicd_base;
 	/* Which ID block to read depends on the version: one the MADT does
 	 * not state is not guessed at (0x10000 bytes of a GICv2's window
 	 * may hold its CPU interface). */
-	if (g->madt.version < 2 || g->madt.version > 4) {
-		g->absent = g->madt.version ? "the MADT's GIC version is not 2, 3 or 4"
-					    : "the MADT states no GIC version: which ID registers to read is unknown";
+	if (stated < 2 || stated > 4) {
+		g->absent = stated ? "the MADT's GIC version is not 2, 3 or 4"
+				   : "the MADT states no GIC version: which ID registers to read is unknown";
+		return;
+	}
+	uint32_t pidr2_off = stated == 2 ? GICD_PIDR2_V2 : GICD_PIDR2_V3;
+	/* The DT states the distributor's size: its ID block must lie in it. */
+	if (from_dt && r->dt.facts.gicd_size && r->dt.facts.gicd_size < pidr2_off + 4) {
+		g->absent = "the devicetree's distributor region is shorter than its ID registers";
 		return;
 	}
 	uint32_t pidr2 = 0;
 	const char *why = NULL;
-	if (!gic_read(NULL, g->gicd_base + (g->madt.version == 2 ? GICD_PIDR2_V2 : GICD_PIDR2_V3), &pidr2,
-		      &why) ||
+	if (!gic_read(NULL, g->gicd_base + pidr2_off, &pidr2, &why) ||
 	    !gic_read(NULL, g->gicd_base + GICD_CTLR, &(uint32_t){0}, &why)) {
 		g->absent = why;
 		return;
 	}
 	g->arch_rev = gic_pidr2_arch_rev(pidr2);
-	if ((g->absent = gic_version_check(g->madt.version, g->arch_rev, &g->version)))
+	if ((g->absent = from_dt ? gic_dt_version_check(stated, g->arch_rev, &g->version)
+					     : gic_version_check((uint8_t)stated, g->arch_rev, &g->version)))
 		return;
 	if (g->version == 3 && !PFR0_GIC(r->pfr0)) {
 		g->absent = "GICv3 without the CPU interface's system registers (ID_AA64PFR0_EL1.GIC 0)";
@@ -163,22 +199,53 @@ bool a64_gic_plan(struct a64_run *r, const struct acpi_madt_gicc *cpu)
 	prun = r;
 	g->planned = false;
 	g->cpu_mpidr = cpu->mpidr;
+	const struct fdt_facts *dt = &r->dt.facts;
+	bool from_dt = !r->have_madt_raw; /* as a64_gic_discover took it */
 	if (g->version == 2) {
 		uint32_t iidr = 0;
-		if (!cpu->gicc_base) {
-			q->absent = "the CPU's GICC entry has no CPU interface base (GICv2)";
+		/* The DT's one CPU interface address is every CPU's (banked). */
+		uint64_t gicc = from_dt ? dt->gicc_base : cpu->gicc_base;
+		if (!gicc) {
+			q->absent = from_dt ? "the devicetree's GIC names no CPU interface (GICv2)"
+					    : "the CPU's GICC entry has no CPU interface base (GICv2)";
 			return false;
 		}
-		if (!gic_read(NULL, cpu->gicc_base + GICC_IIDR, &iidr, &why)) {
+		if (from_dt && dt->gicc_size && dt->gicc_size < GICC_IIDR + 4) {
+			q->absent = "the devicetree's CPU interface region is shorter than GICC_IIDR";
+			return false;
+		}
+		if (!gic_read(NULL, gicc + GICC_IIDR, &iidr, &why)) {
 			q->absent = why;
 			return false;
 		}
 		if (!iidr) {
-			q->absent = "GICC_IIDR reads 0 at the MADT's CPU interface base: not proven a GICv2 CPU interface";
+			q->absent = from_dt ? "GICC_IIDR reads 0 at the devicetree's CPU interface base: not proven a "
+					      "GICv2 CPU interface"
+					    : "GICC_IIDR reads 0 at the MADT's CPU interface base: not proven a GICv2 CPU "
+					      "interface";
 			return false;
 		}
-		g->gicc_base = cpu->gicc_base;
+		g->gicc_base = gicc;
 		g->gicc_iidr = iidr;
+	} else if (from_dt) {
+		/* Each region walked as a MADT GICR range is: PIDR2 and TYPER
+		 * affinity per frame, at the DT's stride if it states one. */
+		struct gic_redist rd = {.reason = "the devicetree has no redistributor region"};
+		for (uint32_t i = 0; !rd.found && i < dt->gicr_count && i < FDT_MAX_GICR; i++)
+			gic_redist_find_stride(dt->gicr[i].base, dt->gicr[i].size, dt->gicr_stride, cpu->mpidr,
+					       gic_read, NULL, &rd);
+		if (!rd.found) {
+			q->absent = rd.reason;
+			return false;
+		}
+		if ((why = prove_page(rd.rd_base + GICR_SGI + GICR_IGROUPR0)) ||
+		    (why = prove_page(rd.rd_base + GICR_SGI + GICR_IPRIORITYR))) {
+			q->absent = why;
+			return false;
+		}
+		g->gicr_base = rd.rd_base;
+		g->gicr_typer = rd.typer;
+		g->gicr_frames = rd.frames;
 	} else {
 		struct gic_redist rd = {.reason = "the MADT has no redistributor (GICC base or GICR range)"};
 		if (cpu->gicr_base)

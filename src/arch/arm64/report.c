@@ -194,7 +194,8 @@ static void json_irq(struct json *j, const struct a64_run *r)
 		json_u64(j, "gic_arch_rev", g->arch_rev);
 	else
 		json_null(j, "gic_arch_rev");
-	hex_or_null_json(j, "gicd_base", g->madt.gicd_count, g->gicd_base);
+	json_string(j, "gic_source", g->source);
+	hex_or_null_json(j, "gicd_base", g->madt.gicd_count || g->source, g->gicd_base);
 	hex_or_null_json(j, "gicc_base", g->planned && g->version == 2, g->gicc_base);
 	hex_or_null_json(j, "gicc_iidr", g->planned && g->version == 2, g->gicc_iidr);
 	hex_or_null_json(j, "gicr_base", g->planned && g->version == 3, g->gicr_base);
@@ -593,7 +594,9 @@ static void vtimer_line(struct strbuf *sb, const struct a64_run *r)
 	} else {
 		sb_str(sb, "GICv");
 		sb_u64(sb, r->gic.version);
-		sb_str(sb, " handler p50 ");
+		sb_str(sb, " (");
+		sb_str(sb, r->gic.source);
+		sb_str(sb, ") handler p50 ");
 		sb_u64(sb, q->lat.p50);
 		sb_str(sb, " / p99 ");
 		sb_u64(sb, q->lat.p99);
