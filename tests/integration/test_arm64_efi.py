@@ -363,15 +363,23 @@ def check_described(t, report):
     t.assertEqual(schema.check_report(report), [])
 
 
-@unittest.skipUnless(GICV3, "a second boot with a GICv3 only with CLOCKPROBE_ARM64_GICV3=1")
-class Arm64EfiGicV3Boot(unittest.TestCase):
+class ExtraBoot(unittest.TestCase):
+    """One more boot of the probe on MACHINE (a class attribute), shared by
+    the class's tests: the opt-in boots below."""
+    MACHINE = None
+
     def setUp(self):
-        r = boot("virt,gic-version=3")
+        r = boot(self.MACHINE)
         if isinstance(r, str):
             self.skipTest(r)
         self.report, self.err, self.log, self.rc, self.secs = r
         if self.report is None:
             self.fail("no verified report: %s" % self.err)
+
+
+@unittest.skipUnless(GICV3, "a second boot with a GICv3 only with CLOCKPROBE_ARM64_GICV3=1")
+class Arm64EfiGicV3Boot(ExtraBoot):
+    MACHINE = "virt,gic-version=3"
 
     def test_powers_off_with_a_verified_report(self):
         self.assertEqual(self.rc, 0, self.log[-2000:])
@@ -386,16 +394,10 @@ class Arm64EfiGicV3Boot(unittest.TestCase):
 
 
 @unittest.skipUnless(DT, "a boot with -machine virt,acpi=off only with CLOCKPROBE_ARM64_DT=1")
-class Arm64EfiDtBoot(unittest.TestCase):
+class Arm64EfiDtBoot(ExtraBoot):
     """-machine virt,acpi=off -smp 2: AAVMF hands over a DTB and no ACPI."""
 
-    def setUp(self):
-        r = boot(DT_MACHINE)
-        if isinstance(r, str):
-            self.skipTest(r)
-        self.report, self.err, self.log, self.rc, self.secs = r
-        if self.report is None:
-            self.fail("no verified report: %s" % self.err)
+    MACHINE = DT_MACHINE
 
     def test_powers_off_with_a_verified_report(self):
         self.assertEqual(self.rc, 0, self.log[-2000:])
@@ -459,16 +461,10 @@ class Arm64EfiDtBoot(unittest.TestCase):
 
 @unittest.skipUnless(DT and GICV3, "a GICv3 boot with acpi=off only with CLOCKPROBE_ARM64_DT=1 "
                      "and CLOCKPROBE_ARM64_GICV3=1")
-class Arm64EfiDtGicV3Boot(unittest.TestCase):
+class Arm64EfiDtGicV3Boot(ExtraBoot):
     """-machine virt,gic-version=3,acpi=off -smp 2: the DT's arm,gic-v3."""
 
-    def setUp(self):
-        r = boot(DT_GICV3_MACHINE)
-        if isinstance(r, str):
-            self.skipTest(r)
-        self.report, self.err, self.log, self.rc, self.secs = r
-        if self.report is None:
-            self.fail("no verified report: %s" % self.err)
+    MACHINE = DT_GICV3_MACHINE
 
     def test_powers_off_with_a_verified_report(self):
         self.assertEqual(self.rc, 0, self.log[-2000:])
