@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kvm_pv.h"
 
 /* ---------------------------------------------------------------- MIDR */
 
@@ -147,7 +148,6 @@ void arm64_pv_time_decode(uint32_t arch_features_w0, uint32_t pv_time_features_s
  * ptp_kvm returns it; tsc holds the counter. */
 #define ARM64_KVM_PTP_VIRT_COUNTER 0u
 #define ARM64_KVM_PTP_PHYS_COUNTER 1u
-struct kvm_pairing_sample;
 void arm64_kvm_ptp_decode(const uint32_t w[4], struct kvm_pairing_sample *out);
 
 /* PV_TIME_ST's x0: the IPA of this CPU's stolen-time structure (DEN0057),
@@ -181,12 +181,8 @@ struct arm64_ptp_round {
  * answer does not subtract), and the calls' round trips in ticks, which
  * bound each pairing's precision. */
 struct arm64_ptp_summary {
-	uint32_t samples, ok, inside, outside;
-	uint64_t last_error;		/* the last refused answer's code (0: none) */
-	int64_t first_offset_ns, offset_min_ns, offset_max_ns;
-	uint64_t span_ns;
-	bool drift_valid;
-	int64_t drift_ppb;
+	struct kvm_pairing_summary pair;	/* offsets, drift, refusals: x86's summary */
+	uint32_t inside, outside;
 	uint64_t rt_min_ticks, rt_p50_ticks, rt_max_ticks;
 	int64_t outside_max_ticks;	/* the farthest an answer's counter fell outside, signed: below t0 negative */
 };

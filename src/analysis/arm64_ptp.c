@@ -6,6 +6,7 @@
  * the virtual counter and the guest's differ. */
 #include "arm64.h"
 #include "kvm_pv.h"
+#include "stats.h"
 
 void arm64_ptp_summarize(const struct arm64_ptp_round *r, uint32_t n, uint64_t hz,
 			 struct arm64_ptp_summary *out)
@@ -13,49 +14,35 @@ void arm64_ptp_summarize(const struct arm64_ptp_round *r, uint32_t n, uint64_t h
 	*out = (struct arm64_ptp_summary){0};
 	if (n > ARM64_PTP_MAX_ROUNDS)
 		n = ARM64_PTP_MAX_ROUNDS;
-	struct kvm_pairing_sample s[ARM64_PTP_MAX_ROUNDS];
+	struct kvm_pairing_sample s[ARM64_PTP_MAX_ROUNDS] = {0};
 	uint64_t rt[ARM64_PTP_MAX_ROUNDS];
 	uint32_t m = 0;
+	uint64_t worst = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		arm64_kvm_ptp_decode(r[i].w, &s[i]);
 		if (s[i].ret)
 			continue;
-		/* Round trips of the answered calls only, sorted below. */
-		uint64_t d = r[i].t1 >= r[i].t0 ? r[i].t1 - r[i].t0 : 0;
-		uint32_t j = m++;
-		for (; j > 0 && rt[j - 1] > d; j--)
-			rt[j] = rt[j - 1];
-		rt[j] = d;
-		int64_t off = 0;
-		if (s[i].tsc < r[i].t0)
-			off = -(int64_t)(r[i].t0 - s[i].tsc);
-		else if (s[i].tsc > r[i].t1)
-			off = (int64_t)(s[i].tsc - r[i].t1);
-		if (off == 0) {
+		rt[m++] = r[i].t1 >= r[i].t0 ? r[i].t1 - r[i].t0 : 0;
+		/* The host's counter is the host's to give: its distance from
+		 * the call, unsigned, saturated before it takes a sign. */
+		bool below = s[i].tsc < r[i].t0, above = s[i].tsc > r[i].t1;
+		if (!below && !above) {
 			out->inside++;
-		} else {
-			out->outside++;
-			uint64_t a = off < 0 ? (uint64_t)-off : (uint64_t)off;
-			uint64_t b = out->outside_max_ticks < 0 ? (uint64_t)-out->outside_max_ticks
-								: (uint64_t)out->outside_max_ticks;
-			if (a > b)
-				out->outside_max_ticks = off;
+			continue;
+		}
+		out->outside++;
+		uint64_t d = below ? r[i].t0 - s[i].tsc : s[i].tsc - r[i].t1;
+		if (d > worst) {
+			worst = d;
+			int64_t mag = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+			out->outside_max_ticks = below ? -mag : mag;
 		}
 	}
-	struct kvm_pairing_summary p;
-	kvm_pairing_summarize(&p, s, n, hz);
-	out->samples = p.samples;
-	out->ok = p.ok;
-	out->last_error = p.last_error;
-	out->first_offset_ns = p.first_offset_ns;
-	out->offset_min_ns = p.offset_min_ns;
-	out->offset_max_ns = p.offset_max_ns;
-	out->span_ns = p.span_ns;
-	out->drift_valid = p.drift_valid;
-	out->drift_ppb = p.drift_ppb;
+	kvm_pairing_summarize(&out->pair, s, n, hz);
+	stats_sort_u64(rt, m);
 	if (m) {
 		out->rt_min_ticks = rt[0];
-		out->rt_p50_ticks = rt[(m - 1) / 2];
+		out->rt_p50_ticks = stats_percentile_sorted(rt, m, STATS_P50);
 		out->rt_max_ticks = rt[m - 1];
 	}
 }

@@ -155,7 +155,9 @@ void arm64_ecv_decode(uint64_t id_aa64mmfr0, struct arm64_ecv *out)
 static int64_t ppm_of(uint64_t measured, uint64_t ref)
 {
 	uint64_t d = measured > ref ? measured - ref : ref - measured;
-	int64_t p = (int64_t)mul_div_u64(d, 1000000, ref);
+	uint64_t u = mul_div_u64(d, 1000000, ref);
+	/* mul_div_u64 saturates at UINT64_MAX: keep the sign's meaning. */
+	int64_t p = u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
 	return measured >= ref ? p : -p;
 }
 

@@ -47,9 +47,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct verdict_arm64_input in = {0};
-	char line[512], a[128], b[128], c[128];
+	char line[512], a[128], b[128], c[128], d[128];
 	while (fgets(line, sizeof line, stdin)) {
-		int n = sscanf(line, "%127s %127s %127s %127s", a, b, c, c + 64);
+		int n = sscanf(line, "%127s %127s %127s %127s", a, b, c, d);
 		if (n < 2 || a[0] == '#')
 			continue;
 		if (!strcmp(a, "midr"))
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 			char oem[6], table[8];
 			pad(oem, sizeof oem, b);
 			pad(table, sizeof table, c);
-			in.errata |= arm64_errata_from_acpi_oem(oem, table, (uint32_t)strtoul(c + 64, NULL, 0));
+			in.errata |= arm64_errata_from_acpi_oem(oem, table, (uint32_t)strtoul(d, NULL, 0));
 		} else if (!strcmp(a, "ecv")) {
 			struct arm64_ecv e;
 			arm64_ecv_decode(strtoull(b, NULL, 0) << 60, &e);

@@ -143,7 +143,7 @@ void verdict_arm64_decide(const struct verdict_arm64_input *in, unsigned linux_k
 		v->by_kernel[v->range_count - 1].to = NULL;
 
 	const struct verdict_arm64_outcome *m = &v->main;
-	if (m->clocksource[0] == 'j')
+	if (str_equal(m->clocksource, "jiffies"))
 		reason(v, "CNTFRQ_EL0 reads 0 and no DT clock-frequency: arch_timer_detect_rate() finds no rate, ",
 		       "the arch timer never registers, ", "jiffies is the clocksource [arch-timer-rate]");
 	else
@@ -164,7 +164,7 @@ void verdict_arm64_decide(const struct verdict_arm64_input *in, unsigned linux_k
 			reason(v, erratum_names[b], ": AArch32 counter reads trapped; 64-bit vDSO kept ",
 			       "[erratum-1418040]");
 	}
-	if (m->vdso && m->vdso_counter[4] == 's')
+	if (m->vdso && str_equal(m->vdso_counter, "cntvctss_el0"))
 		reason(v, "FEAT_ECV: the vDSO reads the self-synchronising CNTVCTSS_EL0 (no ISB) [vdso-cntvctss]",
 		       NULL, NULL);
 	if (m->vdso && in->cntvct_trapped == VERDICT_YES)

@@ -212,12 +212,12 @@ TEST(ptp_rounds)
 	r[5].w[0] = 0xffffffffu;	/* refused: NOT_SUPPORTED */
 	struct arm64_ptp_summary sum;
 	arm64_ptp_summarize(r, 6, hz, &sum);
-	CHECK_EQ_U64(sum.samples, 6);
-	CHECK_EQ_U64(sum.ok, 5);
+	CHECK_EQ_U64(sum.pair.samples, 6);
+	CHECK_EQ_U64(sum.pair.ok, 5);
 	CHECK_EQ_U64(sum.inside, 4);
 	CHECK_EQ_U64(sum.outside, 1);
 	CHECK_EQ_U64((uint64_t)sum.outside_max_ticks, 996u);
-	CHECK(!strcmp(kvm_hc_result_name(sum.last_error), "eopnotsupp"));
+	CHECK(!strcmp(kvm_hc_result_name(sum.pair.last_error), "eopnotsupp"));
 	/* Round trips of the five answered calls: 10..14 ticks. */
 	CHECK_EQ_U64(sum.rt_min_ticks, 10);
 	CHECK_EQ_U64(sum.rt_p50_ticks, 12);
@@ -225,11 +225,11 @@ TEST(ptp_rounds)
 	/* Host time is counter time plus the base exactly, but for the moved
 	 * round, whose counter time is 1,007 ticks (16,112 ns) later: the
 	 * offsets span that, over 4 rounds of 4 ms of host time. */
-	CHECK(sum.drift_valid);
-	CHECK_EQ_U64((uint64_t)sum.first_offset_ns, base);
-	CHECK_EQ_U64((uint64_t)sum.offset_max_ns, base);
-	CHECK_EQ_U64((uint64_t)sum.offset_min_ns, base - 16112u);
-	CHECK_EQ_U64(sum.span_ns, 4u * 4000000u);
+	CHECK(sum.pair.drift_valid);
+	CHECK_EQ_U64((uint64_t)sum.pair.first_offset_ns, base);
+	CHECK_EQ_U64((uint64_t)sum.pair.offset_max_ns, base);
+	CHECK_EQ_U64((uint64_t)sum.pair.offset_min_ns, base - 16112u);
+	CHECK_EQ_U64(sum.pair.span_ns, 4u * 4000000u);
 }
 
 TEST(dt_and_acpi_errata)

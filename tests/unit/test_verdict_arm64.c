@@ -165,3 +165,17 @@ TEST(read_figure_with_its_se)
 	verdict_arm64_decide(&in, KVX(6, 12), &v);
 	CHECK(strstr(render(&v), "\"clock_gettime_read_ns\":812.345,\"clock_gettime_read_se_ns\":null,"));
 }
+
+/* The reasoning names the self-synchronising counter when the vDSO reads
+ * it (FEAT_ECV, 6.1+), and not otherwise. */
+TEST(reasoning_names_cntvctss)
+{
+	struct verdict_arm64_input in = virt();
+	in.ecv = VERDICT_YES;
+	struct verdict_arm64 v;
+	verdict_arm64_decide(&in, KVX(6, 12), &v);
+	CHECK(strstr(render(&v), "[vdso-cntvctss]"));
+	in.ecv = VERDICT_NO;
+	verdict_arm64_decide(&in, KVX(6, 12), &v);
+	CHECK(!strstr(render(&v), "[vdso-cntvctss]"));
+}

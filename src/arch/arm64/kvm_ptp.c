@@ -160,25 +160,25 @@ void a64_kvm_pv_json(struct json *j, const struct a64_run *r)
 	json_bool(j, "lost_cpu", k->lost);
 	hex_or_null_json(j, "cpu_mpidr", k->attempted, k->cpu_mpidr);
 	json_u64(j, "calls", k->rounds_done);
-	json_u64(j, "answered", m ? s->ok : 0);
-	json_string(j, "last_refusal", m && s->last_error ? kvm_hc_result_name(s->last_error) : NULL);
+	json_u64(j, "answered", m ? s->pair.ok : 0);
+	json_string(j, "last_refusal", m && s->pair.last_error ? kvm_hc_result_name(s->pair.last_error) : NULL);
 	json_u64(j, "counter_inside_call", m ? s->inside : 0);
 	json_u64(j, "counter_outside_call", m ? s->outside : 0);
 	if (m && s->outside)
 		json_i64(j, "counter_outside_max_ticks", s->outside_max_ticks);
 	else
 		json_null(j, "counter_outside_max_ticks");
-	if (m && s->ok) {
+	if (m && s->pair.ok) {
 		json_u64(j, "round_trip_ticks_min", s->rt_min_ticks);
 		json_u64(j, "round_trip_ticks_p50", s->rt_p50_ticks);
 		json_u64(j, "round_trip_ticks_max", s->rt_max_ticks);
 		json_ticks_ns(j, "round_trip_ns_min", s->rt_min_ticks, r->cntfrq);
 		json_ticks_ns(j, "round_trip_ns_p50", s->rt_p50_ticks, r->cntfrq);
 		json_ticks_ns(j, "round_trip_ns_max", s->rt_max_ticks, r->cntfrq);
-		json_i64(j, "first_offset_ns", s->first_offset_ns);
-		json_i64(j, "offset_min_ns", s->offset_min_ns);
-		json_i64(j, "offset_max_ns", s->offset_max_ns);
-		json_u64(j, "span_ns", s->span_ns);
+		json_i64(j, "first_offset_ns", s->pair.first_offset_ns);
+		json_i64(j, "offset_min_ns", s->pair.offset_min_ns);
+		json_i64(j, "offset_max_ns", s->pair.offset_max_ns);
+		json_u64(j, "span_ns", s->pair.span_ns);
 	} else {
 		static const char *const none[] = {"round_trip_ticks_min", "round_trip_ticks_p50",
 						   "round_trip_ticks_max", "round_trip_ns_min", "round_trip_ns_p50",
@@ -187,8 +187,8 @@ void a64_kvm_pv_json(struct json *j, const struct a64_run *r)
 		for (unsigned i = 0; i < sizeof none / sizeof none[0]; i++)
 			json_null(j, none[i]);
 	}
-	if (m && s->drift_valid)
-		json_i64(j, "drift_ppb", s->drift_ppb);
+	if (m && s->pair.drift_valid)
+		json_i64(j, "drift_ppb", s->pair.drift_ppb);
 	else
 		json_null(j, "drift_ppb");
 	json_bool(j, "deadline_hit", k->deadline_hit);
@@ -223,16 +223,16 @@ void a64_kvm_pv_line(struct strbuf *sb, const struct a64_run *r)
 		sb_str(sb, "not measured: ");
 		sb_str(sb, k->absent);
 	} else {
-		sb_u64(sb, k->sum.ok);
+		sb_u64(sb, k->sum.pair.ok);
 		sb_str(sb, "/");
 		sb_u64(sb, k->rounds_done);
 		sb_str(sb, " answered, round trip p50 ");
 		sb_u64(sb, k->sum.rt_p50_ticks);
 		sb_str(sb, " ticks, counter inside the call ");
 		sb_u64(sb, k->sum.inside);
-		sb_str(sb, k->sum.drift_valid ? ", host clock against the counter " : "");
-		if (k->sum.drift_valid) {
-			sb_i64(sb, k->sum.drift_ppb);
+		sb_str(sb, k->sum.pair.drift_valid ? ", host clock against the counter " : "");
+		if (k->sum.pair.drift_valid) {
+			sb_i64(sb, k->sum.pair.drift_ppb);
 			sb_str(sb, " ppb");
 		}
 	}
