@@ -52,11 +52,11 @@ arm64-probe: $(A64)/clockprobe.efi $(A64)/clockprobe.img
 $(A64_STAMP):
 	$(PYTHON) scripts/cptools/gnuefi_arm64.py fetch
 
-$(A64)/obj/src/arch/arm64/%.o: src/arch/arm64/%.c $(A64_HDRS) $(wildcard include/*.h) $(A64_STAMP) mk/arm64-probe.mk
+$(A64)/obj/src/arch/arm64/%.o: src/arch/arm64/%.c $(A64_HDRS) $(ALL_HDRS) $(A64_STAMP) mk/arm64-probe.mk
 	@mkdir -p $(dir $@)
 	@echo "  A64CC   $<"; $(A64_CC) $(A64_SEAM) $(A64_CFLAGS) -c $< -o $@
 
-$(A64)/obj/src/measure/%.o: src/measure/%.c $(A64_HDRS) $(wildcard include/*.h) $(A64_STAMP) mk/arm64-probe.mk
+$(A64)/obj/src/measure/%.o: src/measure/%.c $(A64_HDRS) $(ALL_HDRS) $(A64_STAMP) mk/arm64-probe.mk
 	@mkdir -p $(dir $@)
 	@echo "  A64CC   $<"; $(A64_CC) $(A64_SEAM) $(A64_CFLAGS) -c $< -o $@
 
@@ -64,7 +64,7 @@ $(A64)/obj/src/arch/arm64/%.o: src/arch/arm64/%.S $(A64_STAMP) mk/arm64-probe.mk
 	@mkdir -p $(dir $@)
 	@echo "  A64AS   $<"; $(A64_CC) $(A64_CFLAGS) -c $< -o $@
 
-$(A64)/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) mk/arm64-probe.mk
+$(A64)/obj/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) mk/arm64-probe.mk
 	@mkdir -p $(dir $@)
 	@echo "  A64CC   $<"; $(A64_CC) $(A64_CFLAGS) -c $< -o $@
 

@@ -74,7 +74,7 @@ ARM64_LIBPURE := $(BUILD)/arm64/libpure.a
 .PHONY: guest-arm64
 guest-arm64: $(BUILD)/arm64/clockprobe-guest
 
-$(BUILD)/arm64/obj/%.o: %.c $(wildcard include/*.h) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
+$(BUILD)/arm64/obj/%.o: %.c $(ALL_HDRS) $(PURE_HDRS) $(GUEST_HDRS) Makefile mk/guest.mk
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< (guest, arm64)"; $(ARM64_CC) $(GUEST_CFLAGS) -c $< -o $@
 

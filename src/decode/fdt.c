@@ -780,18 +780,22 @@ static uint32_t gic_facts(const struct fdt *f, struct fdt_facts *out)
 			out->gic_reason = "#redistributor-regions is not a non-zero cell";
 			return node;
 		}
-		for (uint32_t i = 0; i < regions; i++) {
-			if (fdt_reg(f, node, 1 + i, &base, &size)) {
-				out->gic_reason = "the GICv3 node's reg has fewer redistributor regions than "
-						  "#redistributor-regions";
-				return node;
-			}
-			/* Kept: the first FDT_MAX_GICR; the rest are still proven present. */
-			if (out->gicr_count < FDT_MAX_GICR) {
-				out->gicr[out->gicr_count].base = base;
-				out->gicr[out->gicr_count].size = size;
-				out->gicr_count++;
-			}
+		/* reg's entries are contiguous: the last region present proves
+		 * every one before it, with one lookup (each lookup walks the
+		 * tree for the parent's cells, so a hostile count must not
+		 * drive one per region). */
+		if (fdt_reg(f, node, regions, &base, &size)) {
+			out->gic_reason = "the GICv3 node's reg has fewer redistributor regions than "
+					  "#redistributor-regions";
+			return node;
+		}
+		/* Kept: the first FDT_MAX_GICR. */
+		for (uint32_t i = 0; i < regions && out->gicr_count < FDT_MAX_GICR; i++) {
+			if (fdt_reg(f, node, 1 + i, &base, &size))
+				break;
+			out->gicr[out->gicr_count].base = base;
+			out->gicr[out->gicr_count].size = size;
+			out->gicr_count++;
 		}
 		const uint8_t *v;
 		uint32_t n;
