@@ -47,6 +47,7 @@ struct a64_cost {
 	const char *absent;		/* why not measured */
 	uint32_t pairs, batch_calls;
 	uint64_t read_ps, se_ps;	/* per call, net of the empty call */
+	bool se_known;			/* se_ps was measured (the engine may have too few windows) */
 	uint64_t harness_ps;		/* the empty call's own cost, per call */
 	uint64_t batch_ticks_p50;	/* one read batch, median, counter ticks */
 	bool deadline_hit;

@@ -53,7 +53,6 @@ struct ap_slot {
 /* The ping-pong's words, on a cache line of their own each. */
 struct xc_words {
 	uint64_t seq __attribute__((aligned(64)));
-	uint64_t t_boot __attribute__((aligned(64)));
 	uint64_t t_ap __attribute__((aligned(64)));
 };
 
@@ -144,7 +143,6 @@ static void ping_pong(struct a64_run *r, struct a64_cpu *c)
 	uint32_t k = 0;
 	for (; k < XC_ROUNDS; k++) {
 		uint64_t t0 = xc_stamp();
-		xc.t_boot = t0;
 		store(&xc.seq, 2 * (uint64_t)k + 1);
 		if (!wait_for(&xc.seq, 2 * (uint64_t)k + 2, deadline, NULL))
 			break;
@@ -247,7 +245,10 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) == AP_OFF) {
 			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 			c->timed_out = true;
-			continue;
+			/* It may still wake on this slot and boot block: none is
+			 * reused for another CPU. */
+			x->absent = "a CPU accepted CPU_ON but never answered: the rest were not started";
+			break;
 		}
 		c->started = true;
 		/* Up with the calls in its slot: no later CPU is handed them. */
@@ -267,7 +268,9 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		       tb_now() < done_deadline && ++spins < SPIN_CAP)
 			cpu_relax();
 		if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != AP_DONE) {
-			/* Its stack may still be in use: no other CPU is started. */
+			/* Told to stop at its next check; its stack may still be in
+			 * use: no other CPU is started. */
+			__atomic_store_n(&slot.abort, 1, __ATOMIC_RELEASE);
 			if (irq)
 				a64_gic_not_finished(r);
 			/* Lost in the hypercall only if it had begun the calls. */
@@ -281,8 +284,11 @@ void a64_cpus_start(struct a64_run *r, const struct acpi_info *acpi)
 		x->backwards += c->xc_backwards;
 		if (c->xc_max_backwards > x->max_backwards_ticks)
 			x->max_backwards_ticks = c->xc_max_backwards;
-		uint64_t bound = (uint64_t)(c->xc_offset_hi > -c->xc_offset_lo ? c->xc_offset_hi
-									  : -c->xc_offset_lo);
+		/* The larger magnitude of the two bounds (an empty interval,
+		 * hi < lo, is a counter gone backwards: still a magnitude). */
+		uint64_t mlo = c->xc_offset_lo < 0 ? -(uint64_t)c->xc_offset_lo : (uint64_t)c->xc_offset_lo;
+		uint64_t mhi = c->xc_offset_hi < 0 ? -(uint64_t)c->xc_offset_hi : (uint64_t)c->xc_offset_hi;
+		uint64_t bound = mlo > mhi ? mlo : mhi;
 		if (bound > x->max_skew_bound_ticks)
 			x->max_skew_bound_ticks = bound;
 	}

@@ -254,7 +254,7 @@ static void judge(void)
 	/* measure.c says why CNTVCT's trapping is not judged. */
 	in.cntvct_trapped = VERDICT_UNKNOWN;
 	in.counter_read_ps = run.cost_cntvct.measured ? run.cost_cntvct.read_ps : 0;
-	in.counter_read_se_known = run.cost_cntvct.measured;
+	in.counter_read_se_known = run.cost_cntvct.measured && run.cost_cntvct.se_known;
 	in.counter_read_se_ps = run.cost_cntvct.se_ps;
 	verdict_arm64_decide(&in, newest_longterm(), &run.verdict);
 }

@@ -136,6 +136,7 @@ static void measure_one(struct a64_run *r, struct a64_cost *c, read_fn f)
 		net_micro = 0;
 	c->read_ps = batch_ps((uint64_t)net_micro, 1000000u, r->cntfrq);
 	c->se_ps = batch_ps(se, 1000000u, r->cntfrq);
+	c->se_known = true;	/* n >= 3 pairs: the trimmed mean's SE */
 	c->harness_ps = batch_ps(hmean, 1000u, r->cntfrq);
 	c->measured = r->cntfrq != 0;
 	if (!c->measured)
@@ -209,6 +210,7 @@ static void engine_one(struct a64_run *r, const struct measure_ctx *ctx, struct 
 	}
 	c->read_ps = a64_ticks_to_ps((uint64_t)o->estimate_milli, r->cntfrq);
 	c->se_ps = a64_ticks_to_ps(o->estimate_se_milli, r->cntfrq);
+	c->se_known = o->estimate_se_known;
 	uint64_t harness_milli = o->throughput_milli > o->throughput_net_milli
 					 ? o->throughput_milli - o->throughput_net_milli
 					 : 0;

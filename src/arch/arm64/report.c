@@ -37,7 +37,13 @@ static void json_cost_fields(struct json *j, const struct a64_cost *c)
 	json_bool(j, "measured", c->measured);
 	json_string(j, "absent", c->measured ? NULL : c->absent);
 	if (c->measured) {
-		json_ns_se(j, "read_ns", "read_se_ns", c->read_ps, c->se_ps);
+		if (c->se_known) {
+			json_ns_se(j, "read_ns", "read_se_ns", c->read_ps, c->se_ps);
+		} else {
+			/* No SE: the figure to the picosecond it was computed to. */
+			json_fixed(j, "read_ns", (int64_t)c->read_ps, 3);
+			json_null(j, "read_se_ns");
+		}
 		json_fixed(j, "harness_ns", (int64_t)c->harness_ps, 3);
 	} else {
 		json_null(j, "read_ns");
@@ -549,7 +555,12 @@ static void cost_line(struct strbuf *sb, const struct a64_cost *c)
 	sb_str(sb, c->instruction);
 	sb_pad_to(sb, 24);
 	if (c->measured) {
-		sb_ns_se(sb, c->read_ps, c->se_ps);
+		if (c->se_known) {
+			sb_ns_se(sb, c->read_ps, c->se_ps);
+		} else {
+			sb_fixed(sb, (int64_t)c->read_ps, 3);
+			sb_str(sb, " ns (SE unknown)");
+		}
 		sb_str(sb, ", ");
 		sb_u64(sb, c->pairs);
 		sb_str(sb, " pairs of ");
@@ -645,7 +656,7 @@ void a64_summary(struct a64_run *r)
 		sb_hex0x(&sb, r->con.base);
 		sb_str(&sb, r->con.source && r->con.source[0] == 'd' ? " (DT " : " (ACPI SPCR)");
 		if (r->con.source && r->con.source[0] == 'd') {
-			sb_str(&sb, r->dt.facts.console_node);
+			sb_shown(&sb, r->dt.facts.console_node);
 			sb_str(&sb, ")");
 		}
 	} else if (r->con.reason) {
