@@ -53,9 +53,16 @@ def entry_for(varm64, kernel):
     """The by_kernel entry of verdict.arm64 whose from..to covers kernel
     (to null: that release and every later one), or None."""
     want = version(kernel)
-    for e in (varm64 or {}).get("by_kernel") or []:
-        if version(e["from"]) <= want and (
-                e.get("to") is None or want <= version(e["to"])):
+    entries = varm64.get("by_kernel") if isinstance(varm64, dict) else None
+    for e in entries if isinstance(entries, list) else []:
+        # A report is untrusted: an entry without a readable range
+        # covers nothing (the kernel then has no entry, by name).
+        try:
+            lo = version(e["from"])
+            hi = None if e.get("to") is None else version(e["to"])
+        except (TypeError, KeyError, AttributeError, ValueError):
+            continue
+        if lo <= want and (hi is None or want <= hi):
             return e
     return None
 
@@ -75,7 +82,7 @@ def disagreements(varm64, boots):
                             ("vdso", b.get("in_vdso"))):
             if e.get(field) != seen:
                 out.append("verdict.arm64.by_kernel[%s..%s].%s is %s, Linux "
-                           "%s had %s" % (e["from"], e.get("to") or "",
+                           "%s had %s" % (e.get("from"), e.get("to") or "",
                                           field, json.dumps(e.get(field)),
                                           where, json.dumps(seen)))
     return out

@@ -19,10 +19,10 @@ import sys
 import tempfile
 
 try:
-    from . import frame, process
+    from . import frame, process, untrusted
 except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from cptools import frame, process
+    from cptools import frame, process, untrusted
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -137,12 +137,17 @@ def main(argv_):
     if why:
         print("arm64efi: " + why, file=sys.stderr)
         return 1
-    text, rc, secs = boot(smp, cpu, machine=machine)
+    # A SIGTERM or SIGHUP stops this QEMU too (it runs in its own session).
+    with process.ends_runs():
+        text, rc, secs = boot(smp, cpu, machine=machine)
     if log:
         with open(log, "w") as f:
             f.write(text)
     start = text.find("clockprobe ")
-    print(text[start:] if start >= 0 else text[-4000:])
+    # The serial log is the guest's to write: shown with its controls
+    # escaped (its CRLF line ends kept as plain line ends).
+    shown = (text[start:] if start >= 0 else text[-4000:]).replace("\r\n", "\n")
+    print(untrusted.term_lines(shown, 1 << 20))
     print("(QEMU exit %s after %.1f s)" % (rc, secs))
     return 0 if rc == 0 else 1
 

@@ -18,7 +18,7 @@ import os
 import shutil
 import tempfile
 
-from . import debfetch, frame, matrixconf, process
+from . import arm64efi, debfetch, frame, matrixconf, process
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -156,7 +156,7 @@ def _linux_guest():
     return mod
 
 
-QEMU = os.environ.get("QEMU_AARCH64", "qemu-system-aarch64")
+QEMU = arm64efi.QEMU
 MEM = "512M"
 SETTLE_S = 8
 BOOT_TIMEOUT_S = 600

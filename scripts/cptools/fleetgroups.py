@@ -138,7 +138,7 @@ def page_row(run, head, hits):
         "pred_num": float(pred) if is_finite_num(pred) else None,
         "head": cap(head, 1000) if head else "-",
         "outcome": outcome, "gate": cap(gate, 2000),
-        "conf_rank": CONFIDENCE_RANK.get(conf, 9),
+        "conf_rank": CONFIDENCE_RANK.get(conf, 9) if isinstance(conf, str) else 9,
         "conf": cap(conf, 64) if isinstance(conf, str) else "-",
         "note": cap(run.get("verdict.risk.note"), 1000)
         if run.get("verdict.risk.note") is not None else None,

@@ -7,6 +7,7 @@ is made here from the judged ranges (cptools/kernels.py Judgment), and a
 test holds the two to the same words.
 """
 
+from . import untrusted
 
 # The syscall range the rules state beside a read that makes one
 # (src/verdict/decide.c SYSCALL_OVERHEAD_NS_LOW/HIGH), for a report older
@@ -55,9 +56,11 @@ def _round_milli(v, dec):
 def fmt_ns_se(ns, se):
     """src/verdict/format.c sb_ns_se(): "135.0+-5.3 ns" to the SE's
     precision, or the value and "(SE unknown)"."""
-    se_milli = int(round(se * 1000)) if isinstance(se, (int, float)) and \
-        not isinstance(se, bool) else 0
-    if not se_milli:
+    # A finite figure near the float range's top still has no whole
+    # milli-ns (int(round(1e306 * 1000)) raises): no SE to round to.
+    finite = untrusted.is_finite_num
+    se_milli = int(round(se * 1000)) if finite(se) and finite(se * 1000) else 0
+    if not se_milli or not finite(ns) or not finite(ns * 1000):
         return "%s (SE unknown)" % fmt_ns(ns)
     dec = _se_decimals(se_milli)
 

@@ -33,7 +33,7 @@ import tempfile
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from cptools import paths  # noqa: E402
+from cptools import paths, process, untrusted  # noqa: E402
 
 # The QEMU options that make a boot a function of its binary alone: virtual
 # time is the instruction count; the RTC starts at a fixed date and runs on
@@ -135,7 +135,7 @@ def render(result, out=sys.stdout):
         if name in named:
             out.write("named %-8s %3d field(s): %s\n" % (name, len(named[name]), why))
     for p, va, vb in unexpected:
-        out.write("UNEXPECTED %s: %r -> %r\n" % (p, va, vb))
+        out.write("UNEXPECTED %s\n" % untrusted.term_text("%s: %r -> %r" % (p, va, vb)))
     out.write("%d difference(s): %d named, %d unexpected\n" % (
         sum(map(len, named.values())) + len(unexpected),
         sum(map(len, named.values())), len(unexpected)))
@@ -163,8 +163,10 @@ def build_rev(rev, where):
         if p.returncode != 0:
             return None, "git worktree add %s: %s" % (rev, p.stderr.strip())
     else:
-        subprocess.run(["git", "-C", where, "checkout", "-q", "--detach", rev],
-                       capture_output=True, text=True)
+        p = subprocess.run(["git", "-C", where, "checkout", "-q", "--detach", rev],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            return None, "git checkout %s: %s" % (rev, p.stderr.strip())
     p = subprocess.run(["make", "-s", "-j2", "build/clockprobe.elf"], cwd=where,
                        capture_output=True, text=True)
     if p.returncode != 0:
@@ -199,7 +201,8 @@ def main(argv):
             elfs.append(os.path.join(paths.REPO, "build", "clockprobe.elf"))
         reports = []
         for elf in elfs:
-            report, why = boot_icount(elf)
+            with process.ends_runs():   # a SIGTERM stops QEMU too
+                report, why = boot_icount(elf)
             if report is None:
                 print("icount-compare: %s: no report: %s" % (elf, why), file=sys.stderr)
                 return 2

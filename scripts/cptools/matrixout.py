@@ -54,6 +54,15 @@ def headline_costs(report):
     return costs
 
 
+def _arm64_ranges(rs):
+    """verdict.arm64.by_kernel as strings: a shard is untrusted too."""
+    t, li = (lambda v: v if isinstance(v, str) else None), (lambda v: v if isinstance(v, list) else [])
+    return [{"from": t(r.get("from")) or "?", "to": t(r.get("to")),
+             "clock_gettime": t(r.get("clock_gettime")) or "?",
+             "errata_worked_around": [e for e in li(r.get("errata_worked_around")) if t(e)]}
+            for r in li(rs) if isinstance(r, dict)]
+
+
 def verdict_of(report):
     v = report.get("verdict") if isinstance(report, dict) else None
     if not isinstance(v, dict):
@@ -61,7 +70,7 @@ def verdict_of(report):
     arm = None
     if isinstance(v.get("arm64"), dict):   # an arm64 report's verdict
         v = v["arm64"]
-        arm = [r for r in v.get("by_kernel") or [] if isinstance(r, dict)]
+        arm = _arm64_ranges(v.get("by_kernel"))
     ws = v.get("warnings") if isinstance(v.get("warnings"), list) else []
     return {"linux_clocksource": v.get("linux_clocksource"), "arm64": arm,
             "vdso": v.get("vdso"),
@@ -171,9 +180,9 @@ def set_warnings_text(rec, fail_on=None):
         return "-"
     if v.get("arm64") is not None:   # no warnings there: what each range's read is
         return "; ".join("%s%s: clock_gettime %s%s" % (
-            r.get("from"), "-%s" % r["to"] if r.get("to") else "+", r.get("clock_gettime"),
+            r["from"], "-%s" % r["to"] if r["to"] else "+", r["clock_gettime"],
             " (%s worked around)" % ", ".join(r["errata_worked_around"])
-            if r.get("errata_worked_around") else "") for r in v["arm64"]) or "-"
+            if r["errata_worked_around"] else "") for r in _arm64_ranges(v["arm64"])) or "-"
     ranges = kernels.ranges_from_dicts(rec.get("by_kernel"))
     kset = getattr(fail_on, "kernels", None) or kernels.KernelSet("lts")
     j = judgment.Judgment(None, kset, ranges=ranges) if ranges else None

@@ -29,7 +29,7 @@ import time
 
 from . import watchlog
 from .fields import is_num
-from .untrusted import cap, show_controls, term_text
+from .untrusted import term_text
 
 
 def is_terminal(stream):
@@ -97,7 +97,7 @@ def format_watch(rec):
     for o in rec.get("offsets") or []:
         if not isinstance(o, dict):
             continue
-        name = show_controls(cap(str(o.get("against")), 24))
+        name = term_text(str(o.get("against")), 24)
         cum = o.get("cumulative_ns")
         drift, unc = o.get("drift_ppm"), o.get("uncertainty_ppm")
         text = "tsc vs %s %s" % (
@@ -153,7 +153,7 @@ class WatchLive:
                     text = format_watch(e["record"])
                 else:
                     text = "watch seq %s: does not verify (%s)" % (
-                        e["seq"], show_controls(cap(e["error"], 120)))
+                        e["seq"], term_text(e["error"], 120))
                 print(text, file=self.stream, flush=True)
 
     def flush(self):

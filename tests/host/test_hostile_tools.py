@@ -28,7 +28,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hostlib import FIX, REPO, SCRIPTS, load_script  # noqa: E402
-from cptools import frame, guestjoin, kernels, matrixout, untrusted  # noqa: E402
+from cptools import arm64agree, frame, guestjoin, headline, kernels, matrixout, untrusted  # noqa: E402
 
 compare = load_script("compare")
 WATCH_FIXTURE = os.path.join(REPO, "tests", "fixtures", "watch",
@@ -643,6 +643,20 @@ class NonFiniteNumbersTest(unittest.TestCase):
         self.assertIsNone(rs[0].predicted_read_ns)
         self.assertIsNone(rs[0].measured_read_ns)
         self.assertIsNone(guestjoin.predicted_cost_ns(report, "tsc", True))
+
+    def test_huge_finite_figures_and_bent_ranges(self):
+        # Finite, but no whole milli-ns: the headline says SE unknown
+        # instead of raising (one such report stopped compare's judging).
+        self.assertIn("(SE unknown)", headline.fmt_ns_se(1e306, 1e306))
+        # by_kernel entries without a readable range cover nothing.
+        bent = {"by_kernel": [{"to": "6.1"}, {"from": ["6"]}, 7,
+                              {"from": "6.1", "to": None, "linux_clocksource": "arch_sys_counter"}]}
+        self.assertEqual(arm64agree.entry_for(bent, "6.12")["from"], "6.1")
+        self.assertIsNone(arm64agree.entry_for({"by_kernel": {"x": 1}}, "6.12"))
+        # A shard's arm64 ranges of the wrong shapes still print.
+        rec = {"verdict": matrixout.verdict_of({"verdict": {"arm64": {"by_kernel": [
+            {"from": "4.19", "clock_gettime": "vdso", "errata_worked_around": 3}, 5]}}})}
+        self.assertEqual(matrixout.set_warnings_text(rec), "4.19+: clock_gettime vdso")
 
 
 class MatrixMergeConfinedTest(Tmp):
