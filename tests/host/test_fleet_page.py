@@ -409,9 +409,11 @@ class RunTimesTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.tmp)
 
     def load(self, db):
-        before = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        # Whole seconds, and a wall clock that may be slewed: a second of
+        # room either side.
+        before = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 1))
         rc, _, err = run("--sqlite", db, fx(HPET_OFF), fx("hyperv.json"))
-        after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 1))
         self.assertEqual(rc, 0, err)
         import sqlite3
         con = sqlite3.connect(db)

@@ -75,8 +75,11 @@ class MakeRunArch(unittest.TestCase):
         self.assertEqual(got, {"smp": 2, "cpu": "cortex-a57", "machine": "virt,gic-version=3"})
 
     def test_aarch64_all_is_the_arm64_probe_alone(self):
-        rc, out, err = make_n("all", "ARCH=aarch64")
+        # -B: what `all` would build even in a built tree (else "Nothing
+        # to be done" passes every absence check below).
+        rc, out, err = make_n("-B", "all", "ARCH=aarch64")
         self.assertEqual(rc, 0, err)
+        self.assertIn("build/aarch64/clockprobe.efi", out)
         for x86 in ("build/efi/", "build/pvh/", "clockprobe.elf", "clockprobe-guest",
                     "clockprobe.iso"):
             self.assertNotIn(x86, out)

@@ -451,9 +451,6 @@ class VerdictCli(unittest.TestCase):
         self.assertEqual(rc, 2)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class ResultLineFollowsGate(unittest.TestCase):
     """Issue 38: the probe's RESULT word (verdict.result, the summary's
@@ -499,3 +496,7 @@ class ResultLineFollowsGate(unittest.TestCase):
                 seen.add(word)
         # the fixtures reach more than one word, so the check can fail
         self.assertGreater(len(seen), 1, seen)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -297,8 +297,15 @@ class HostileCpus(ProbeTest):
         # Every untested CPU named by index, with why (issue 41); the stage
         # left none out itself, so no CPUS_NOT_TESTED (SMP_CPUS_NOT_STARTED
         # below names them by APIC id).
-        self.assertEqual(r["cross_cpu"]["not_tested"], "not tested: CPUs 2-299 (298), never started 298")
-        self.assertEqual(r["cross_cpu"]["not_tested_count"], 298)
+        # CPU 1's pair may miss its waits on a loaded 2-core host
+        # (_cpus accepts that where the probe names it): then it is named too.
+        if r["cross_cpu"]["tested"] == 2:
+            self.assertEqual(r["cross_cpu"]["not_tested"], "not tested: CPUs 2-299 (298), never started 298")
+            self.assertEqual(r["cross_cpu"]["not_tested_count"], 298)
+        else:
+            self.assertEqual(r["cross_cpu"]["not_tested"],
+                             "not tested: CPUs 1-299 (299), never started 298, no pair completed 1")
+            self.assertEqual(r["cross_cpu"]["not_tested_count"], 299)
         self.assertEqual(r["cross_cpu"]["budget_ms"], 20000)
         self.assertEqual(r["contention"]["not_tested"], None)
         self.assertEqual(errors(r, "CPUS_NOT_TESTED"), [])
@@ -313,6 +320,8 @@ class HostileCpus(ProbeTest):
         self.assertEqual(errors(r, "SMP_CPUS_NOT_STARTED"), [])
         if r["cross_cpu"]["tested"] == 3:
             self.assertEqual(r["cross_cpu"]["all_cpus"]["cpus"], 3)
+        else:
+            self.assertIn("no pair completed", r["cross_cpu"]["not_tested"])
 
     def test_250_cpus_that_never_answer(self):
         r = self._cpus("hostile_madt_absent", 252, 2)
